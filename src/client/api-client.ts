@@ -1,0 +1,304 @@
+import { randomUUID } from "node:crypto";
+import { type Dispatcher, EnvHttpProxyAgent, request } from "undici";
+import type { z } from "zod";
+import { ApiError, type ApiErrorDetail } from "./api-error.js";
+import {
+  defaultRetryPolicy,
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryDelayMs,
+} from "./retry-policy.js";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/** A retry the client is about to make, so the caller can say so. */
+export interface RetryEvent {
+  method: HttpMethod;
+  path: string;
+  attempt: number;
+  waitMs: number;
+  reason: string;
+}
+
+/** One request/response pair, for `--debug`. */
+export interface ExchangeEvent {
+  method: HttpMethod;
+  url: string;
+  status: number | null;
+  ms: number;
+  requestId: string | null;
+  error?: string;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  token?: string | undefined;
+  userAgent: string;
+  /** Defaults to an agent that honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
+  dispatcher?: Dispatcher;
+  connectTimeoutMs?: number;
+  responseTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Sent as `<key>-<n>` on the n-th POST, so retries of one POST never do its work twice. */
+  idempotencyKey?: string;
+  onRetry?: (event: RetryEvent) => void;
+  onExchange?: (event: ExchangeEvent) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The success envelope as the service sent it, before any parsing. */
+export interface RawEnvelope {
+  status: string;
+  data: unknown;
+  meta: Record<string, unknown>;
+}
+
+/** A parsed response, with the body also kept verbatim for `--json`. */
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+  raw: RawEnvelope;
+  requestId: string | null;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+const networkErrorCodes = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The typed HTTP client of the reseller API: auth, timeouts, retries, paging, one error type. */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly options: ApiClientOptions;
+  private readonly retry: RetryPolicy;
+  private readonly dispatcher: Dispatcher;
+  private posts = 0;
+
+  constructor(options: ApiClientOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.retry = { ...defaultRetryPolicy, ...options.retry };
+    this.dispatcher =
+      options.dispatcher ??
+      new EnvHttpProxyAgent({ connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
+  }
+
+  /** GET and parse the envelope with `schema`. */
+  get<S extends z.ZodType>(path: string, schema: S, query?: Record<string, QueryValue>) {
+    return this.call("GET", path, schema, query ? { query } : {});
+  }
+
+  /** Sends a request and parses the success envelope with `schema`. */
+  async call<S extends z.ZodType>(
+    method: HttpMethod,
+    path: string,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<z.output<S>>> {
+    const response = await this.send(method, path, options);
+    const parsed = schema.safeParse(response.json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new ApiError({
+        kind: "invalid_response",
+        status: response.status,
+        requestId: response.requestId,
+        message: `The service's response to ${method} ${path} does not match the contract${first ? ` (${first.path.join(".")}: ${first.message})` : ""}; is the CLI older than the service?`,
+      });
+    }
+    return {
+      status: response.status,
+      body: parsed.data,
+      raw: response.json as RawEnvelope,
+      requestId: response.requestId,
+      headers: response.headers,
+    };
+  }
+
+  /** Follows `meta.pagination.next_cursor` from the first page to the last, one page at a time. */
+  async *pages<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    query: Record<string, QueryValue> = {},
+  ): AsyncGenerator<ApiResponse<z.output<S>>> {
+    let cursor: string | null = null;
+    do {
+      const page: ApiResponse<z.output<S>> = await this.get(path, schema, {
+        ...query,
+        ...(cursor ? { cursor, page: undefined } : {}),
+      });
+      yield page;
+      const pagination = page.raw.meta.pagination as { next_cursor?: string | null } | undefined;
+      cursor = pagination?.next_cursor ?? null;
+    } while (cursor);
+  }
+
+  /** Sends a request, retrying what is safe to retry; any non-2xx answer is an ApiError. */
+  async send(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{
+    status: number;
+    json: unknown;
+    requestId: string | null;
+    headers: Record<string, string | string[] | undefined>;
+  }> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "user-agent": this.options.userAgent,
+      ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+      ...options.headers,
+    };
+    if (method === "POST" && !headers["idempotency-key"]) {
+      this.posts += 1;
+      headers["idempotency-key"] = `${this.options.idempotencyKey ?? randomUUID()}-${this.posts}`;
+    }
+    // A request is safe to repeat when repeating it cannot do the work twice.
+    const repeatable = method === "GET" || method === "DELETE" || "idempotency-key" in headers;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+
+    for (let attempt = 0; ; attempt += 1) {
+      const started = performance.now();
+      let status: number;
+      let text: string;
+      let responseHeaders: Record<string, string | string[] | undefined>;
+      try {
+        const response = await request(url, {
+          method,
+          headers,
+          body,
+          dispatcher: this.dispatcher,
+          headersTimeout: this.options.responseTimeoutMs ?? 60_000,
+          bodyTimeout: this.options.responseTimeoutMs ?? 60_000,
+        });
+        status = response.statusCode;
+        responseHeaders = response.headers;
+        text = await response.body.text();
+      } catch (cause) {
+        const code = (cause as { code?: string }).code ?? "";
+        const timedOut = code.includes("TIMEOUT") || code === "ETIMEDOUT";
+        this.options.onExchange?.({
+          method,
+          url,
+          status: null,
+          ms: performance.now() - started,
+          requestId: null,
+          error: code || String(cause),
+        });
+        if (repeatable && networkErrorCodes.has(code) && attempt < this.retry.maxRetries) {
+          await this.wait(method, path, attempt + 1, null, `network error ${code}`);
+          continue;
+        }
+        throw new ApiError({
+          kind: timedOut ? "timeout" : "network",
+          message: timedOut
+            ? `The service at ${this.baseUrl} did not answer in time (${code}).`
+            : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
+          cause,
+        });
+      }
+      const requestId = headerValue(responseHeaders["x-request-id"]);
+      this.options.onExchange?.({
+        method,
+        url,
+        status,
+        ms: performance.now() - started,
+        requestId,
+      });
+      const retryAfter = parseRetryAfter(headerValue(responseHeaders["retry-after"]) ?? undefined);
+      if (isRetryableStatus(status) && repeatable && attempt < this.retry.maxRetries) {
+        await this.wait(method, path, attempt + 1, retryAfter, `HTTP ${status}`);
+        continue;
+      }
+      const json = parseJson(text);
+      if (status >= 200 && status < 300) {
+        return { status, json, requestId, headers: responseHeaders };
+      }
+      throw errorFromResponse(status, json, requestId, retryAfter, method, path);
+    }
+  }
+
+  private async wait(
+    method: HttpMethod,
+    path: string,
+    attempt: number,
+    retryAfter: number | null,
+    reason: string,
+  ) {
+    const waitMs = retryDelayMs(this.retry, attempt, retryAfter);
+    this.options.onRetry?.({ method, path, attempt, waitMs, reason });
+    await (this.options.sleep ?? sleepFor)(waitMs);
+  }
+
+  private url(path: string, query: Record<string, QueryValue> = {}): string {
+    const url = new URL(`${this.baseUrl}${path.startsWith("/") ? path : `/${path}`}`);
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item);
+      else url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function errorFromResponse(
+  status: number,
+  json: unknown,
+  requestId: string | null,
+  retryAfter: number | null,
+  method: HttpMethod,
+  path: string,
+): ApiError {
+  const body = (typeof json === "object" && json !== null ? json : {}) as {
+    message?: unknown;
+    error_code?: unknown;
+    details?: unknown;
+  };
+  const message =
+    typeof body.message === "string"
+      ? body.message
+      : `${method} ${path} failed with HTTP ${status}${typeof json === "string" && json ? `: ${json.slice(0, 200)}` : ""}.`;
+  return new ApiError({
+    kind: "http",
+    status,
+    message,
+    errorCode: typeof body.error_code === "string" ? body.error_code : null,
+    details: Array.isArray(body.details) ? (body.details as ApiErrorDetail[]) : [],
+    requestId,
+    retryAfter,
+  });
+}

@@ -1,0 +1,40 @@
+/** One field-level problem reported by the service. */
+export interface ApiErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** What went wrong: an HTTP error answer, no answer at all, or an answer we could not read. */
+export type ApiErrorKind = "http" | "network" | "timeout" | "invalid_response";
+
+/** The one error type of the client. */
+export class ApiError extends Error {
+  readonly kind: ApiErrorKind;
+  /** HTTP status; 0 when the service never answered. */
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly details: ApiErrorDetail[];
+  readonly requestId: string | null;
+  /** Seconds the service asked us to wait (429/503), when it said. */
+  readonly retryAfter: number | null;
+
+  constructor(init: {
+    kind: ApiErrorKind;
+    message: string;
+    status?: number;
+    errorCode?: string | null;
+    details?: ApiErrorDetail[];
+    requestId?: string | null;
+    retryAfter?: number | null;
+    cause?: unknown;
+  }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "ApiError";
+    this.kind = init.kind;
+    this.status = init.status ?? 0;
+    this.errorCode = init.errorCode ?? null;
+    this.details = init.details ?? [];
+    this.requestId = init.requestId ?? null;
+    this.retryAfter = init.retryAfter ?? null;
+  }
+}

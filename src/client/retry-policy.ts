@@ -1,0 +1,49 @@
+/** How persistent the client is; every wait is announced through `onRetry`. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Upper bound of any single wait, whatever Retry-After says. */
+  maxWaitMs: number;
+  /** First backoff step for network errors; doubles each time. */
+  baseBackoffMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 3,
+  maxWaitMs: 60_000,
+  baseBackoffMs: 250,
+};
+
+/** Statuses that mean "the same request may succeed later". */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/** Reads Retry-After as seconds (numeric or HTTP date); null when absent or unreadable. */
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number = Date.now(),
+): number | null {
+  if (value === undefined || value.trim() === "") return null;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, (date - now) / 1000);
+}
+
+/**
+ * How long to wait before retry number `attempt` (1-based): what the service asked for, or an
+ * exponential backoff, capped, plus up to 10% jitter so many clients do not retry in step.
+ */
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds: number | null,
+  random: () => number = Math.random,
+): number {
+  const base =
+    retryAfterSeconds !== null
+      ? retryAfterSeconds * 1000
+      : policy.baseBackoffMs * 2 ** (attempt - 1);
+  const capped = Math.min(base, policy.maxWaitMs);
+  return Math.round(Math.min(policy.maxWaitMs, capped + capped * 0.1 * random()));
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { errorCodes } from "./errors.js";
+
+/** One field-level problem in a 422 (or a rule-level one for templates). */
+export const ErrorDetail = z
+  .object({
+    field: z.string().describe("Dotted path of the offending field, e.g. `components.1.text`."),
+    message: z.string(),
+  })
+  .meta({ id: "ErrorDetail" });
+export type ErrorDetail = z.infer<typeof ErrorDetail>;
+
+/** The body of every error response. */
+export const ErrorBody = z
+  .object({
+    status: z.literal("error"),
+    message: z.string(),
+    error_code: z.enum(errorCodes as [string, ...string[]]),
+    details: z.array(ErrorDetail).optional(),
+  })
+  .meta({ id: "ErrorBody" });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Wraps a data schema and a meta schema in the success envelope. */
+export function successEnvelope<D extends z.ZodType, M extends z.ZodType>(data: D, meta: M) {
+  return z.object({ status: z.literal("success"), data, meta });
+}
+
+/** `meta` for endpoints that carry nothing in it. */
+export const EmptyMeta = z.object({}).strict();

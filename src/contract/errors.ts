@@ -1,0 +1,67 @@
+/**
+ * The catalogue of the service's stable error codes: each with its HTTP status and default
+ * message. The service answers with these, the CLI maps their statuses to exit codes, and the
+ * README's table is generated from this list. Add a code here and nowhere else.
+ */
+export const errorCatalogue = {
+  invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  unauthenticated: {
+    status: 401,
+    message: "A valid bearer token is required: send 'Authorization: Bearer <token>'.",
+  },
+  insufficient_scope: { status: 403, message: "The token lacks the scope this endpoint needs." },
+  not_found: { status: 404, message: "No such resource." },
+  method_not_allowed: { status: 405, message: "This path does not accept that method." },
+  campaign_not_draft: { status: 409, message: "Only a campaign in draft can be launched." },
+  template_not_deletable: {
+    status: 409,
+    message:
+      "Only a rejected or draft template can be deleted through the API; manage approved, pending or paused templates in the workspace dashboard.",
+  },
+  template_exists: {
+    status: 409,
+    message: "A template with that name and language already exists in the workspace.",
+  },
+  workspace_not_active: {
+    status: 409,
+    message: "The workspace is suspended or archived; reactivate it first.",
+  },
+  plan_limit_exceeded: {
+    status: 409,
+    message: "The workspace's plan does not allow this; upgrade the plan or free some capacity.",
+  },
+  payload_too_large: { status: 413, message: "The request body is larger than allowed." },
+  unsupported_media_type: {
+    status: 415,
+    message: "Send the request body as JSON with 'Content-Type: application/json'.",
+  },
+  validation_failed: { status: 422, message: "The request has invalid fields." },
+  invalid_billing_period: {
+    status: 422,
+    message:
+      "Unknown billing_period; accepted values are monthly, quarterly, half_yearly, yearly, lifetime.",
+  },
+  template_not_approved: {
+    status: 422,
+    message: "The campaign's template is not approved in that language.",
+  },
+  idempotency_key_reused: {
+    status: 422,
+    message: "This Idempotency-Key was already used with a different request body.",
+  },
+  rate_limited: { status: 429, message: "Rate limit exceeded; retry after the Retry-After delay." },
+  internal_error: { status: 500, message: "Something went wrong on our side." },
+  service_unavailable: {
+    status: 503,
+    message: "The service is shutting down or overloaded; retry shortly.",
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+
+/** The HTTP status that goes with an error code. */
+export function statusOf(code: ErrorCode): number {
+  return errorCatalogue[code].status;
+}

@@ -1,0 +1,41 @@
+import { readCatalogueFile } from "./catalogue/catalogue-file.js";
+import { demoCatalogue } from "./catalogue/demo-catalogue.js";
+import type { Db } from "./db/database.js";
+import type { Clock } from "./domain/clock.js";
+import { hasPlans, loadCatalogue } from "./domain/plans.js";
+import { createReseller, hasResellers } from "./domain/resellers.js";
+
+/** What a start did to a database, so `serve` can tell the operator. */
+export interface BootstrapResult {
+  /** The first reseller's token when this start created the account; shown once. */
+  createdToken: string | null;
+  catalogue: "file" | "demo" | "kept";
+}
+
+/**
+ * Readies a database for serving: the first reseller account (with RESELLER_BOOTSTRAP_TOKEN's
+ * value, or a random token) when none exists, and the catalogue from `--plans` or the demo one.
+ */
+export async function bootstrap(
+  db: Db,
+  clock: Clock,
+  options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },
+): Promise<BootstrapResult> {
+  let catalogue: BootstrapResult["catalogue"] = "kept";
+  if (options.plansFile) {
+    await loadCatalogue(db, clock, await readCatalogueFile(options.plansFile));
+    catalogue = "file";
+  } else if (!(await hasPlans(db))) {
+    await loadCatalogue(db, clock, demoCatalogue);
+    catalogue = "demo";
+  }
+  let createdToken: string | null = null;
+  if (!(await hasResellers(db))) {
+    const created = await createReseller(db, clock, {
+      name: "Default reseller",
+      ...(options.bootstrapToken ? { secret: options.bootstrapToken } : {}),
+    });
+    createdToken = created.token.secret;
+  }
+  return { createdToken, catalogue };
+}

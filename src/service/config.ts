@@ -1,0 +1,37 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { DatabaseHandle } from "./db/database.js";
+import type { Clock } from "./domain/clock.js";
+
+/** A per-token request budget: `max` requests in each window of `windowMs`. */
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+}
+
+/** Everything `buildApp` needs; `serve` fills it from flags, tests from helpers. */
+export interface AppConfig {
+  database: DatabaseHandle;
+  clock: Clock;
+  /** Base of links the service hands out, such as plans' `registration_url`; read per request. */
+  publicUrl: () => string;
+  rateLimit: RateLimit;
+  /** A pino logger for the one JSON line per request; omitted in tests. */
+  logger?: FastifyBaseLogger;
+}
+
+export const defaultRateLimit: RateLimit = { max: 6000, windowMs: 60_000 };
+
+const windowUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses `N/WINDOW` such as `600/1m`, `100/s` or `5000/1h`. */
+export function parseRateLimit(text: string): RateLimit {
+  const match = /^(\d+)\/(\d*)(s|m|h)$/.exec(text.trim());
+  const unit = match?.[3];
+  if (!match || unit === undefined || Number(match[1]) < 1) {
+    throw new Error(
+      `--rate-limit expects N/WINDOW such as 600/1m, 100/s or 5000/1h; got '${text}'`,
+    );
+  }
+  const count = match[2] === "" ? 1 : Number(match[2]);
+  return { max: Number(match[1]), windowMs: count * (windowUnits[unit] ?? 1000) };
+}

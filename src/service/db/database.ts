@@ -1,0 +1,33 @@
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type Db = Kysely<Database>;
+
+/** An open database: the Kysely handle for queries and the raw handle for hot bulk paths. */
+export interface DatabaseHandle {
+  db: Db;
+  sqlite: BetterSqlite3.Database;
+  close(): Promise<void>;
+}
+
+/** Opens (creating if needed) the SQLite file, sets WAL and applies every pending migration. */
+export async function openDatabase(file: string): Promise<DatabaseHandle> {
+  const sqlite = new BetterSqlite3(file);
+  if (file !== ":memory:") sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const { error, results } = await new Migrator({
+    db,
+    provider: migrationProvider,
+  }).migrateToLatest();
+  if (error) {
+    await db.destroy();
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`database migration ${failed} failed: ${String(error)}`);
+  }
+  return { db, sqlite, close: () => db.destroy() };
+}

@@ -1,0 +1,30 @@
+import type { ErrorDetail } from "../../contract/envelope.js";
+import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
+
+/** The one error type of the service: a catalogued code, a message and optional field details. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? errorCatalogue[code].message);
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** A 422 validation_failed naming one field. */
+export function invalidField(field: string, message: string): ServiceError {
+  return new ServiceError("validation_failed", `${field}: ${message}`, {
+    details: [{ field, message }],
+  });
+}

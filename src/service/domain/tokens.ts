@@ -1,0 +1,122 @@
+import { createHash, randomBytes } from "node:crypto";
+import { scopes as allScopes, type Scope, tokenPrefixes } from "../../contract/scopes.js";
+import type { Token } from "../../contract/tokens.js";
+import type { Db } from "../db/database.js";
+import type { TokenTable } from "../db/schema.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { newId } from "./ids.js";
+import { ServiceError } from "./service-error.js";
+
+/** Who is calling: resolved from the bearer token on every request. */
+export interface Principal {
+  tokenId: string;
+  resellerId: string;
+  /** Set for a workspace token, which reaches only that workspace. */
+  workspaceId: string | null;
+  scopes: ReadonlySet<Scope>;
+}
+
+export type TokenKind = keyof typeof tokenPrefixes;
+
+/** A freshly minted token; `secret` exists only here and is never stored. */
+export interface IssuedToken {
+  id: string;
+  secret: string;
+}
+
+/** The hash under which a token is stored and looked up. */
+export function hashToken(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** A new random token secret with its readable prefix. */
+export function generateSecret(kind: TokenKind): string {
+  return `${tokenPrefixes[kind]}${randomBytes(24).toString("base64url")}`;
+}
+
+/** How a token shows in listings: its prefix and last four characters. */
+export function tokenHint(secret: string): string {
+  return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+}
+
+/** Stores a token (as a hash) and returns its id and secret, which is shown once. */
+export async function issueToken(
+  db: Db,
+  clock: Clock,
+  input: {
+    resellerId: string;
+    workspaceId?: string | null;
+    name: string;
+    scopes: readonly Scope[];
+    secret?: string;
+  },
+): Promise<IssuedToken> {
+  const kind: TokenKind = input.workspaceId ? "workspace" : "reseller";
+  const secret = input.secret ?? generateSecret(kind);
+  const id = newId("tok");
+  await db
+    .insertInto("tokens")
+    .values({
+      id,
+      reseller_id: input.resellerId,
+      workspace_id: input.workspaceId ?? null,
+      name: input.name,
+      token_hash: hashToken(secret),
+      token_hint: tokenHint(secret),
+      scopes: JSON.stringify(input.scopes),
+      created_at: isoSeconds(clock.now()),
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  return { id, secret };
+}
+
+/** The principal behind a bearer secret, or null when it is unknown, revoked or expired. */
+export async function authenticate(
+  db: Db,
+  clock: Clock,
+  secret: string,
+): Promise<Principal | null> {
+  const row = await db
+    .selectFrom("tokens")
+    .select(["id", "reseller_id", "workspace_id", "scopes", "expires_at", "revoked_at"])
+    .where("token_hash", "=", hashToken(secret))
+    .executeTakeFirst();
+  if (!row || row.revoked_at !== null) return null;
+  if (row.expires_at !== null && row.expires_at <= isoSeconds(clock.now())) return null;
+  return {
+    tokenId: row.id,
+    resellerId: row.reseller_id,
+    workspaceId: row.workspace_id,
+    scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+  };
+}
+
+export { allScopes };
+
+/** A token row as the API shows it: never the secret or its hash. */
+export function toToken(row: TokenTable): Token {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.workspace_id === null ? "reseller" : "workspace",
+    workspace_id: row.workspace_id,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    token_hint: row.token_hint,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+  };
+}
+
+/** The token the caller authenticated with. */
+export async function currentToken(db: Db, principal: Principal): Promise<Token> {
+  const row = await db
+    .selectFrom("tokens")
+    .selectAll()
+    .where("id", "=", principal.tokenId)
+    .executeTakeFirst();
+  if (!row) throw new ServiceError("unauthenticated", "The token is invalid, revoked or expired.");
+  return toToken(row);
+}

@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import {
+  hasZodFastifySchemaValidationErrors,
+  isResponseSerializationError,
+} from "fastify-type-provider-zod";
+import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
+import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
+import type { App } from "../app-types.js";
+import { ServiceError } from "../domain/service-error.js";
+
+/** Fastify's own errors that are the client's fault, by their code. */
+const fastifyCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_json",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_json",
+  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_json",
+};
+
+function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  const body: ErrorBody = {
+    status: "error",
+    message: message ?? errorCatalogue[code].message,
+    error_code: code,
+    ...(details ? { details } : {}),
+  };
+  return reply.code(errorCatalogue[code].status).type("application/json").send(body);
+}
+
+function fieldOf(context: string | undefined, instancePath: string): string {
+  const path = instancePath.replace(/^\//, "").replaceAll("/", ".");
+  if (path !== "") return path;
+  return context === "body" ? "(body)" : (context ?? "(request)");
+}
+
+/** Turns every failure into the error envelope: never HTML, never a stack trace. */
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ServiceError) {
+    if (error.headers) reply.headers(error.headers);
+    return send(reply, error.code, error.message, error.details);
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const details = error.validation.map((v) => ({
+      field: fieldOf(error.validationContext, v.instancePath),
+      message: v.message ?? "is invalid",
+    }));
+    const summary = details.map((d) => `${d.field}: ${d.message}`).join("; ");
+    return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
+  }
+  const mapped = error.code ? fastifyCodes[error.code] : undefined;
+  if (mapped) return send(reply, mapped, mapped === "invalid_json" ? undefined : error.message);
+  if (error.statusCode === 429) return send(reply, "rate_limited");
+  if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
+    return send(reply, "validation_failed", error.message);
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return send(reply, "internal_error");
+}
+
+/** Routes as patterns, to tell a wrong method (405) from an unknown path (404). */
+function routeMatcher(app: App) {
+  const routes: { methods: string[]; pattern: RegExp }[] = [];
+  app.addHook("onRoute", (route) => {
+    const methods = ([] as string[]).concat(route.method);
+    const source = route.url
+      .split("/")
+      .map((part) =>
+        part.startsWith(":")
+          ? "[^/]+"
+          : part === "*"
+            ? ".*"
+            : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+      )
+      .join("/");
+    routes.push({ methods, pattern: new RegExp(`^${source}/?$`) });
+  });
+  return (path: string) => routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods);
+}
+
+/** Installs the error handler and the JSON 404/405 for unknown routes. */
+export function installErrorHandling(app: App): void {
+  const allowedMethods = routeMatcher(app);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "/";
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0) {
+      reply.header("allow", [...new Set(allowed)].join(", "));
+      return send(
+        reply,
+        "method_not_allowed",
+        `${request.method} is not allowed on ${path}; use ${[...new Set(allowed)].join(" or ")}.`,
+      );
+    }
+    return send(reply, "not_found", `No endpoint ${request.method} ${path}.`);
+  });
+}

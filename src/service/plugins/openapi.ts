@@ -1,0 +1,47 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { errorCatalogue } from "../../contract/errors.js";
+import type { App } from "../app-types.js";
+
+const errorTable = Object.entries(errorCatalogue)
+  .map(([code, { status, message }]) => `| ${status} | \`${code}\` | ${message} |`)
+  .join("\n");
+
+const description = `The plan catalogue and the reseller API of the WhatsApp-marketing platform.
+
+Every request carries \`Authorization: Bearer <token>\`; each endpoint names the scope it needs.
+Successful responses are \`{"status":"success","data":…,"meta":{…}}\`; errors are
+\`{"status":"error","message":…,"error_code":…}\` with \`details\` on validation errors.
+Every response carries \`X-Request-Id\`; budgeted responses carry \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\`, and a 429 carries \`Retry-After\`.
+
+| status | error_code | meaning |
+|---|---|---|
+${errorTable}
+`;
+
+/** The OpenAPI document generated from the contract, at /api/v1/openapi.json, and /docs. */
+export async function installOpenApi(app: App): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Reseller Platform API", version: "1.0.0", description },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer", description: "rsk_… or wsk_… token" },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: { docExpansion: "list", deepLinking: true },
+  });
+  app.get("/api/v1/openapi.json", { schema: { hide: true } }, async (_request, reply) =>
+    reply.type("application/json").send(app.swagger()),
+  );
+}

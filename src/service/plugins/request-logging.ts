@@ -1,0 +1,20 @@
+import type { App } from "../app-types.js";
+
+/** Echoes the request id on every response and writes one JSON log line per request. */
+export function installRequestLogging(app: App): void {
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        token: request.principal?.tokenId,
+      },
+      "request",
+    );
+  });
+}

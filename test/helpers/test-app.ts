@@ -1,0 +1,90 @@
+import type { LightMyRequestResponse } from "fastify";
+import type { Scope } from "../../src/contract/scopes.js";
+import { buildApp } from "../../src/service/app.js";
+import type { App } from "../../src/service/app-types.js";
+import { bootstrap } from "../../src/service/bootstrap.js";
+import { defaultRateLimit, type RateLimit } from "../../src/service/config.js";
+import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
+import type { Clock } from "../../src/service/domain/clock.js";
+import { createReseller } from "../../src/service/domain/resellers.js";
+import { issueToken } from "../../src/service/domain/tokens.js";
+
+export const adminToken = "rsk_test_admin_token_with_every_scope";
+export const publicUrl = "https://pricing.example.test";
+
+/** A settable clock for time-dependent rules. */
+export class TestClock implements Clock {
+  constructor(private current = new Date("2026-11-22T09:30:00Z")) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface TestApp {
+  app: App;
+  database: DatabaseHandle;
+  clock: TestClock;
+  /** A reseller token with every scope. */
+  token: string;
+  /** GET/POST/… with the admin token unless another one (or null for none) is given. */
+  request(
+    method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT",
+    url: string,
+    options?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
+  /** Mints a token of the first reseller with just these scopes. */
+  tokenWith(scopes: Scope[], workspaceId?: string): Promise<string>;
+  /** A second reseller account, for isolation tests. */
+  otherReseller(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A fresh service on an in-memory database with the demo catalogue and a known admin token. */
+export async function startTestApp(
+  options: { rateLimit?: RateLimit; plansFile?: string } = {},
+): Promise<TestApp> {
+  const database = await openDatabase(":memory:");
+  const clock = new TestClock();
+  await bootstrap(database.db, clock, { bootstrapToken: adminToken, plansFile: options.plansFile });
+  const app = await buildApp({
+    database,
+    clock,
+    publicUrl: () => publicUrl,
+    rateLimit: options.rateLimit ?? defaultRateLimit,
+  });
+  await app.ready();
+  const resellerId = (
+    await database.db.selectFrom("resellers").select("id").executeTakeFirstOrThrow()
+  ).id;
+  return {
+    app,
+    database,
+    clock,
+    token: adminToken,
+    request: (method, url, { token = adminToken, body, headers = {} } = {}) =>
+      app.inject({
+        method,
+        url,
+        headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+        ...(body === undefined ? {} : { payload: body as string | object }),
+      }),
+    tokenWith: async (scopes, workspaceId) =>
+      (
+        await issueToken(database.db, clock, {
+          resellerId,
+          workspaceId: workspaceId ?? null,
+          name: "test",
+          scopes,
+        })
+      ).secret,
+    otherReseller: async () =>
+      (await createReseller(database.db, clock, { name: "Other reseller" })).token.secret,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
