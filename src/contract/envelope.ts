@@ -6,6 +6,16 @@ export const ErrorDetail = z
   .object({
     field: z.string().describe("Dotted path of the offending field, e.g. `components.1.text`."),
     message: z.string(),
+    limit: z
+      .number()
+      .int()
+      .optional()
+      .describe("plan_limit_exceeded only: the plan's ceiling for the feature named by `field`."),
+    used: z
+      .number()
+      .int()
+      .optional()
+      .describe("plan_limit_exceeded only: how much of that feature is in use."),
   })
   .meta({ id: "ErrorDetail" });
 export type ErrorDetail = z.infer<typeof ErrorDetail>;

@@ -30,6 +30,16 @@ export const errorCatalogue = {
     status: 409,
     message: "The workspace's plan does not allow this; upgrade the plan or free some capacity.",
   },
+  idempotency_request_in_progress: {
+    status: 409,
+    message:
+      "A request with this Idempotency-Key is still being processed; retry after the Retry-After delay.",
+  },
+  secret_not_replayable: {
+    status: 409,
+    message:
+      "The first request with this Idempotency-Key created a secret, which is shown only once and never stored; if its response was lost, revoke what it created and create it again with a new key.",
+  },
   payload_too_large: { status: 413, message: "The request body is larger than allowed." },
   unsupported_media_type: {
     status: 415,

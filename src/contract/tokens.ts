@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { successEnvelope } from "./envelope.js";
-import { Scope } from "./scopes.js";
+import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { listEnvelope } from "./pagination.js";
+import { Scope, scopes } from "./scopes.js";
 
 /** A token as listed: never its secret, only a hint of it. */
 export const Token = z
@@ -13,8 +14,44 @@ export const Token = z
     token_hint: z.string().describe("Prefix and last four characters, e.g. `rsk_…9f2c`."),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
+    revoked_at: z
+      .string()
+      .nullable()
+      .describe("When the token was revoked; a revoked token answers 401 from then on."),
   })
   .meta({ id: "Token" });
 export type Token = z.infer<typeof Token>;
 
+/** The answer to a token creation: the record plus its secret, shown this once only. */
+export const CreatedToken = Token.extend({
+  token: z.string().describe("The secret to send as `Authorization: Bearer …`; shown only once."),
+}).meta({ id: "CreatedToken" });
+export type CreatedToken = z.infer<typeof CreatedToken>;
+
+export const CreateTokenBody = z.strictObject({
+  name: z
+    .string({ error: "name must be a string" })
+    .trim()
+    .min(1, { error: "name must not be empty" })
+    .max(100, { error: "name must be at most 100 characters" })
+    .describe("What the token is for, e.g. `pricing page`."),
+  scopes: z
+    .array(z.enum(scopes, { error: `each scope must be one of ${scopes.join(", ")}` }), {
+      error: "scopes must be a list of scopes",
+    })
+    .min(1, { error: "scopes must name at least one scope" })
+    .describe("Scopes of the new token; each must be one the creating token holds."),
+});
+export type CreateTokenBody = z.infer<typeof CreateTokenBody>;
+
+export const TokenIdParams = z.object({ id: z.string().describe("The token's id (`tok_…`).") });
+
+export const WorkspaceTokenParams = z.object({
+  id: z.string().describe("The workspace's id."),
+  token_id: z.string().describe("The token's id (`tok_…`)."),
+});
+
 export const CurrentTokenResponse = successEnvelope(Token, z.object({}));
+export const TokenResponse = successEnvelope(Token, EmptyMeta);
+export const CreatedTokenResponse = successEnvelope(CreatedToken, EmptyMeta);
+export const TokenListResponse = listEnvelope(Token);

@@ -23,3 +23,22 @@ export const scopes = [
   "templates:write",
 ] as const;
 export type Scope = (typeof scopes)[number];
+
+/** Every status a workspace can be in. */
+export const workspaceStatuses = ["active", "trial", "suspended", "archived"] as const;
+export type WorkspaceStatus = (typeof workspaceStatuses)[number];
+
+/** The statuses a reseller may set with PATCH; trial and archived are the service's to set. */
+export const settableWorkspaceStatuses = ["active", "suspended"] as const;
+
+/** A contact's messaging consent. */
+export const optInStatuses = ["opted_in", "not_set", "opted_out"] as const;
+
+/** Every status a message template can be in, draft included. */
+export const templateStatuses = ["draft", "pending", "approved", "rejected", "paused"] as const;
+
+/** Every status a campaign can be in. */
+export const campaignStatuses = ["draft", "scheduled", "running", "completed", "failed"] as const;
+
+/** The page size every list uses unless asked otherwise, and the most it answers at once. */
+export const paging = { defaultPerPage: 20, maxPerPage: 100 } as const;

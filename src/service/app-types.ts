@@ -20,6 +20,11 @@ declare module "fastify" {
      * (docs, OpenAPI).
      */
     scope?: Scope | "any";
+    /**
+     * The success response carries a secret that is shown once and never stored (a new token),
+     * so an Idempotency-Key replay answers 409 secret_not_replayable instead of repeating it.
+     */
+    secretInResponse?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated caller; set on every route that names a scope. */

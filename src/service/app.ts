@@ -7,13 +7,17 @@ import {
 import type { App } from "./app-types.js";
 import type { AppConfig } from "./config.js";
 import { newId } from "./domain/ids.js";
+import { smtpMailer } from "./mail/smtp-mailer.js";
 import { installAuthentication } from "./plugins/authentication.js";
 import { installErrorHandling } from "./plugins/error-handling.js";
+import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
 import { installRateLimiting } from "./plugins/rate-limiting.js";
 import { installRequestLogging } from "./plugins/request-logging.js";
 import { planRoutes } from "./routes/plans.js";
 import { tokenRoutes } from "./routes/tokens.js";
+import { workspaceTokenRoutes } from "./routes/workspace-tokens.js";
+import { workspaceRoutes } from "./routes/workspaces.js";
 
 /** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
 export const bodyLimitBytes = 140 * 1024 * 1024;
@@ -36,9 +40,15 @@ export async function buildApp(config: AppConfig): Promise<App> {
   installRequestLogging(app);
   installAuthentication(app, { db, clock: config.clock });
   await installRateLimiting(app, config.rateLimit);
+  // After authentication (keys are per token) and before every route, so each POST gets it.
+  installIdempotency(app, { db, clock: config.clock });
   await installOpenApi(app);
 
+  const mailer = config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null);
+  const services = { db, clock: config.clock, publicUrl: config.publicUrl, mailer };
   planRoutes(app, { db, publicUrl: config.publicUrl });
-  tokenRoutes(app, { db });
+  tokenRoutes(app, services);
+  workspaceRoutes(app, services);
+  workspaceTokenRoutes(app, services);
   return app;
 }

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { DatabaseHandle } from "./db/database.js";
 import type { Clock } from "./domain/clock.js";
+import type { Mailer } from "./domain/outbox.js";
+import type { SmtpSettings } from "./mail/smtp-mailer.js";
 
 /** A per-token request budget: `max` requests in each window of `windowMs`. */
 export interface RateLimit {
@@ -15,6 +17,10 @@ export interface AppConfig {
   /** Base of links the service hands out, such as plans' `registration_url`; read per request. */
   publicUrl: () => string;
   rateLimit: RateLimit;
+  /** Where emails (invitations) go beyond the outbox; without it the outbox is the destination. */
+  smtp?: SmtpSettings | undefined;
+  /** A ready mailer instead of one built from `smtp`; tests use it to see or fail sends. */
+  mailer?: Mailer | undefined;
   /** A pino logger for the one JSON line per request; omitted in tests. */
   logger?: FastifyBaseLogger;
 }

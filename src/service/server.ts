@@ -16,6 +16,8 @@ export interface ServeOptions {
   publicUrl?: string | undefined;
   rateLimit: RateLimit;
   bootstrapToken?: string | undefined;
+  /** `smtp[s]://user:pass@host:port` to send invitations through; the outbox always keeps them. */
+  smtpUrl?: string | undefined;
   logLevel: string;
 }
 
@@ -43,6 +45,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     clock,
     publicUrl: () => options.publicUrl ?? listeningUrl,
     rateLimit: options.rateLimit,
+    smtp: options.smtpUrl ? { url: options.smtpUrl } : undefined,
     logger: pino({ level: options.logLevel }),
   });
   try {

@@ -6,6 +6,7 @@ import { bootstrap } from "../../src/service/bootstrap.js";
 import { defaultRateLimit, type RateLimit } from "../../src/service/config.js";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import type { Clock } from "../../src/service/domain/clock.js";
+import type { Mailer, OutgoingMail } from "../../src/service/domain/outbox.js";
 import { createReseller } from "../../src/service/domain/resellers.js";
 import { issueToken } from "../../src/service/domain/tokens.js";
 
@@ -39,12 +40,14 @@ export interface TestApp {
   tokenWith(scopes: Scope[], workspaceId?: string): Promise<string>;
   /** A second reseller account, for isolation tests. */
   otherReseller(): Promise<string>;
+  /** Creates a workspace (admin token unless given) and returns its id. */
+  createWorkspace(body?: Record<string, unknown>, token?: string): Promise<string>;
   close(): Promise<void>;
 }
 
 /** A fresh service on an in-memory database with the demo catalogue and a known admin token. */
 export async function startTestApp(
-  options: { rateLimit?: RateLimit; plansFile?: string } = {},
+  options: { rateLimit?: RateLimit; plansFile?: string; mailer?: Mailer } = {},
 ): Promise<TestApp> {
   const database = await openDatabase(":memory:");
   const clock = new TestClock();
@@ -54,8 +57,20 @@ export async function startTestApp(
     clock,
     publicUrl: () => publicUrl,
     rateLimit: options.rateLimit ?? defaultRateLimit,
+    mailer: options.mailer,
   });
   await app.ready();
+  const request: TestApp["request"] = (
+    method,
+    url,
+    { token = adminToken, body, headers = {} } = {},
+  ) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+      ...(body === undefined ? {} : { payload: body as string | object }),
+    });
   const resellerId = (
     await database.db.selectFrom("resellers").select("id").executeTakeFirstOrThrow()
   ).id;
@@ -64,13 +79,7 @@ export async function startTestApp(
     database,
     clock,
     token: adminToken,
-    request: (method, url, { token = adminToken, body, headers = {} } = {}) =>
-      app.inject({
-        method,
-        url,
-        headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
-        ...(body === undefined ? {} : { payload: body as string | object }),
-      }),
+    request,
     tokenWith: async (scopes, workspaceId) =>
       (
         await issueToken(database.db, clock, {
@@ -82,9 +91,27 @@ export async function startTestApp(
       ).secret,
     otherReseller: async () =>
       (await createReseller(database.db, clock, { name: "Other reseller" })).token.secret,
+    createWorkspace: async (body = {}, token = adminToken) => {
+      const res = await request("POST", "/api/v1/workspaces", {
+        token,
+        body: { name: "Acme", contact_email: "owner@acme.test", send_invitation: false, ...body },
+      });
+      if (res.statusCode !== 201) throw new Error(`workspace create failed: ${res.body}`);
+      return (res.json() as { data: { id: string } }).data.id;
+    },
     close: async () => {
       await app.close();
       await database.close();
     },
   };
+}
+
+/** A mailer that keeps what it was asked to send, or fails every send when told to. */
+export class RecordingMailer implements Mailer {
+  readonly sent: OutgoingMail[] = [];
+  constructor(private readonly failWith?: string) {}
+  async send(mail: OutgoingMail): Promise<void> {
+    if (this.failWith !== undefined) throw new Error(this.failWith);
+    this.sent.push(mail);
+  }
 }

@@ -12,6 +12,28 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * Hands Kysely prepared statements from a cache keyed by SQL text: Kysely prepares on every
+ * execution, and preparing costs more than running the small queries of an API request.
+ * A statement still being iterated is busy, so a fresh one is prepared for that case.
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): BetterSqlite3.Database {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== "prepare") return Reflect.get(target, property, receiver);
+      return (source: string) => {
+        const cached = statements.get(source);
+        if (cached && !cached.busy) return cached;
+        const statement = prepare(source);
+        if (!cached && statements.size < 500) statements.set(source, statement);
+        return statement;
+      };
+    },
+  });
+}
+
 /** Opens (creating if needed) the SQLite file, sets WAL and applies every pending migration. */
 export async function openDatabase(file: string): Promise<DatabaseHandle> {
   const sqlite = new BetterSqlite3(file);
@@ -19,7 +41,9 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   const { error, results } = await new Migrator({
     db,
     provider: migrationProvider,

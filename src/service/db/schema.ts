@@ -1,11 +1,15 @@
 import type { Generated } from "kysely";
+import type { JobTables } from "./tables/jobs.js";
 
 /** Tables as Kysely sees them. Booleans are 0/1 and JSON is text, so the SQL stays portable. */
-export interface Database {
+export interface Database extends JobTables {
   resellers: ResellerTable;
   tokens: TokenTable;
   plans: PlanTable;
   settings: SettingTable;
+  workspaces: WorkspaceTable;
+  outbox: OutboxTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 export interface ResellerTable {
@@ -47,4 +51,51 @@ export interface PlanTable {
 export interface SettingTable {
   key: string;
   value: string;
+}
+
+export interface WorkspaceTable {
+  id: string;
+  reseller_id: string;
+  name: string;
+  contact_email: string;
+  plan_id: number | null;
+  /** One of the contract's workspace statuses. */
+  status: string;
+  trial_ends_at: string | null;
+  /** When the invitation reached the outbox or the SMTP server; null when not sent. */
+  invitation_sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Emails the service sends, kept for the operator to read whether or not SMTP is configured. */
+export interface OutboxTable {
+  id: string;
+  reseller_id: string;
+  workspace_id: string | null;
+  kind: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  /** `outbox` (no SMTP configured: the outbox is the destination), `sent` or `failed`. */
+  delivery: string;
+  error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+/** A POST's Idempotency-Key: the request it was first used with and the response it got. */
+export interface IdempotencyKeyTable {
+  token_id: string;
+  key: string;
+  request_hash: string;
+  /** `in_progress` while the first request runs, then `completed`. */
+  state: string;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  /** Until when an in-progress claim holds off others; a crashed claim is taken over after it. */
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
 }

@@ -107,6 +107,7 @@ export function toToken(row: TokenTable): Token {
     token_hint: row.token_hint,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
   };
 }
 

@@ -40,10 +40,23 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, error.code, error.message, error.details);
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const details = error.validation.map((v) => ({
-      field: fieldOf(error.validationContext, v.instancePath),
-      message: v.message ?? "is invalid",
-    }));
+    const details = error.validation.flatMap((v): ErrorDetail[] => {
+      // An unknown field is reported on its parent object; name each unknown field instead.
+      const keys = v.keyword === "unrecognized_keys" ? v.params.keys : undefined;
+      if (Array.isArray(keys)) {
+        const parent = v.instancePath.replace(/^\/$/, "");
+        return keys.map((key) => ({
+          field: fieldOf(error.validationContext, `${parent}/${String(key)}`),
+          message: "is not a field this endpoint accepts",
+        }));
+      }
+      return [
+        {
+          field: fieldOf(error.validationContext, v.instancePath),
+          message: v.message ?? "is invalid",
+        },
+      ];
+    });
     const summary = details.map((d) => `${d.field}: ${d.message}`).join("; ");
     return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
   }

@@ -16,6 +16,17 @@ Successful responses are \`{"status":"success","data":…,"meta":{…}}\`; error
 Every response carries \`X-Request-Id\`; budgeted responses carry \`RateLimit-Limit\`,
 \`RateLimit-Remaining\` and \`RateLimit-Reset\`, and a 429 carries \`Retry-After\`.
 
+Lists take \`page\` (from 1) and \`per_page\` (1 to 100, default 20; out of range is a 422) and
+answer \`meta.pagination\` with \`page\`, \`per_page\`, \`total\`, \`total_pages\` and
+\`next_cursor\`. Pass \`next_cursor\` back as \`cursor\` to walk a list by key at the same cost
+for every page; with a cursor, \`page\` is ignored. Lists are ordered newest first.
+
+Every POST accepts an \`Idempotency-Key\` header (1 to 255 characters). The same key from the
+same token within 24 hours replays the first response with \`Idempotent-Replayed: true\` and does
+nothing again; the same key with another body is a 422 \`idempotency_key_reused\`. A response
+that revealed a secret (a new token) is not stored: its replay is a 409
+\`secret_not_replayable\` naming what was created.
+
 | status | error_code | meaning |
 |---|---|---|
 ${errorTable}

@@ -7,11 +7,24 @@ import {
 import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
 import { getPlan, listPlans } from "../domain/plans.js";
-import { authErrors, errorResponses } from "./responses.js";
+import { authErrors, errorResponses, sendSerialised } from "./responses.js";
 
-/** GET /api/v1/plans and GET /api/v1/plans/:id: the read-only catalogue. */
+/**
+ * GET /api/v1/plans and GET /api/v1/plans/:id: the read-only catalogue. The catalogue only
+ * changes when `serve` loads it at start, so each distinct answer is built, checked against
+ * its schema and serialised once, then served from memory: a pricing page may poll it hard.
+ */
 export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }): void {
   const options = { publicUrl: deps.publicUrl };
+  const answers = new Map<string, string>();
+  async function remembered(key: string, build: () => Promise<string>): Promise<string> {
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = await build();
+      answers.set(key, answer);
+    }
+    return answer;
+  }
 
   app.get(
     "/api/v1/plans",
@@ -26,12 +39,13 @@ export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }):
         response: { 200: PlanListResponse, ...errorResponses(...authErrors, 422) },
       },
     },
-    async (request) => {
-      const { data, meta } = await listPlans(deps.db, options, {
-        billingPeriod: request.query.billing_period,
-        includePrivate: request.query.include_private,
+    async (request, reply) => {
+      const { billing_period: billingPeriod, include_private: includePrivate } = request.query;
+      const answer = await remembered(`list:${billingPeriod}:${includePrivate}`, async () => {
+        const { data, meta } = await listPlans(deps.db, options, { billingPeriod, includePrivate });
+        return JSON.stringify(PlanListResponse.parse({ status: "success", data, meta }));
       });
-      return { status: "success" as const, data, meta };
+      return sendSerialised(reply, answer);
     },
   );
 
@@ -46,9 +60,12 @@ export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }):
         response: { 200: PlanResponse, ...errorResponses(...authErrors, 404) },
       },
     },
-    async (request) => {
-      const { data, meta } = await getPlan(deps.db, options, request.params.id);
-      return { status: "success" as const, data, meta };
+    async (request, reply) => {
+      const answer = await remembered(`get:${request.params.id}`, async () => {
+        const { data, meta } = await getPlan(deps.db, options, request.params.id);
+        return JSON.stringify(PlanResponse.parse({ status: "success", data, meta }));
+      });
+      return sendSerialised(reply, answer);
     },
   );
 }

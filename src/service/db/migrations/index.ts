@@ -1,5 +1,7 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as accountsAndPlans from "./0001-accounts-and-plans.js";
+import * as workspacesOutboxIdempotency from "./0002-workspaces-outbox-idempotency.js";
+import * as jobs from "./0003-jobs.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -7,6 +9,8 @@ import * as accountsAndPlans from "./0001-accounts-and-plans.js";
  */
 const migrations: Record<string, Migration> = {
   "0001-accounts-and-plans": accountsAndPlans,
+  "0002-workspaces-outbox-idempotency": workspacesOutboxIdempotency,
+  "0003-jobs": jobs,
 };
 
 export const migrationProvider: MigrationProvider = {

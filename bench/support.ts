@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const root = resolve(import.meta.dirname, "..");
+export const bin = join(root, "bin", "reseller.cjs");
+
+/** The environment of every measured process: without the machine's extra CA bundle, which slows each Node start. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** A `reseller serve` child on a free port with a fresh database. */
+export async function startService(args: string[] = [], token = "rsk_bench_token_000000000001") {
+  const dir = mkdtempSync(join(tmpdir(), "reseller-bench-"));
+  const child = spawn(
+    process.execPath,
+    [bin, "serve", "--port", "0", "--db", join(dir, "bench.db"), "--log-level", "silent", ...args],
+    {
+      env: cleanEnv({ RESELLER_BOOTSTRAP_TOKEN: token }),
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
+  return { url, token, dir, child, stop: () => stop(child) };
+}
+
+/** Resolves with the first capture of `pattern` in the child's stderr. */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  let text = "";
+  return new Promise((resolvePromise, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = pattern.exec(text);
+      if (match?.[1]) resolvePromise(match[1]);
+    });
+    child.on("exit", (code) =>
+      reject(new Error(`process exited (${code}) before it was ready:\n${text}`)),
+    );
+  });
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolvePromise) => {
+    if (child.exitCode !== null) return resolvePromise();
+    child.on("exit", () => resolvePromise());
+    child.kill("SIGTERM");
+  });
+}

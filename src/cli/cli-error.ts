@@ -1,0 +1,35 @@
+/** Exit codes of the CLI, one meaning each (the README's table comes from here). */
+export const exitCodes = {
+  success: { code: 0, meaning: "success" },
+  unexpected: { code: 1, meaning: "unexpected error" },
+  usage: {
+    code: 2,
+    meaning: "usage error (bad flag, missing argument, invalid value caught before any request)",
+  },
+  auth: { code: 3, meaning: "authentication or permission (401, 403)" },
+  notFound: { code: 4, meaning: "not found (404)" },
+  conflict: { code: 5, meaning: "conflict or invalid state (409)" },
+  refused: { code: 6, meaning: "validation refused by the service (422, 413)" },
+  rateLimited: { code: 7, meaning: "rate limited after retries (429)" },
+  unreachable: { code: 8, meaning: "service unreachable or 5xx" },
+} as const;
+
+export type ExitKind = keyof typeof exitCodes;
+
+/** The one error type of the CLI layer: something the user can fix, with an exit code and a hint. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+
+  constructor(kind: ExitKind, message: string, hint?: string) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCodes[kind].code;
+    this.hint = hint;
+  }
+}
+
+/** A usage error (exit 2) that names the flag to use. */
+export function usageError(message: string, hint?: string): CliError {
+  return new CliError("usage", message, hint);
+}

@@ -1,0 +1,66 @@
+import type { Context } from "./context.js";
+import type { View } from "./output/view.js";
+
+/** One option of a command, as data: help, parsing and completion are generated from it. */
+export interface OptionSpec {
+  /** Commander flags, e.g. `--billing-period <period>` or `-w, --workspace <id>`. */
+  flags: string;
+  description: string;
+  choices?: readonly string[];
+  default?: string | boolean;
+  /** Collects every occurrence into an array (e.g. `--tag vip --tag new`). */
+  repeatable?: boolean;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+}
+
+/** What a handler hands back for `main` to print; handlers never write data themselves. */
+export interface CommandResult {
+  /** The service's `data`, printed verbatim with `--json`. */
+  data?: unknown;
+  /** How to show `data` to a person (table at a terminal, tab-separated when piped, CSV). */
+  view?: View;
+  /** A closing note for people, on stderr. */
+  message?: string;
+  exitCode?: number;
+}
+
+/** The parsed invocation: positional arguments and options (globals included). */
+export interface HandlerInput {
+  args: string[];
+  options: Readonly<Record<string, unknown>>;
+}
+
+export type Handler = (ctx: Context, input: HandlerInput) => Promise<CommandResult>;
+
+/** A leaf command: a declaration plus a lazily loaded handler module. */
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  description?: string;
+  arguments?: ArgumentSpec[];
+  options?: OptionSpec[];
+  /** Adds `-w, --workspace <id>`. */
+  inWorkspace?: boolean;
+  /** Adds `--page`, `--per-page` and `--all`. */
+  paged?: boolean;
+  examples: string[];
+  /** The handler module, relative to `commands/` without extension, e.g. `plans/list`. */
+  handler: string;
+}
+
+/** A noun grouping commands, e.g. `plans`. */
+export interface GroupSpec {
+  name: string;
+  summary: string;
+  commands: (CommandSpec | GroupSpec)[];
+  examples?: string[];
+}
+
+export function isGroup(spec: CommandSpec | GroupSpec): spec is GroupSpec {
+  return "commands" in spec;
+}

@@ -1,0 +1,41 @@
+import { existsSync } from "node:fs";
+import { openDatabase } from "../../../service/db/database.js";
+import { systemClock } from "../../../service/domain/clock.js";
+import { createReseller } from "../../../service/domain/resellers.js";
+import { usageError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { requiredString } from "../../options.js";
+import { recordView } from "../../output/view.js";
+
+/** `reseller admin resellers create`: a new reseller account, straight in the database. */
+export const run: Handler = async (_ctx, { options }) => {
+  const file = requiredString(options, "db");
+  const name = requiredString(options, "name").trim();
+  if (!existsSync(file))
+    throw usageError(
+      `No database at ${file}.`,
+      "Point --db at the file `reseller serve --db` uses.",
+    );
+  const database = await openDatabase(file);
+  try {
+    const created = await createReseller(database.db, systemClock, { name });
+    const data = {
+      reseller_id: created.resellerId,
+      name,
+      token_id: created.token.id,
+      token: created.token.secret,
+    };
+    return {
+      data,
+      view: recordView(data, [
+        { header: "Reseller", key: "reseller_id", value: (d) => d.reseller_id },
+        { header: "Name", key: "name", value: (d) => d.name },
+        { header: "Token id", key: "token_id", value: (d) => d.token_id },
+        { header: "Token", key: "token", value: (d) => d.token },
+      ]),
+      message: "Store the token now: it is shown only this once.",
+    };
+  } finally {
+    await database.close();
+  }
+};

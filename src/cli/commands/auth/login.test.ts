@@ -1,0 +1,187 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli, scriptedPrompter, tempConfigDir } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi, mockBaseUrl } from "../../../../test/helpers/mock-api.js";
+
+const current = {
+  status: "success",
+  data: {
+    id: "tok_01",
+    name: "initial",
+    kind: "reseller",
+    workspace_id: null,
+    scopes: ["plans:read"],
+    token_hint: "rsk_…abcd",
+    created_at: "2026-11-22T09:30:00Z",
+    last_used_at: null,
+    revoked_at: null,
+  },
+  meta: {},
+};
+
+describe("reseller login", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  function stubCurrent(token: string, status = 200) {
+    api.pool
+      .intercept({
+        path: "/api/v1/tokens/current",
+        method: "GET",
+        headers: { authorization: `Bearer ${token}` },
+      })
+      .reply(
+        status,
+        status === 200
+          ? current
+          : {
+              status: "error",
+              error_code: "unauthenticated",
+              message: "The token is invalid, revoked or expired.",
+            },
+        { headers: jsonHeaders },
+      );
+  }
+
+  it("checks a token from stdin with the service and saves it in an owner-only file", async () => {
+    stubCurrent("rsk_from_stdin_abcd");
+    const dir = tempConfigDir();
+    const run = await runCli(["login", "--base-url", mockBaseUrl, "--token-stdin"], {
+      stdin: "rsk_from_stdin_abcd\n",
+      env: { RESELLER_CONFIG_DIR: dir },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      `Logged in to ${mockBaseUrl} with reseller token tok_01; saved to profile 'default'`,
+    );
+    const file = join(dir, "config.json");
+    expect(JSON.parse(readFileSync(file, "utf8")).profiles.default).toEqual({
+      base_url: mockBaseUrl,
+      token: "rsk_from_stdin_abcd",
+    });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("saves nothing when the service refuses the token", async () => {
+    stubCurrent("rsk_wrong_token_0000", 401);
+    const dir = tempConfigDir();
+    const run = await runCli(["login", "--base-url", mockBaseUrl, "--token-stdin"], {
+      stdin: "rsk_wrong_token_0000",
+      env: { RESELLER_CONFIG_DIR: dir },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(3);
+    const stored = (() => {
+      try {
+        return JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles;
+      } catch {
+        return {};
+      }
+    })();
+    expect(stored).toEqual({});
+  });
+
+  it("asks for the base URL and the token at a terminal", async () => {
+    stubCurrent("rsk_typed_token_1234");
+    const prompter = scriptedPrompter({
+      "base URL": mockBaseUrl,
+      "API token": "rsk_typed_token_1234",
+    });
+    const run = await runCli(["login"], { tty: true, prompter, dispatcher: api.agent });
+    expect(run.code).toBe(0);
+    expect(prompter.asked).toEqual(["Service base URL", "API token (rsk_… or wsk_…)"]);
+  });
+
+  it("is a usage error naming --token-stdin when there is no terminal and no token", async () => {
+    const run = await runCli(["login", "--base-url", mockBaseUrl], { dispatcher: api.agent });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Error: Missing token.");
+    expect(run.stderr).toContain("--token-stdin");
+  });
+
+  it("never prompts when CI is set, even at a terminal", async () => {
+    const prompter = scriptedPrompter({});
+    const run = await runCli(["login", "--base-url", mockBaseUrl], {
+      tty: true,
+      env: { CI: "true" },
+      prompter,
+    });
+    expect(run.code).toBe(2);
+    expect(prompter.asked).toEqual([]);
+  });
+});
+
+describe("reseller auth status", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  it("says where each setting came from, with the token masked", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
+      .reply(200, current, { headers: jsonHeaders });
+    const run = await runCli(["auth", "status", "--json"], {
+      env: { ...api.env, RESELLER_WORKSPACE: "ws_123" },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    const status = JSON.parse(run.stdout);
+    expect(status).toMatchObject({
+      profile: "default",
+      profile_source: "default",
+      base_url: mockBaseUrl,
+      base_url_source: "env",
+      token: "rsk_…0000",
+      token_source: "env",
+      workspace: "ws_123",
+      workspace_source: "env",
+      valid: true,
+    });
+    expect(run.stdout).not.toContain("rsk_test_token_0000");
+  });
+
+  it("lets a flag win over the environment", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
+      .reply(200, current, { headers: jsonHeaders });
+    const run = await runCli(["auth", "status", "--json", "--token", "rsk_flag_token_9999"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(JSON.parse(run.stdout)).toMatchObject({ token: "rsk_…9999", token_source: "flag" });
+  });
+
+  it("exits 3 when not logged in", async () => {
+    const run = await runCli(["auth", "status"], {});
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain("valid\tfalse\n");
+  });
+});
+
+describe("reseller logout", () => {
+  it("forgets the stored token but keeps the base URL", async () => {
+    const api = mockApi();
+    api.pool
+      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
+      .reply(200, current, { headers: jsonHeaders });
+    const dir = tempConfigDir();
+    await runCli(["login", "--base-url", mockBaseUrl, "--token-stdin"], {
+      stdin: "rsk_some_token_5678",
+      env: { RESELLER_CONFIG_DIR: dir },
+      dispatcher: api.agent,
+    });
+    const run = await runCli(["logout"], { env: { RESELLER_CONFIG_DIR: dir } });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("Removed the token of profile 'default'.");
+    expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default).toEqual({
+      base_url: mockBaseUrl,
+    });
+  });
+});

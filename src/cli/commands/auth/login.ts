@@ -1,0 +1,49 @@
+import { CurrentTokenResponse } from "../../../contract/tokens.js";
+import { usageError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { booleanOption } from "../../options.js";
+import { recordView } from "../../output/view.js";
+import { readStdin } from "../../read-stdin.js";
+import { tokenFields } from "./token-fields.js";
+
+/** `reseller login`: validates a token with the service, then stores it in the profile. */
+export const run: Handler = async (ctx, { options }) => {
+  const settings = await ctx.settings();
+  let baseUrl = settings.baseUrl.value;
+  if (
+    settings.baseUrl.source !== "flag" &&
+    ctx.canPrompt &&
+    !booleanOption(options, "tokenStdin")
+  ) {
+    baseUrl = await ctx.prompter.input({ message: "Service base URL", default: baseUrl });
+  }
+  let token: string | undefined;
+  if (booleanOption(options, "tokenStdin")) {
+    token = (await readStdin(ctx.io.stdin)).trim();
+    if (token === "") throw usageError("--token-stdin was given but standard input is empty.");
+  } else if (ctx.globals.token) {
+    token = ctx.globals.token;
+  } else if (ctx.canPrompt) {
+    token = (await ctx.prompter.password({ message: "API token (rsk_… or wsk_…)" })).trim();
+  }
+  if (!token) {
+    throw usageError(
+      "Missing token.",
+      "Pass --token-stdin and pipe the token in (or --token, which lands in shell history).",
+    );
+  }
+
+  const client = await ctx.client({ baseUrl, token });
+  const response = await client.get("/api/v1/tokens/current", CurrentTokenResponse);
+
+  const store = await ctx.profiles();
+  const profile = settings.profile.value;
+  store.update(profile, { base_url: baseUrl, token });
+  store.use(profile);
+  const current = response.body.data;
+  return {
+    data: response.raw.data,
+    view: recordView(current, tokenFields),
+    message: `Logged in to ${baseUrl} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).`,
+  };
+};

@@ -1,0 +1,92 @@
+import { ApiError } from "../../../client/api-error.js";
+import { CurrentTokenResponse, type Token } from "../../../contract/tokens.js";
+import { exitCodes } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { recordView } from "../../output/view.js";
+import { maskToken, type Sourced } from "../../settings.js";
+
+const sourceNames = {
+  flag: "flag",
+  env: "environment",
+  profile: "profile",
+  default: "default",
+  none: "not set",
+} as const;
+
+function from(setting: Sourced<string | undefined>): string {
+  return sourceNames[setting.source];
+}
+
+/** `reseller auth status`: which settings won, and whether the token works. */
+export const run: Handler = async (ctx) => {
+  const settings = await ctx.settings();
+  const store = await ctx.profiles();
+  const token = settings.token.value;
+  let current: Token | null = null;
+  let problem: string | null = token ? null : "no token: run `reseller login`";
+  if (token) {
+    try {
+      current = (await (await ctx.client()).get("/api/v1/tokens/current", CurrentTokenResponse))
+        .body.data;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      problem = error.message;
+    }
+  }
+  const status = {
+    profile: settings.profile.value,
+    profile_source: settings.profile.source,
+    base_url: settings.baseUrl.value,
+    base_url_source: settings.baseUrl.source,
+    token: token ? maskToken(token) : null,
+    token_source: settings.token.source,
+    workspace: settings.workspace.value ?? null,
+    workspace_source: settings.workspace.source,
+    config_file: store.path,
+    valid: current !== null,
+    problem,
+    token_info: current,
+  };
+  return {
+    data: status,
+    view: recordView(status, [
+      {
+        header: "Profile",
+        key: "profile",
+        value: (s) => s.profile,
+        display: (s) => `${s.profile} (${from(settings.profile)})`,
+      },
+      {
+        header: "Base URL",
+        key: "base_url",
+        value: (s) => s.base_url,
+        display: (s) => `${s.base_url} (${from(settings.baseUrl)})`,
+      },
+      {
+        header: "Token",
+        key: "token",
+        value: (s) => s.token,
+        display: (s) => `${s.token ?? "—"} (${from(settings.token)})`,
+      },
+      {
+        header: "Workspace",
+        key: "workspace",
+        value: (s) => s.workspace,
+        display: (s) => `${s.workspace ?? "—"} (${from(settings.workspace)})`,
+      },
+      {
+        header: "Status",
+        key: "valid",
+        value: (s) => s.valid,
+        display: (s, paint) =>
+          s.token_info
+            ? paint.good(
+                `valid ${s.token_info.kind} token ${s.token_info.id}; scopes: ${s.token_info.scopes.join(" ")}`,
+              )
+            : paint.bad(s.problem ?? "invalid"),
+      },
+      { header: "Config file", key: "config_file", value: (s) => s.config_file },
+    ]),
+    exitCode: current ? 0 : exitCodes.auth.code,
+  };
+};

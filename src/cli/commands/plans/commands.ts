@@ -1,0 +1,37 @@
+import { billingPeriods } from "../../../contract/vocabulary.js";
+import type { GroupSpec } from "../../command-spec.js";
+
+export const planCommands: GroupSpec = {
+  name: "plans",
+  summary: "Browse the plan catalogue (prices for your pricing page)",
+  commands: [
+    {
+      name: "list",
+      summary: "List plans with price and billing period",
+      options: [
+        {
+          flags: "--billing-period <period>",
+          description: "only plans of this period",
+          choices: billingPeriods,
+        },
+        {
+          flags: "--include-private",
+          description: "also list plans hidden from the public pricing page",
+        },
+      ],
+      examples: [
+        "reseller plans list",
+        "reseller plans list --billing-period yearly --include-private",
+        "reseller plans list --json | jq '.monthly[].registration_url'",
+      ],
+      handler: "plans/list",
+    },
+    {
+      name: "get",
+      summary: "Show one plan with its features (private plans too)",
+      arguments: [{ name: "id", description: "the plan's id" }],
+      examples: ["reseller plans get 2", "reseller plans get 2 --json"],
+      handler: "plans/get",
+    },
+  ],
+};

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { planMeta, starterPlan } from "../../../../test/fixtures/plans.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+describe("reseller plans get", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  it("shows the plan and its features readably at a terminal", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans/2", method: "GET" })
+      .reply(
+        200,
+        { status: "success", data: starterPlan, meta: planMeta },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["plans", "get", "2"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Price:\s+\$29\.50 \/ month/);
+    expect(run.stdout).toMatch(/Sign-up link:\s+https:\/\/example\.test\/register\?plan=starter/);
+    expect(run.stdout).toContain("Features");
+    expect(run.stdout).toMatch(/Contacts\s+limit\s+unlimited/);
+    expect(run.stdout).toMatch(/API access\s+boolean\s+included/);
+  });
+
+  it("prints only the plan id with --quiet", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans/2", method: "GET" })
+      .reply(
+        200,
+        { status: "success", data: starterPlan, meta: planMeta },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["plans", "get", "2", "--quiet"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toBe("2\n");
+  });
+
+  it("exits 4 when the plan does not exist", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans/99", method: "GET" })
+      .reply(
+        404,
+        { status: "error", error_code: "not_found", message: "Plan '99' was not found." },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["plans", "get", "99"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain("Plan '99' was not found. (not_found, HTTP 404)");
+  });
+
+  it("is a usage error (exit 2) without an id, before any request", async () => {
+    const run = await runCli(["plans", "get"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing required argument 'id'");
+  });
+});

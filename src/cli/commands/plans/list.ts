@@ -1,0 +1,20 @@
+import { PlanListResponse } from "../../../contract/plans.js";
+import type { Handler } from "../../command-spec.js";
+import { booleanOption, stringOption } from "../../options.js";
+import { tableView } from "../../output/view.js";
+import { planColumns } from "./plan-format.js";
+
+/** `reseller plans list`: every plan, grouped by period in the service's order. */
+export const run: Handler = async (ctx, { options }) => {
+  const client = await ctx.client();
+  const response = await client.get("/api/v1/plans", PlanListResponse, {
+    billing_period: stringOption(options, "billingPeriod"),
+    include_private: booleanOption(options, "includePrivate") ? "true" : undefined,
+  });
+  const { data, meta } = response.body;
+  const plans = meta.billing_periods.flatMap((period) => data[period.value] ?? []);
+  return {
+    data: response.raw.data,
+    view: tableView(plans, planColumns(meta), { empty: "No plans match." }),
+  };
+};

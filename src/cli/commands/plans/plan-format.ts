@@ -1,0 +1,65 @@
+import type { Feature, Plan, PlanMeta } from "../../../contract/plans.js";
+import type { Column } from "../../output/view.js";
+
+/** An amount with the catalogue's currency symbol: `$29`, `$4.50`. */
+export function money(amount: number, meta: PlanMeta): string {
+  const digits = Number.isInteger(amount) ? 0 : 2;
+  const text = amount.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: 2,
+  });
+  return meta.currency ? `${meta.currency.symbol}${text}` : text;
+}
+
+/** A plan's price as a pricing page shows it: `$29 / month`, `$499 once`, `Free · 14-day trial`. */
+export function priceLabel(plan: Plan, meta: PlanMeta): string {
+  if (plan.is_free || plan.price === 0) {
+    return plan.trial_days ? `Free · ${plan.trial_days}-day trial` : "Free";
+  }
+  if (plan.price === null) return "—";
+  const period = meta.billing_periods.find((p) => p.value === plan.billing_period);
+  if (!period) return money(plan.price, meta);
+  return period.is_recurring
+    ? `${money(plan.price, meta)} / ${period.suffix}`
+    : `${money(plan.price, meta)} ${period.suffix}`;
+}
+
+/** The label of a billing period from the service's vocabulary. */
+export function periodLabel(value: string | null, meta: PlanMeta): string {
+  return meta.billing_periods.find((p) => p.value === value)?.label ?? value ?? "";
+}
+
+/** A feature's allowance in words. */
+export function featureValue(feature: Feature): string {
+  if (feature.type === "boolean") return "included";
+  if (feature.value === null) return "";
+  return feature.value === -1 ? "unlimited" : feature.value.toLocaleString("en-US");
+}
+
+/** Columns of a plan list. */
+export function planColumns(meta: PlanMeta): Column<Plan>[] {
+  return [
+    { header: "Id", key: "id", value: (p) => p.id },
+    {
+      header: "Name",
+      key: "name",
+      value: (p) => p.name,
+      display: (p, paint) => paint.bold(p.name),
+    },
+    { header: "Slug", key: "slug", value: (p) => p.slug },
+    {
+      header: "Period",
+      key: "billing_period",
+      value: (p) => p.billing_period,
+      display: (p) => periodLabel(p.billing_period, meta),
+    },
+    { header: "Price", key: "price", value: (p) => p.price, display: (p) => priceLabel(p, meta) },
+    {
+      header: "Visibility",
+      key: "is_public",
+      value: (p) => p.is_public,
+      display: (p, paint) => (p.is_public ? "public" : paint.dim("private")),
+    },
+    { header: "Sign-up link", key: "registration_url", value: (p) => p.registration_url },
+  ];
+}

@@ -1,0 +1,46 @@
+import type { CommandSpec } from "../../command-spec.js";
+
+export const serveCommand: CommandSpec = {
+  name: "serve",
+  summary: "Run the whole service locally on an embedded SQLite database",
+  description:
+    "Runs the plan catalogue, the reseller API and a sandbox messaging operator on one port. On an empty database it creates the first reseller account, whose token is RESELLER_BOOTSTRAP_TOKEN when set, otherwise random and printed once. JSON log lines go to stdout, notes to stderr. Stops cleanly on Ctrl-C or SIGTERM.",
+  options: [
+    { flags: "--host <host>", description: "address to listen on", default: "127.0.0.1" },
+    {
+      flags: "--port <port>",
+      description: "port to listen on (0 picks a free one)",
+      default: "8420",
+    },
+    {
+      flags: "--db <file>",
+      description: "SQLite database file (created when missing)",
+      default: "reseller.db",
+    },
+    {
+      flags: "--plans <file>",
+      description: "load the plan catalogue from this JSON file (upserted by slug)",
+    },
+    {
+      flags: "--public-url <url>",
+      description: "base of sign-up links (default: the address it listens on)",
+    },
+    {
+      flags: "--rate-limit <n/window>",
+      description: "requests per token per window, e.g. 600/1m, 100/s",
+      default: "6000/1m",
+    },
+    {
+      flags: "--log-level <level>",
+      description: "log level",
+      choices: ["fatal", "error", "warn", "info", "debug", "silent"],
+      default: "info",
+    },
+  ],
+  examples: [
+    "reseller serve",
+    "RESELLER_BOOTSTRAP_TOKEN=rsk_dev_token reseller serve --port 8420 --db dev.db",
+    "reseller serve --plans plans.json --public-url https://example.com --rate-limit 100/s",
+  ],
+  handler: "serve/serve",
+};

@@ -1,0 +1,61 @@
+import { parseRateLimit } from "../../../service/config.js";
+import { startService } from "../../../service/server.js";
+import { usageError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { intOption, requiredString, stringOption } from "../../options.js";
+
+/** `reseller serve`: starts the service and runs until SIGINT or SIGTERM. */
+export const run: Handler = async (ctx, { options }) => {
+  let rateLimit: ReturnType<typeof parseRateLimit>;
+  try {
+    rateLimit = parseRateLimit(requiredString(options, "rateLimit"));
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  const dbFile = requiredString(options, "db");
+  const service = await startService({
+    host: requiredString(options, "host"),
+    port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
+    dbFile,
+    plansFile: stringOption(options, "plans"),
+    publicUrl: stringOption(options, "publicUrl"),
+    rateLimit,
+    bootstrapToken: ctx.env.RESELLER_BOOTSTRAP_TOKEN,
+    logLevel: requiredString(options, "logLevel"),
+  });
+  const lines = [
+    `reseller service listening on ${service.url} (database ${dbFile})`,
+    `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
+  ];
+  if (service.bootstrap.catalogue === "demo")
+    lines.push("Loaded the demo plan catalogue (use --plans FILE for your own).");
+  const token = service.bootstrap.createdToken;
+  if (token) {
+    lines.push(
+      "Created the first reseller account.",
+      ctx.env.RESELLER_BOOTSTRAP_TOKEN
+        ? "Its token is the value of RESELLER_BOOTSTRAP_TOKEN."
+        : `Its token, shown only this once:\n\n    ${token}\n`,
+      `Log in with: reseller login --base-url ${service.url} --token-stdin`,
+    );
+  }
+  const stopped = new Promise<string>((resolve) => {
+    const onSignal = (signal: string) => {
+      if (shuttingDown) {
+        ctx.info(`${signal} received again: stopping at once.`);
+        process.exit(130);
+      }
+      shuttingDown = true;
+      resolve(signal);
+    };
+    let shuttingDown = false;
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  ctx.info(lines.join("\n"));
+  const signal = await stopped;
+  ctx.info(`${signal} received: finishing requests in flight and closing the database…`);
+  await service.close();
+  ctx.info("Stopped.");
+  return {};
+};

@@ -1,0 +1,163 @@
+import type { Dispatcher } from "undici";
+import type { ApiClient } from "../client/api-client.js";
+import { usageError } from "./cli-error.js";
+import type { Env } from "./env-vars.js";
+import type { Io } from "./io.js";
+import type { ModuleImporter } from "./module-loader.js";
+import type { OutputMode } from "./output/render.js";
+import type { ProfileStore } from "./profile-store.js";
+import { inquirerPrompter, type Prompter } from "./prompts.js";
+import { maskToken, resolveProfileName, resolveSettings, type Settings } from "./settings.js";
+import { cliVersion } from "./version.js";
+
+/** Options every command understands (declared on the root program). */
+export interface GlobalOptions {
+  baseUrl?: string;
+  token?: string;
+  profile?: string;
+  workspace?: string;
+  json?: boolean;
+  csv?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  debug?: boolean;
+  idempotencyKey?: string;
+}
+
+/** What `main` is given: the real process, or fakes in tests. */
+export interface MainDeps {
+  io: Io;
+  env: Env;
+  /** Replaces the HTTP agent (tests use undici's MockAgent). */
+  dispatcher?: Dispatcher;
+  prompter?: Prompter;
+  /** Replaces waiting (retries, polling) in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => Date;
+  /** Imports CLI modules lazily (bin/ hands in one that works outside the code-cached bundle). */
+  importModule?: ModuleImporter;
+}
+
+/** Everything a handler may use; handlers touch no globals. */
+export interface Context {
+  io: Io;
+  env: Env;
+  globals: GlobalOptions;
+  /** stdout is a terminal: tables and colour rather than tab-separated text. */
+  isTTY: boolean;
+  /** Questions may be asked: stdin and stderr are terminals and CI is not set. */
+  canPrompt: boolean;
+  color: boolean;
+  output: OutputMode;
+  prompter: Prompter;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  /** A line for people on stderr (progress, notes); never data. */
+  info(message: string): void;
+  profiles(): Promise<ProfileStore>;
+  settings(): Promise<Settings>;
+  /**
+   * The API client for the resolved base URL and token (or the ones given, as `login` does);
+   * a usage error pointing at `reseller login` when there is no token.
+   */
+  client(overrides?: { baseUrl?: string; token?: string }): Promise<ApiClient>;
+  /** The workspace a command works in: -w, RESELLER_WORKSPACE, then the profile's default. */
+  workspaceId(): Promise<string>;
+}
+
+/** Colour per NO_COLOR, FORCE_COLOR and --no-color, otherwise when stdout is a terminal. */
+export function wantsColor(globals: GlobalOptions, env: Env, isTTY: boolean): boolean {
+  if (globals.color === false) return false;
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  return isTTY;
+}
+
+function outputMode(globals: GlobalOptions, isTTY: boolean): OutputMode {
+  if (globals.json) return "json";
+  if (globals.csv) return "csv";
+  if (globals.quiet) return "quiet";
+  return isTTY ? "table" : "plain";
+}
+
+/** Builds the context of one command invocation. */
+export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
+  const { io, env } = deps;
+  const isTTY = io.stdout.isTTY === true;
+  const canPrompt = io.stdin.isTTY === true && io.stderr.isTTY === true && !env.CI;
+  let store: ProfileStore | undefined;
+  let settings: Settings | undefined;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const info = (message: string) => io.stderr.write(`${message}\n`);
+
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    isTTY,
+    canPrompt,
+    color: wantsColor(globals, env, isTTY),
+    output: outputMode(globals, isTTY),
+    prompter: deps.prompter ?? inquirerPrompter(io),
+    now: deps.now ?? (() => new Date()),
+    sleep,
+    info,
+    profiles: async () => {
+      if (!store) {
+        const { ProfileStore } = await import("./profile-store.js");
+        store = new ProfileStore(env.RESELLER_CONFIG_DIR);
+      }
+      return store;
+    },
+    settings: async () => {
+      if (!settings) {
+        const profiles = await ctx.profiles();
+        const name = resolveProfileName(globals, env, profiles.activeName);
+        settings = resolveSettings(globals, env, name, profiles.get(name.value));
+      }
+      return settings;
+    },
+    client: async (overrides = {}) => {
+      const resolved = await ctx.settings();
+      const token = overrides.token ?? resolved.token.value;
+      if (!token) {
+        throw usageError(
+          "Not logged in: no token from --token, RESELLER_TOKEN or the profile.",
+          "Run `reseller login` (or set RESELLER_TOKEN).",
+        );
+      }
+      const { ApiClient } = await import("../client/api-client.js");
+      return new ApiClient({
+        baseUrl: overrides.baseUrl ?? resolved.baseUrl.value,
+        token,
+        userAgent: `reseller-cli/${cliVersion()} node/${process.versions.node}`,
+        ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+        ...(deps.sleep ? { sleep: deps.sleep } : {}),
+        ...(globals.idempotencyKey ? { idempotencyKey: globals.idempotencyKey } : {}),
+        onRetry: (e) =>
+          info(
+            `${e.reason} on ${e.method} ${e.path}; retrying in ${(e.waitMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,
+          ),
+        ...(globals.debug
+          ? {
+              onExchange: (e) =>
+                info(
+                  `[debug] ${e.method} ${e.url} -> ${e.status ?? e.error} in ${e.ms.toFixed(0)} ms${e.requestId ? ` (${e.requestId})` : ""}${token ? ` [token ${maskToken(token)}]` : ""}`,
+                ),
+            }
+          : {}),
+      });
+    },
+    workspaceId: async () => {
+      const workspace = (await ctx.settings()).workspace.value;
+      if (!workspace) {
+        throw usageError(
+          "No workspace given.",
+          "Pass -w/--workspace <id>, set RESELLER_WORKSPACE, or run `reseller workspaces use <id>`.",
+        );
+      }
+      return workspace;
+    },
+  };
+  return ctx;
+}

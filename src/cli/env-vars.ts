@@ -1,0 +1,20 @@
+/** Every environment variable the tool reads, declared once with what it does (the README lists these). */
+export const envVars = {
+  RESELLER_BASE_URL: "Base URL of the service (overrides the profile; overridden by --base-url).",
+  RESELLER_TOKEN: "API token (overrides the profile; overridden by --token).",
+  RESELLER_PROFILE: "Name of the stored profile to use (overridden by --profile).",
+  RESELLER_WORKSPACE:
+    "Workspace id for commands inside a workspace (overridden by -w/--workspace).",
+  RESELLER_CONFIG_DIR: "Folder of the profile store (default: the user's config folder).",
+  RESELLER_BOOTSTRAP_TOKEN:
+    "serve: the token of the first reseller account created on an empty database.",
+  NO_COLOR: "Any non-empty value turns colour off.",
+  FORCE_COLOR: "Turns colour on even when output is not a terminal ('0' turns it off).",
+  CI: "When set, the CLI never prompts; a missing value is a usage error naming its flag.",
+  HTTP_PROXY: "Proxy for http:// service URLs (also HTTPS_PROXY, NO_PROXY).",
+} as const;
+
+export type EnvVar = keyof typeof envVars;
+
+/** The process environment as the CLI sees it (tests pass their own). */
+export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,0 +1,27 @@
+import { fileURLToPath } from "node:url";
+import type { Handler } from "./command-spec.js";
+
+/**
+ * Imports a module of the CLI by its path relative to this folder. The start-up bundle runs
+ * from a V8 code cache, where `import()` is unavailable, so bin/ hands in its own importer.
+ */
+export type ModuleImporter = (path: string) => Promise<unknown>;
+
+const defaultImporter: ModuleImporter = (path) => import(path);
+
+/** Absolute path of a module of the CLI, e.g. `commands/plans/list` → …/cli/commands/plans/list.js. */
+export function cliModulePath(relative: string): string {
+  return fileURLToPath(new URL(`./${relative}.js`, import.meta.url));
+}
+
+/** Loads a module of the CLI with the given importer (or the default one). */
+export async function loadCliModule<T>(relative: string, importer?: ModuleImporter): Promise<T> {
+  return (await (importer ?? defaultImporter)(cliModulePath(relative))) as T;
+}
+
+/** Loads a command's handler. */
+export async function loadHandler(handler: string, importer?: ModuleImporter): Promise<Handler> {
+  const module = await loadCliModule<{ run?: Handler }>(`commands/${handler}`, importer);
+  if (typeof module.run !== "function") throw new Error(`commands/${handler} exports no run()`);
+  return module.run;
+}

@@ -1,0 +1,56 @@
+import { usageError } from "./cli-error.js";
+
+type Options = Readonly<Record<string, unknown>>;
+
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** A string option, or undefined when not given. */
+export function stringOption(options: Options, key: string): string | undefined {
+  const value = options[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A string option that must be given (without a terminal to ask at). */
+export function requiredString(options: Options, key: string): string {
+  const value = stringOption(options, key);
+  if (value === undefined || value === "") throw usageError(`Missing ${flagName(key)}.`);
+  return value;
+}
+
+/** A whole-number option within bounds. */
+export function intOption(
+  options: Options,
+  key: string,
+  bounds: { min?: number; max?: number } = {},
+): number | undefined {
+  const raw = stringOption(options, key);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = bounds;
+  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+    const range = bounds.max === undefined ? `at least ${min}` : `from ${min} to ${max}`;
+    throw usageError(`${flagName(key)} expects a whole number ${range}; got '${raw}'.`);
+  }
+  return value;
+}
+
+export function booleanOption(options: Options, key: string): boolean {
+  return options[key] === true;
+}
+
+/** A repeatable option's values (empty when not given). */
+export function listOption(options: Options, key: string): string[] {
+  const value = options[key];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** Paging flags of a list command. */
+export function pagingOptions(options: Options): { page: number; perPage: number; all: boolean } {
+  return {
+    page: intOption(options, "page", { min: 1 }) ?? 1,
+    perPage: intOption(options, "perPage", { min: 1, max: 100 }) ?? 20,
+    all: booleanOption(options, "all"),
+  };
+}

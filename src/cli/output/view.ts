@@ -1,0 +1,98 @@
+/** A value in a table cell or record field, before formatting. */
+export type Cell = string | number | boolean | null | undefined;
+
+/** Colour helpers handed to display functions; all identity when colour is off. */
+export interface Paint {
+  bold(text: string): string;
+  dim(text: string): string;
+  good(text: string): string;
+  warn(text: string): string;
+  bad(text: string): string;
+  /** Colours a status word by what it means (active green, suspended red, …). */
+  status(word: string): string;
+}
+
+/** One column: `value` is the raw cell (CSV, plain), `display` what a person sees at a terminal. */
+export interface Column<Row> {
+  header: string;
+  /** The CSV header; the wire field name where there is one. */
+  key: string;
+  value(row: Row): Cell;
+  display?(row: Row, paint: Paint): string;
+}
+
+/** How a result is shown to people; JSON output ignores views and prints `data`. */
+export type View =
+  | {
+      kind: "table";
+      headers: string[];
+      keys: string[];
+      raw: Cell[][];
+      display(paint: Paint): string[][];
+      ids: string[];
+      empty: string;
+    }
+  | {
+      kind: "record";
+      labels: string[];
+      keys: string[];
+      raw: Cell[];
+      display(paint: Paint): string[];
+      ids: string[];
+    }
+  | { kind: "stack"; parts: { title?: string; view: View }[] }
+  | { kind: "text"; text(paint: Paint): string; ids: string[] };
+
+/** Plain text of a raw cell. */
+export function cellText(cell: Cell): string {
+  if (cell === null || cell === undefined) return "";
+  return String(cell);
+}
+
+function idOf(row: unknown): string[] {
+  const id = (row as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? [String(id)] : [];
+}
+
+/** A list shown as a table at a terminal, tab-separated lines when piped, CSV with --csv. */
+export function tableView<Row>(
+  rows: readonly Row[],
+  columns: Column<Row>[],
+  options: { empty?: string; ids?: (row: Row) => string } = {},
+): View {
+  return {
+    kind: "table",
+    headers: columns.map((c) => c.header),
+    keys: columns.map((c) => c.key),
+    raw: rows.map((row) => columns.map((c) => c.value(row))),
+    display: (paint) =>
+      rows.map((row) =>
+        columns.map((c) => (c.display ? c.display(row, paint) : cellText(c.value(row)))),
+      ),
+    ids: rows.flatMap((row) => (options.ids ? [options.ids(row)] : idOf(row))),
+    empty: options.empty ?? "Nothing to show.",
+  };
+}
+
+/** One resource shown as aligned "Label  value" lines. */
+export function recordView<T>(data: T, fields: Column<T>[]): View {
+  return {
+    kind: "record",
+    labels: fields.map((f) => f.header),
+    keys: fields.map((f) => f.key),
+    raw: fields.map((f) => f.value(data)),
+    display: (paint) =>
+      fields.map((f) => (f.display ? f.display(data, paint) : cellText(f.value(data)))),
+    ids: idOf(data),
+  };
+}
+
+/** Several views one after another, each under an optional title. */
+export function stackView(...parts: { title?: string; view: View }[]): View {
+  return { kind: "stack", parts };
+}
+
+/** Free text for people (the same at a terminal and piped, colour aside). */
+export function textView(text: (paint: Paint) => string, ids: string[] = []): View {
+  return { kind: "text", text, ids };
+}

@@ -1,0 +1,46 @@
+import { usageError } from "./cli-error.js";
+import type { Io } from "./io.js";
+
+/** Every question the CLI asks goes through this, so none can hang a pipeline. */
+export interface Prompter {
+  input(question: {
+    message: string;
+    default?: string;
+    validate?: (value: string) => true | string;
+  }): Promise<string>;
+  password(question: { message: string }): Promise<string>;
+  confirm(question: { message: string; default?: boolean }): Promise<boolean>;
+  select<T extends string>(question: {
+    message: string;
+    choices: { name: string; value: T; description?: string }[];
+    default?: T;
+  }): Promise<T>;
+}
+
+/** The real prompter: @inquirer/prompts on the command's own streams (stderr for the questions). */
+export function inquirerPrompter(io: Io): Prompter {
+  const context = { input: io.stdin, output: io.stderr };
+  return {
+    input: async (q) => (await import("@inquirer/prompts")).input(q, context),
+    password: async (q) =>
+      (await import("@inquirer/prompts")).password({ ...q, mask: "*" }, context),
+    confirm: async (q) => (await import("@inquirer/prompts")).confirm(q, context),
+    select: async (q) => (await import("@inquirer/prompts")).select(q, context),
+  };
+}
+
+/** Asks for confirmation at a terminal; elsewhere only `--yes` lets a costly action proceed. */
+export async function confirmOrYes(
+  ctx: { canPrompt: boolean; prompter: Prompter },
+  yes: boolean,
+  question: string,
+): Promise<boolean> {
+  if (yes) return true;
+  if (!ctx.canPrompt) {
+    throw usageError(
+      `${question.replace(/\?$/, "")}: confirmation needed`,
+      "Pass --yes to confirm without a terminal.",
+    );
+  }
+  return ctx.prompter.confirm({ message: question, default: false });
+}

@@ -1,0 +1,82 @@
+import { ApiError } from "../client/api-error.js";
+import { CliError, type ExitKind, exitCodes } from "./cli-error.js";
+import type { GlobalOptions } from "./context.js";
+import type { Io } from "./io.js";
+
+/** The exit code of a service answer, per the CLI contract's table. */
+export function exitKindOf(error: ApiError): ExitKind {
+  if (error.kind === "network" || error.kind === "timeout") return "unreachable";
+  if (error.kind === "invalid_response") return "unexpected";
+  const status = error.status;
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "notFound";
+  if (status === 409) return "conflict";
+  if (status === 400 || status === 413 || status === 415 || status === 422) return "refused";
+  if (status === 429) return "rateLimited";
+  if (status >= 500) return "unreachable";
+  return "unexpected";
+}
+
+function hintFor(error: ApiError): string | undefined {
+  if (error.kind === "network" || error.kind === "timeout") {
+    return "Is the service running? Start one with `reseller serve`, or check --base-url / RESELLER_BASE_URL.";
+  }
+  if (error.status === 401)
+    return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";
+  if (error.status === 403) return "Use a token that has this scope (see `reseller auth status`).";
+  if (error.status === 429) return "The token's rate limit is spent; wait and try again.";
+  return undefined;
+}
+
+/** Prints an error for people on stderr (and as JSON on stdout with --json); returns the exit code. */
+export function reportError(error: unknown, io: Io, globals: GlobalOptions): number {
+  let exitCode: number = exitCodes.unexpected.code;
+  let json: Record<string, unknown>;
+  const lines: string[] = [];
+  if (error instanceof ApiError) {
+    exitCode = exitCodes[exitKindOf(error)].code;
+    const code = error.errorCode
+      ? ` (${error.errorCode}${error.status ? `, HTTP ${error.status}` : ""})`
+      : error.status
+        ? ` (HTTP ${error.status})`
+        : "";
+    lines.push(`Error: ${error.message}${code}`);
+    for (const d of error.details) lines.push(`  ${d.field}: ${d.message}`);
+    if (error.requestId) lines.push(`Request id: ${error.requestId}`);
+    const hint = hintFor(error);
+    if (hint) lines.push(`Hint: ${hint}`);
+    json = {
+      status: error.status || null,
+      error_code: error.errorCode ?? error.kind,
+      message: error.message,
+      details: error.details,
+      request_id: error.requestId,
+    };
+  } else if (error instanceof CliError) {
+    exitCode = error.exitCode;
+    lines.push(`Error: ${error.message}`);
+    if (error.hint) lines.push(`Hint: ${error.hint}`);
+    json = {
+      status: null,
+      error_code: exitCode === 2 ? "usage" : "cli_error",
+      message: error.message,
+      details: [],
+      request_id: null,
+    };
+  } else {
+    const err = error instanceof Error ? error : new Error(String(error));
+    lines.push(`Unexpected error: ${err.message}`);
+    if (globals.debug && err.stack) lines.push(err.stack);
+    else lines.push("Hint: run again with --debug for details.");
+    json = {
+      status: null,
+      error_code: "unexpected",
+      message: err.message,
+      details: [],
+      request_id: null,
+    };
+  }
+  io.stderr.write(`${lines.join("\n")}\n`);
+  if (globals.json) io.stdout.write(`${JSON.stringify({ error: json }, null, 2)}\n`);
+  return exitCode;
+}

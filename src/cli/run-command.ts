@@ -1,0 +1,23 @@
+import type { Command } from "commander";
+import type { CommandSpec } from "./command-spec.js";
+import { createContext, type GlobalOptions, type MainDeps } from "./context.js";
+import { loadHandler } from "./module-loader.js";
+import { renderResult } from "./output/render.js";
+
+/** Runs a parsed leaf command: builds its context, loads its handler, writes its result. */
+export async function runCommand(
+  spec: CommandSpec,
+  command: Command,
+  globals: GlobalOptions,
+  deps: MainDeps,
+): Promise<number> {
+  const ctx = createContext(deps, globals);
+  const run = await loadHandler(spec.handler, deps.importModule);
+  const result = await run(ctx, {
+    args: command.args,
+    options: globals as Record<string, unknown>,
+  });
+  renderResult(result, ctx.output, { write: (t) => ctx.io.stdout.write(t), color: ctx.color });
+  if (result.message && ctx.output !== "json" && ctx.output !== "quiet") ctx.info(result.message);
+  return result.exitCode ?? 0;
+}

@@ -1,0 +1,79 @@
+import type { Env } from "./env-vars.js";
+import type { Profile } from "./profile-store.js";
+
+export type Source = "flag" | "env" | "profile" | "default" | "none";
+
+/** A setting's value and where it came from, for `auth status`. */
+export interface Sourced<T> {
+  value: T;
+  source: Source;
+}
+
+export interface Settings {
+  profile: Sourced<string>;
+  baseUrl: Sourced<string>;
+  token: Sourced<string | undefined>;
+  workspace: Sourced<string | undefined>;
+}
+
+export const defaultBaseUrl = "http://127.0.0.1:8420";
+
+/** The profile used until another is chosen. */
+export const defaultProfileName = "default";
+
+/** The flags that can override stored settings. */
+export interface SettingFlags {
+  baseUrl?: string | undefined;
+  token?: string | undefined;
+  profile?: string | undefined;
+  workspace?: string | undefined;
+}
+
+function pick<T>(
+  flag: T | undefined,
+  env: T | undefined,
+  profile: T | undefined,
+): Sourced<T | undefined> {
+  if (flag !== undefined && flag !== "") return { value: flag, source: "flag" };
+  if (env !== undefined && env !== "") return { value: env, source: "env" };
+  if (profile !== undefined && profile !== "") return { value: profile, source: "profile" };
+  return { value: undefined, source: "none" };
+}
+
+/** Which profile is in force: flag, then RESELLER_PROFILE, then the stored active one. */
+export function resolveProfileName(
+  flags: SettingFlags,
+  env: Env,
+  storedActive: string,
+): Sourced<string> {
+  const picked = pick(flags.profile, env.RESELLER_PROFILE, undefined);
+  if (picked.value !== undefined) return { value: picked.value, source: picked.source };
+  return {
+    value: storedActive,
+    source: storedActive === defaultProfileName ? "default" : "profile",
+  };
+}
+
+/** Applies the precedence flag > environment > profile > default to every setting. */
+export function resolveSettings(
+  flags: SettingFlags,
+  env: Env,
+  profileName: Sourced<string>,
+  profile: Profile | undefined,
+): Settings {
+  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url);
+  return {
+    profile: profileName,
+    baseUrl:
+      baseUrl.value === undefined
+        ? { value: defaultBaseUrl, source: "default" }
+        : { value: baseUrl.value, source: baseUrl.source },
+    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token),
+    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
+  };
+}
+
+/** A token safe to print: its prefix and last four characters. */
+export function maskToken(token: string): string {
+  return token.length <= 10 ? "****" : `${token.slice(0, 4)}…${token.slice(-4)}`;
+}

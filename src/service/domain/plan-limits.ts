@@ -1,0 +1,70 @@
+import type { Feature } from "../../contract/plans.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "./clock.js";
+import { ServiceError } from "./service-error.js";
+import { isMetered, meteredUsage } from "./usage.js";
+import type { WorkspaceRow } from "./workspace-access.js";
+
+/** The features of a plan (none without a plan). */
+export async function planFeatures(db: Db, planId: number | null): Promise<Feature[]> {
+  if (planId === null) return [];
+  const row = await db
+    .selectFrom("plans")
+    .select("features")
+    .where("id", "=", planId)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.features) as Feature[]) : [];
+}
+
+/** A plan's ceiling for one feature and the workspace's use of it. */
+export interface Allowance {
+  key: string;
+  /** -1 means unlimited. */
+  limit: number;
+  used: number;
+}
+
+/**
+ * The workspace's allowance for a limit or quota feature, or null when its plan sets no ceiling
+ * for it (no plan, or a plan without that feature). Batch work (imports) reads it once and
+ * checks each row against `limit - used` itself.
+ */
+export async function planAllowance(
+  db: Db,
+  clock: Clock,
+  workspace: Pick<WorkspaceRow, "id" | "plan_id">,
+  featureKey: string,
+): Promise<Allowance | null> {
+  const feature = (await planFeatures(db, workspace.plan_id)).find(
+    (f) => f.key === featureKey && isMetered(f),
+  );
+  if (!feature) return null;
+  const limit = feature.value ?? -1;
+  return { key: featureKey, limit, used: await meteredUsage(db, clock, workspace.id, featureKey) };
+}
+
+/** The 409 plan_limit_exceeded for a feature, with details naming its limit and usage. */
+export function planLimitExceeded(allowance: Allowance): ServiceError {
+  const { key, limit, used } = allowance;
+  return new ServiceError(
+    "plan_limit_exceeded",
+    `The workspace's plan allows ${limit} for '${key}' and ${used} are used; upgrade the plan or free some capacity.`,
+    { details: [{ field: key, message: `limit ${limit}, used ${used}`, limit, used }] },
+  );
+}
+
+/**
+ * Refuses an action that would take the workspace past its plan's ceiling for `featureKey`
+ * (409 plan_limit_exceeded); `adding` is how many units the action uses. -1 is unlimited.
+ */
+export async function enforcePlanLimit(
+  db: Db,
+  clock: Clock,
+  workspace: Pick<WorkspaceRow, "id" | "plan_id">,
+  featureKey: string,
+  adding = 1,
+): Promise<void> {
+  const allowance = await planAllowance(db, clock, workspace, featureKey);
+  if (allowance === null || allowance.limit === -1) return;
+  if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance);
+}

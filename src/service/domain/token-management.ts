@@ -1,0 +1,149 @@
+import type { ListMeta } from "../../contract/pagination.js";
+import type { Scope } from "../../contract/scopes.js";
+import type { CreatedToken, CreateTokenBody, Token } from "../../contract/tokens.js";
+import type { Db } from "../db/database.js";
+import { type PageRequest, paginate } from "../db/keyset-paging.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { invalidField, ServiceError } from "./service-error.js";
+import { issueToken, type Principal, toToken } from "./tokens.js";
+import { loadWorkspaceFor, requireResellerToken } from "./workspace-access.js";
+
+/** Whose tokens an operation manages: the reseller's own (workspace null) or one workspace's. */
+interface TokenOwner {
+  resellerId: string;
+  workspaceId: string | null;
+}
+
+/** The requested scopes without repeats, refused (422) if the creating token lacks any. */
+function grantableScopes(principal: Principal, requested: readonly Scope[]): Scope[] {
+  const unique = [...new Set(requested)];
+  const lacking = unique.filter((scope) => !principal.scopes.has(scope));
+  if (lacking.length > 0) {
+    throw invalidField(
+      "scopes",
+      `a token cannot grant scopes it does not hold; this one lacks ${lacking.join(", ")}`,
+    );
+  }
+  return unique;
+}
+
+async function createToken(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  owner: TokenOwner,
+  input: CreateTokenBody,
+): Promise<CreatedToken> {
+  const scopes = grantableScopes(principal, input.scopes);
+  const issued = await issueToken(db, clock, { ...owner, name: input.name, scopes });
+  const row = await db
+    .selectFrom("tokens")
+    .selectAll()
+    .where("id", "=", issued.id)
+    .executeTakeFirstOrThrow();
+  return { ...toToken(row), token: issued.secret };
+}
+
+function ownedTokens(db: Db, owner: TokenOwner) {
+  const query = db.selectFrom("tokens").selectAll().where("reseller_id", "=", owner.resellerId);
+  return owner.workspaceId === null
+    ? query.where("workspace_id", "is", null)
+    : query.where("workspace_id", "=", owner.workspaceId);
+}
+
+async function listTokens(
+  db: Db,
+  owner: TokenOwner,
+  page: PageRequest,
+): Promise<{ data: Token[]; meta: ListMeta }> {
+  const result = await paginate(
+    ownedTokens(db, owner).where("revoked_at", "is", null),
+    "tokens.id",
+    page,
+  );
+  return { data: result.rows.map(toToken), meta: { pagination: result.pagination } };
+}
+
+/** Revokes one token of the owner; revoking it again answers the same record. */
+async function revokeToken(
+  db: Db,
+  clock: Clock,
+  owner: TokenOwner,
+  tokenId: string,
+): Promise<Token> {
+  const row = await ownedTokens(db, owner).where("id", "=", tokenId).executeTakeFirst();
+  if (!row) throw new ServiceError("not_found", `Token '${tokenId}' was not found.`);
+  if (row.revoked_at !== null) return toToken(row);
+  const revokedAt = isoSeconds(clock.now());
+  await db.updateTable("tokens").set({ revoked_at: revokedAt }).where("id", "=", row.id).execute();
+  return toToken({ ...row, revoked_at: revokedAt });
+}
+
+function resellerOwner(principal: Principal, action: string): TokenOwner {
+  requireResellerToken(principal, action);
+  return { resellerId: principal.resellerId, workspaceId: null };
+}
+
+async function workspaceOwner(db: Db, principal: Principal, workspaceId: string) {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  return { resellerId: workspace.reseller_id, workspaceId: workspace.id };
+}
+
+/** Creates a reseller token; only a reseller token may, and only with scopes it holds. */
+export async function createResellerToken(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  input: CreateTokenBody,
+): Promise<CreatedToken> {
+  const owner = resellerOwner(principal, "create reseller tokens");
+  return createToken(db, clock, principal, owner, input);
+}
+
+/** The reseller's tokens that are not revoked, newest first. */
+export async function listResellerTokens(db: Db, principal: Principal, page: PageRequest) {
+  return listTokens(db, resellerOwner(principal, "list reseller tokens"), page);
+}
+
+/** Revokes one of the reseller's own tokens (possibly the one making the request). */
+export async function revokeResellerToken(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  tokenId: string,
+): Promise<Token> {
+  return revokeToken(db, clock, resellerOwner(principal, "revoke reseller tokens"), tokenId);
+}
+
+/** Creates a token that reaches only this workspace, with scopes the creator holds. */
+export async function createWorkspaceToken(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  workspaceId: string,
+  input: CreateTokenBody,
+): Promise<CreatedToken> {
+  const owner = await workspaceOwner(db, principal, workspaceId);
+  return createToken(db, clock, principal, owner, input);
+}
+
+/** The workspace's tokens that are not revoked, newest first. */
+export async function listWorkspaceTokens(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  page: PageRequest,
+): Promise<{ data: Token[]; meta: ListMeta }> {
+  return listTokens(db, await workspaceOwner(db, principal, workspaceId), page);
+}
+
+/** Revokes one of the workspace's tokens. */
+export async function revokeWorkspaceToken(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  workspaceId: string,
+  tokenId: string,
+): Promise<Token> {
+  return revokeToken(db, clock, await workspaceOwner(db, principal, workspaceId), tokenId);
+}

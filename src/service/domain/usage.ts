@@ -1,0 +1,128 @@
+import type { Feature } from "../../contract/plans.js";
+import { campaignStatuses, optInStatuses, templateStatuses } from "../../contract/vocabulary.js";
+import type { UsageLimit, WorkspaceUsage } from "../../contract/workspaces.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "./clock.js";
+
+/** What a usage counter needs: the database, the workspace, and where this month began. */
+export interface UsageSubject {
+  db: Db;
+  workspaceId: string;
+  /** Start of the current calendar month (UTC), ISO 8601. */
+  monthStart: string;
+}
+
+/** Per-status counts of one vocabulary plus their total. */
+export type StatusCounts<S extends readonly string[]> = { total: number } & Record<
+  S[number],
+  number
+>;
+
+/** Counts of every status at zero: what a counter returns before its table exists. */
+export function emptyCounts<const S extends readonly string[]>(values: S): StatusCounts<S> {
+  const counts: Record<string, number> = { total: 0 };
+  for (const value of values) counts[value] = 0;
+  return counts as StatusCounts<S>;
+}
+
+/** Per-status counts from the `(status, count)` rows of a GROUP BY query; unknown statuses are ignored. */
+export function countsFrom<const S extends readonly string[]>(
+  values: S,
+  rows: readonly { status: string; count: number | string | bigint }[],
+): StatusCounts<S> {
+  const counts: Record<string, number> = emptyCounts(values);
+  for (const row of rows) {
+    if (!(values as readonly string[]).includes(row.status)) continue;
+    counts[row.status] = Number(row.count);
+    counts.total = (counts.total ?? 0) + Number(row.count);
+  }
+  return counts as StatusCounts<S>;
+}
+
+// The counters. Contacts, templates, campaigns and messages arrive with later features; until
+// their tables exist each counter answers zeros, and the feature that adds a table replaces its
+// counter's body with a GROUP BY count of that workspace's rows (see countsFrom). Nothing else
+// changes: the usage response and plan-limit enforcement both read these counters.
+
+async function contactCounts(_subject: UsageSubject): Promise<StatusCounts<typeof optInStatuses>> {
+  return emptyCounts(optInStatuses);
+}
+
+async function templateCounts(
+  _subject: UsageSubject,
+): Promise<StatusCounts<typeof templateStatuses>> {
+  return emptyCounts(templateStatuses);
+}
+
+async function campaignCounts(
+  _subject: UsageSubject,
+): Promise<StatusCounts<typeof campaignStatuses>> {
+  return emptyCounts(campaignStatuses);
+}
+
+async function messagesSentThisMonth(_subject: UsageSubject): Promise<number> {
+  return 0;
+}
+
+/**
+ * How each metered plan feature (by key) is measured. A limit or quota feature of a plan that is
+ * not listed here is not metered yet and reports 0 used.
+ */
+const meters: Record<string, (subject: UsageSubject) => Promise<number>> = {
+  contacts: async (subject) => (await contactCounts(subject)).total,
+  templates: async (subject) => (await templateCounts(subject)).total,
+  messages_per_month: messagesSentThisMonth,
+};
+
+/** Start of the clock's current calendar month in UTC. */
+function monthStartOf(now: Date): string {
+  return `${now.toISOString().slice(0, 7)}-01T00:00:00Z`;
+}
+
+function subjectOf(db: Db, clock: Clock, workspaceId: string): UsageSubject {
+  return { db, workspaceId, monthStart: monthStartOf(clock.now()) };
+}
+
+/** Whether a plan feature has a ceiling to meter (limit or quota), as opposed to a boolean. */
+export function isMetered(feature: Feature): feature is Feature & { type: "limit" | "quota" } {
+  return feature.type === "limit" || feature.type === "quota";
+}
+
+/** How much of one plan feature a workspace uses now: what plan-limit checks compare. */
+export async function meteredUsage(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  featureKey: string,
+): Promise<number> {
+  const meter = meters[featureKey];
+  return meter ? meter(subjectOf(db, clock, workspaceId)) : 0;
+}
+
+/** The usage of a workspace: its counts, and each metered feature of its plan against its ceiling. */
+export async function computeUsage(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  planFeatures: readonly Feature[],
+): Promise<WorkspaceUsage> {
+  const subject = subjectOf(db, clock, workspaceId);
+  const [contacts, templates, campaigns, messages] = await Promise.all([
+    contactCounts(subject),
+    templateCounts(subject),
+    campaignCounts(subject),
+    messagesSentThisMonth(subject),
+  ]);
+  const limits: UsageLimit[] = [];
+  for (const feature of planFeatures.filter(isMetered)) {
+    const meter = meters[feature.key];
+    limits.push({
+      key: feature.key,
+      name: feature.name,
+      type: feature.type,
+      limit: feature.value ?? -1,
+      used: meter ? await meter(subject) : 0,
+    });
+  }
+  return { contacts, templates, campaigns, messages_sent_this_month: messages, limits };
+}

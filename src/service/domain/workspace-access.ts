@@ -1,0 +1,76 @@
+import type { Db } from "../db/database.js";
+import type { WorkspaceTable } from "../db/schema.js";
+import { ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+
+/** A stored workspace as every feature inside a workspace receives it. */
+export type WorkspaceRow = WorkspaceTable;
+
+/** Statuses in which a workspace takes writes (contacts, templates, campaigns…). */
+const writableStatuses: ReadonlySet<string> = new Set(["active", "trial"]);
+
+function notFound(workspaceId: string): ServiceError {
+  return new ServiceError("not_found", `Workspace '${workspaceId}' was not found.`);
+}
+
+/** Whether a principal may see a workspace: its own reseller's, and for a workspace token only its own. */
+export function canSeeWorkspace(
+  principal: Principal,
+  workspace: Pick<WorkspaceRow, "id" | "reseller_id">,
+): boolean {
+  if (workspace.reseller_id !== principal.resellerId) return false;
+  return principal.workspaceId === null || principal.workspaceId === workspace.id;
+}
+
+/**
+ * The workspace `workspaceId` as the principal may see it. Another reseller's workspace, or
+ * another workspace than a workspace token's own, is a 404 exactly like a missing one, so an
+ * id never reveals that it exists elsewhere.
+ */
+export async function loadWorkspaceFor(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+): Promise<WorkspaceRow> {
+  const row = await db
+    .selectFrom("workspaces")
+    .selectAll()
+    .where("id", "=", workspaceId)
+    .where("reseller_id", "=", principal.resellerId)
+    .executeTakeFirst();
+  if (!row || !canSeeWorkspace(principal, row)) throw notFound(workspaceId);
+  return row;
+}
+
+/** Refuses a write to a suspended or archived workspace with 409 workspace_not_active. */
+export function requireActiveWorkspace(workspace: WorkspaceRow): WorkspaceRow {
+  if (!writableStatuses.has(workspace.status)) {
+    throw new ServiceError(
+      "workspace_not_active",
+      `Workspace '${workspace.id}' is ${workspace.status}; only an active or trial workspace takes this change. Reactivate it first.`,
+    );
+  }
+  return workspace;
+}
+
+/** The workspace for a write: visible to the principal (else 404) and active or trial (else 409). */
+export async function loadActiveWorkspaceFor(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+): Promise<WorkspaceRow> {
+  return requireActiveWorkspace(await loadWorkspaceFor(db, principal, workspaceId));
+}
+
+/**
+ * Refuses an action that reaches beyond one workspace (creating workspaces, managing reseller
+ * tokens) to a workspace token, whatever its scopes: 403 insufficient_scope.
+ */
+export function requireResellerToken(principal: Principal, action: string): void {
+  if (principal.workspaceId !== null) {
+    throw new ServiceError(
+      "insufficient_scope",
+      `A workspace token cannot ${action}; use a reseller token (rsk_…).`,
+    );
+  }
+}

@@ -1,0 +1,257 @@
+import { createHash } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorBody } from "../../contract/envelope.js";
+import { errorCatalogue } from "../../contract/errors.js";
+import type { App } from "../app-types.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "../domain/clock.js";
+import {
+  type Claim,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  type IdempotencyKeyRef,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  type StoredResponse,
+} from "../domain/idempotency.js";
+import { invalidField, ServiceError } from "../domain/service-error.js";
+
+/** A key this request holds until its response is stored. */
+interface HeldKey {
+  ref: IdempotencyKeyRef;
+  /** Whether the claim has been settled in the database: response stored or key given back. */
+  settled: boolean;
+  /** Lets duplicates waiting in this process go on; safe to call more than once. */
+  finish: () => void;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The Idempotency-Key this POST claimed, if it sent one. */
+    idempotencyKey: HeldKey | null;
+  }
+}
+
+const maxKeyLength = 255;
+const purgeEveryMs = 60 * 60 * 1000;
+
+/** Response headers that describe this delivery rather than the result, so are not replayed. */
+const perDeliveryHeaders = new Set([
+  "x-request-id",
+  "ratelimit-limit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "ratelimit-policy",
+  "retry-after",
+  "content-length",
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "idempotent-replayed",
+]);
+
+/** JSON with object keys sorted, so the same body in another key order is the same request. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** What makes two requests "the same": method, path with query, and body. */
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  const text = canonicalJson([method, url, body ?? null]);
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function keyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers["idempotency-key"];
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header.join(", ") : header;
+  if (key.length === 0 || key.length > maxKeyLength) {
+    throw invalidField("Idempotency-Key", `must be 1 to ${maxKeyLength} characters`);
+  }
+  return key;
+}
+
+function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
+  return reply
+    .code(response.status)
+    .headers(response.headers)
+    .header("idempotent-replayed", "true")
+    .send(response.body);
+}
+
+/** What a replay of a response that created a secret says instead: never the secret itself. */
+function secretNotReplayable(body: string): string {
+  let created = "";
+  try {
+    const id = (JSON.parse(body) as { data?: { id?: unknown } }).data?.id;
+    if (typeof id === "string") created = id;
+  } catch {
+    // The id only makes the message more helpful; without it the code says enough.
+  }
+  const error: ErrorBody = {
+    status: "error",
+    error_code: "secret_not_replayable",
+    message: errorCatalogue.secret_not_replayable.message,
+    details: [
+      {
+        field: "Idempotency-Key",
+        message: created ? `was first used to create ${created}` : "was used before",
+      },
+    ],
+  };
+  return JSON.stringify(error);
+}
+
+function storable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): StoredResponse | null {
+  if (reply.statusCode >= 500) return null;
+  const body =
+    typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? `${payload}` : null;
+  if (body === null) return null;
+  if (request.routeOptions.config.secretInResponse && reply.statusCode < 300) {
+    return {
+      status: errorCatalogue.secret_not_replayable.status,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: secretNotReplayable(body),
+    };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value === undefined || perDeliveryHeaders.has(name.toLowerCase())) continue;
+    headers[name] = Array.isArray(value) ? value.join(", ") : String(value);
+  }
+  return { status: reply.statusCode, headers, body };
+}
+
+/** Marks a key as held by a request of this process until `finish` is called. */
+function startFlight(
+  inFlight: Map<string, Promise<void>>,
+  flightId: string,
+  ref: IdempotencyKeyRef,
+): HeldKey {
+  let resolveFlight = () => {};
+  const flight = new Promise<void>((resolve) => {
+    resolveFlight = resolve;
+  });
+  inFlight.set(flightId, flight);
+  return {
+    ref,
+    settled: false,
+    finish: () => {
+      if (inFlight.get(flightId) === flight) inFlight.delete(flightId);
+      resolveFlight();
+    },
+  };
+}
+
+/**
+ * `Idempotency-Key` for every authenticated POST, in one place. The first request with a key
+ * claims it and its response (anything but a 5xx) is stored for 24 hours of the service's
+ * clock; the same key and body from the same token replays it with `Idempotent-Replayed: true`
+ * and does nothing again; another body is 422 idempotency_key_reused. A duplicate arriving
+ * while the first is still running waits for it here and then replays, so even concurrent
+ * retries do the work once.
+ */
+export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): void {
+  const { db, clock } = deps;
+  /** Requests of this process holding (or claiming) a key, by token and key. */
+  const inFlight = new Map<string, Promise<void>>();
+  let lastPurge = 0;
+
+  app.decorateRequest("idempotencyKey", null);
+
+  // preValidation: the body is parsed but not yet validated, so an invalid request with a key
+  // is stored and replayed like any other 4xx, and the fingerprint is of the body as sent.
+  app.addHook("preValidation", async (request, reply) => {
+    if (request.method !== "POST" || request.principal === null) return;
+    const key = keyOf(request);
+    if (key === undefined) return;
+    const ref = { tokenId: request.principal.tokenId, key };
+    const flightId = `${ref.tokenId}\n${key}`;
+    const requestHash = requestFingerprint(request.method, request.url, request.body);
+
+    if (clock.now().getTime() - lastPurge > purgeEveryMs) {
+      lastPurge = clock.now().getTime();
+      await purgeExpiredIdempotencyKeys(db, clock);
+    }
+
+    for (;;) {
+      const running = inFlight.get(flightId);
+      if (running) {
+        await running;
+        continue;
+      }
+      // Registered before the claim's await, so a duplicate arriving meanwhile waits on it.
+      const held = startFlight(inFlight, flightId, ref);
+      let claim: Claim;
+      try {
+        claim = await claimIdempotencyKey(db, clock, ref, requestHash);
+      } catch (error) {
+        held.finish();
+        throw error;
+      }
+      if (claim.outcome === "claimed") {
+        request.idempotencyKey = held;
+        return;
+      }
+      held.finish();
+      if (claim.outcome === "replay") return replay(reply, claim.response);
+      if (claim.outcome === "reused") {
+        throw new ServiceError("idempotency_key_reused", undefined, {
+          details: [
+            {
+              field: "Idempotency-Key",
+              message: "was first used with a different request; use a new key for this one",
+            },
+          ],
+        });
+      }
+      throw new ServiceError("idempotency_request_in_progress", undefined, {
+        headers: { "retry-after": String(claim.retryAfterSeconds) },
+      });
+    }
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const held = request.idempotencyKey;
+    if (!held || held.settled) return payload;
+    held.settled = true;
+    try {
+      const response = storable(request, reply, payload);
+      if (response) await completeIdempotencyKey(db, held.ref, response);
+      else await releaseIdempotencyKey(db, held.ref);
+    } catch (error) {
+      request.log.error({ err: error }, "could not store the idempotent response");
+      await releaseIdempotencyKey(db, held.ref).catch(() => {});
+    } finally {
+      held.finish();
+    }
+    return payload;
+  });
+
+  // Finished without a payload passing onSend: give the key back so a retry runs.
+  app.addHook("onResponse", async (request) => {
+    const held = request.idempotencyKey;
+    if (!held || held.settled) return;
+    held.settled = true;
+    try {
+      await releaseIdempotencyKey(db, held.ref);
+    } finally {
+      held.finish();
+    }
+  });
+
+  // The client went away, but the handler may still finish and store its response, so the claim
+  // stays; waiting duplicates are let go and meet the claim's lease (409 with Retry-After).
+  app.addHook("onRequestAbort", async (request) => {
+    request.idempotencyKey?.finish();
+  });
+}

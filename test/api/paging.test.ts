@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WorkspaceListResponse } from "../../src/contract/workspaces.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** Paging rules shared by every list, checked on the workspace list. */
+describe("paging of lists", () => {
+  let t: TestApp;
+  /** Workspace ids newest first, as lists order them. */
+  let newestFirst: string[];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const ids: string[] = [];
+    for (let i = 1; i <= 45; i++) ids.push(await t.createWorkspace({ name: `Client ${i}` }));
+    newestFirst = ids.reverse();
+  });
+  afterAll(() => t.close());
+
+  async function list(query: string) {
+    const res = await t.request("GET", `/api/v1/workspaces${query}`);
+    expect(res.statusCode).toBe(200);
+    return WorkspaceListResponse.parse(res.json());
+  }
+
+  async function refused(query: string) {
+    const res = await t.request("GET", `/api/v1/workspaces${query}`);
+    expect(res.statusCode).toBe(422);
+    return res.json() as { error_code: string; details: { field: string; message: string }[] };
+  }
+
+  it("answers page 1 of 20 rows by default, with totals", async () => {
+    const body = await list("");
+    expect(body.data).toHaveLength(20);
+    expect(body.meta.pagination).toMatchObject({
+      page: 1,
+      per_page: 20,
+      total: 45,
+      total_pages: 3,
+    });
+    expect(body.meta.pagination.next_cursor).toEqual(expect.any(String));
+  });
+
+  it("answers the rows of a later page by position", async () => {
+    const body = await list("?page=2&per_page=10");
+    expect(body.data.map((w) => w.id)).toEqual(newestFirst.slice(10, 20));
+    expect(body.meta.pagination).toMatchObject({ page: 2, per_page: 10, total_pages: 5 });
+  });
+
+  it("answers the last page with next_cursor null and a page past the end empty", async () => {
+    const last = await list("?page=3");
+    expect(last.data.map((w) => w.id)).toEqual(newestFirst.slice(40));
+    expect(last.meta.pagination.next_cursor).toBeNull();
+    const past = await list("?page=9");
+    expect(past.data).toEqual([]);
+    expect(past.meta.pagination).toMatchObject({ page: 9, total: 45, next_cursor: null });
+  });
+
+  it("accepts per_page from 1 to 100", async () => {
+    expect((await list("?per_page=1")).data).toHaveLength(1);
+    expect((await list("?per_page=100")).data).toHaveLength(45);
+  });
+
+  it("refuses per_page 101 or 0 with a 422 naming per_page, never clamping", async () => {
+    for (const perPage of ["101", "0", "-5", "2.5", "ten"]) {
+      const body = await refused(`?per_page=${perPage}`);
+      expect(body.error_code).toBe("validation_failed");
+      expect(body.details).toEqual([
+        { field: "per_page", message: "per_page must be a whole number from 1 to 100" },
+      ]);
+    }
+  });
+
+  it("refuses page 0 or a page that is not a whole number with a 422 naming page", async () => {
+    for (const page of ["0", "-1", "x"]) {
+      const body = await refused(`?page=${page}`);
+      expect(body.details.map((d) => d.field)).toEqual(["page"]);
+    }
+  });
+
+  it("walks every row exactly once by cursor, in the same order as pages", async () => {
+    const seen: string[] = [];
+    const pages: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `?per_page=20&cursor=${encodeURIComponent(cursor)}` : "";
+      const body = await list(query);
+      seen.push(...body.data.map((w) => w.id));
+      pages.push(body.meta.pagination.page);
+      cursor = body.meta.pagination.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(newestFirst);
+    expect(pages).toEqual([1, 2, 3]);
+  });
+
+  it("ignores page when a cursor is given and reports where the walk has got to", async () => {
+    const first = await list("?per_page=15");
+    const cursor = encodeURIComponent(first.meta.pagination.next_cursor ?? "");
+    const second = await list(`?per_page=15&page=3&cursor=${cursor}`);
+    expect(second.data.map((w) => w.id)).toEqual(newestFirst.slice(15, 30));
+    expect(second.meta.pagination.page).toBe(2);
+  });
+
+  it("continues a cursor walk after rows are added, without repeating or skipping", async () => {
+    const first = await list("?per_page=20");
+    const added = await t.createWorkspace({ name: "Late arrival" });
+    const cursor = encodeURIComponent(first.meta.pagination.next_cursor ?? "");
+    const second = await list(`?per_page=20&cursor=${cursor}`);
+    expect(second.data.map((w) => w.id)).toEqual(newestFirst.slice(20, 40));
+    expect(second.meta.pagination.total).toBe(46);
+    newestFirst.unshift(added);
+  });
+
+  it("refuses a cursor it did not hand out with a 422 naming cursor", async () => {
+    for (const cursor of ["garbage", Buffer.from('{"a":1}').toString("base64url")]) {
+      const body = await refused(`?cursor=${cursor}`);
+      expect(body.details.map((d) => d.field)).toEqual(["cursor"]);
+    }
+  });
+
+  it("keeps the status filter while walking by cursor", async () => {
+    const suspended = [newestFirst[3], newestFirst[7], newestFirst[30]] as string[];
+    for (const id of suspended) {
+      await t.request("PATCH", `/api/v1/workspaces/${id}`, { body: { status: "suspended" } });
+    }
+    const first = await list("?status=suspended&per_page=2");
+    expect(first.meta.pagination).toMatchObject({ total: 3, total_pages: 2 });
+    const cursor = encodeURIComponent(first.meta.pagination.next_cursor ?? "");
+    const second = await list(`?status=suspended&per_page=2&cursor=${cursor}`);
+    expect([...first.data, ...second.data].map((w) => w.id)).toEqual(suspended);
+    expect(second.meta.pagination.next_cursor).toBeNull();
+  });
+
+  it("reports zero pages for an empty list", async () => {
+    const body = await list("?status=archived");
+    expect(body.data).toEqual([]);
+    expect(body.meta.pagination).toEqual({
+      page: 1,
+      per_page: 20,
+      total: 0,
+      total_pages: 0,
+      next_cursor: null,
+    });
+  });
+});

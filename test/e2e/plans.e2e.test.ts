@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempConfigDir } from "../helpers/cli.js";
+import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+
+describe("the reseller binary against a real local service", () => {
+  let service: ServedService;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    service = await startServe();
+    env = { RESELLER_CONFIG_DIR: tempConfigDir() };
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it("logs in with a token from stdin, then lists plans as JSON", async () => {
+    const login = await reseller(["login", "--base-url", service.url, "--token-stdin"], {
+      env,
+      input: service.token,
+    });
+    expect(login.exitCode).toBe(0);
+    expect(login.stderr).toContain("saved to profile 'default'");
+
+    const list = await reseller(["plans", "list", "--json"], { env });
+    expect(list.exitCode).toBe(0);
+    const data = JSON.parse(list.stdout);
+    expect(Object.keys(data)).toEqual(["monthly", "quarterly", "yearly"]);
+    expect(data.monthly[0].registration_url).toBe(`${service.url}/register?plan=free-trial`);
+  });
+
+  it("prints tab-separated plans when piped and one plan by id", async () => {
+    const list = await reseller(["plans", "list"], { env });
+    expect(list.stdout.split("\n")[0]).toMatch(/^1\tFree Trial\tfree-trial\tmonthly\t0\ttrue\t/);
+    const one = await reseller(["plans", "get", "2", "--json"], { env });
+    expect(JSON.parse(one.stdout).slug).toBe("starter-monthly");
+  });
+
+  it("exits 4 for an unknown plan and 2 for a bad flag", async () => {
+    expect((await reseller(["plans", "get", "404"], { env })).exitCode).toBe(4);
+    expect(
+      (await reseller(["plans", "list", "--billing-period", "weekly"], { env })).exitCode,
+    ).toBe(2);
+  });
+
+  it("creates a second reseller from the database whose token works at once and is shown once", async () => {
+    const created = await reseller([
+      "admin",
+      "resellers",
+      "create",
+      "--db",
+      service.dbFile,
+      "--name",
+      "Acme Agency",
+      "--json",
+    ]);
+    expect(created.exitCode).toBe(0);
+    const { token, reseller_id } = JSON.parse(created.stdout);
+    expect(token).toMatch(/^rsk_/);
+    expect(reseller_id).toMatch(/^rs_/);
+    const list = await reseller(["plans", "list", "--json", "--base-url", service.url], {
+      env: { RESELLER_TOKEN: token, RESELLER_CONFIG_DIR: tempConfigDir() },
+    });
+    expect(list.exitCode).toBe(0);
+  });
+
+  it("reports a wrong token with exit 3 and the service's error code", async () => {
+    const run = await reseller(
+      ["plans", "list", "--base-url", service.url, "--token", "rsk_wrong"],
+      { env: { RESELLER_CONFIG_DIR: tempConfigDir() } },
+    );
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toContain("(unauthenticated, HTTP 401)");
+  });
+
+  it("serves the OpenAPI document and the API reference page", async () => {
+    const doc = (await fetch(`${service.url}/api/v1/openapi.json`).then((r) => r.json())) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toContain("/api/v1/plans/{id}");
+    const page = await fetch(`${service.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<html");
+  });
+});
+
+describe("reseller serve", () => {
+  it("prints a random first token once when no bootstrap token is set, and stops cleanly on SIGTERM", async () => {
+    const { execa } = await import("execa");
+    const { binPath } = await import("../helpers/serve.js");
+    const { mkdtempSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const db = join(mkdtempSync(join(tmpdir(), "reseller-serve-")), "x.db");
+    const child = execa(
+      "node",
+      [binPath, "serve", "--port", "0", "--db", db, "--log-level", "silent"],
+      { reject: false, buffer: false, env: { RESELLER_BOOTSTRAP_TOKEN: "" } },
+    );
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      child.stderr?.on("data", (c: Buffer) => {
+        stderr += c.toString();
+        if (stderr.includes("Log in with")) resolve();
+      });
+    });
+    expect(stderr).toMatch(/shown only this once:\s+rsk_[A-Za-z0-9_-]{32}/);
+    child.kill("SIGTERM");
+    const result = await child;
+    expect({ exitCode: result.exitCode, signal: result.signal }).toEqual({
+      exitCode: 0,
+      signal: undefined,
+    });
+    expect(stderr).toContain("Stopped.");
+  });
+
+  it("refuses a malformed --rate-limit as a usage error", async () => {
+    const run = await reseller(["serve", "--rate-limit", "lots"]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("--rate-limit expects N/WINDOW");
+  });
+});

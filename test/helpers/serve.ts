@@ -1,0 +1,84 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { execa, type ResultPromise } from "execa";
+
+export const binPath = resolve(import.meta.dirname, "../../bin/reseller.cjs");
+
+export interface ServedService {
+  url: string;
+  token: string;
+  dbFile: string;
+  dir: string;
+  process: ResultPromise;
+  /** Everything the service wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then waits for a clean exit. */
+  stop(): Promise<{ exitCode: number | undefined; stderr: string }>;
+}
+
+/** Starts the built `reseller serve` on a free port with a fresh database, as a user would. */
+export async function startServe(
+  options: { args?: string[]; dbFile?: string; token?: string } = {},
+): Promise<ServedService> {
+  const dir = mkdtempSync(join(tmpdir(), "reseller-e2e-"));
+  const dbFile = options.dbFile ?? join(dir, "reseller.db");
+  const token = options.token ?? "rsk_e2e_bootstrap_token_0001";
+  const child = execa(
+    "node",
+    [
+      binPath,
+      "serve",
+      "--port",
+      "0",
+      "--db",
+      dbFile,
+      "--log-level",
+      "warn",
+      ...(options.args ?? []),
+    ],
+    {
+      env: { RESELLER_BOOTSTRAP_TOKEN: token, NODE_EXTRA_CA_CERTS: "" },
+      reject: false,
+      buffer: false,
+    },
+  );
+  let stderr = "";
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${stderr}`)), 20_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    });
+    child.on("exit", () => reject(new Error(`serve exited early:\n${stderr}`)));
+  });
+  return {
+    url,
+    token,
+    dbFile,
+    dir,
+    process: child,
+    stderr: () => stderr,
+    stop: async () => {
+      child.kill("SIGTERM");
+      const result = await child;
+      return { exitCode: result.exitCode, stderr };
+    },
+  };
+}
+
+/** Runs the built CLI binary like a script would: no terminal, no stdin unless given. */
+export function reseller(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+) {
+  return execa("node", [binPath, ...args], {
+    env: { NODE_EXTRA_CA_CERTS: "", CI: "true", ...options.env },
+    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+    reject: false,
+  });
+}

@@ -1,0 +1,167 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
+import { claimJob, enqueueJob } from "../../src/service/jobs/job-queue.js";
+import { type JobHandler, JobRunner, processOwner } from "../../src/service/jobs/job-runner.js";
+import { TestClock } from "../helpers/test-app.js";
+
+describe("durable jobs", () => {
+  let database: DatabaseHandle;
+  let clock: TestClock;
+  beforeEach(async () => {
+    database = await openDatabase(":memory:");
+    clock = new TestClock();
+  });
+  afterEach(() => database.close());
+
+  const state = async (id: string) =>
+    database.db.selectFrom("jobs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  it("runs a queued job once and marks it done", async () => {
+    const seen: unknown[] = [];
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        echo: async (job) => {
+          seen.push(job.payload);
+          return { state: "done" };
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "echo", payload: { n: 1 } });
+    expect(await runner.runDue()).toBe(1);
+    expect(await runner.runDue()).toBe(0);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect((await state(id)).state).toBe("done");
+  });
+
+  it("does not run a scheduled job before its time", async () => {
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: { later: async () => ({ state: "done" }) },
+    });
+    await enqueueJob(database.db, clock, {
+      kind: "later",
+      payload: {},
+      runAt: new Date(clock.now().getTime() + 60_000),
+    });
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(60_000);
+    expect(await runner.runDue()).toBe(1);
+  });
+
+  it("puts a job back in the queue for the time its handler asks", async () => {
+    let calls = 0;
+    const handler: JobHandler = async () => {
+      calls += 1;
+      return calls === 1
+        ? { state: "retry", at: new Date(clock.now().getTime() + 5000) }
+        : { state: "done" };
+    };
+    const runner = new JobRunner({ db: database.db, clock, handlers: { flaky: handler } });
+    const id = await enqueueJob(database.db, clock, { kind: "flaky", payload: {} });
+    await runner.runDue();
+    expect((await state(id)).state).toBe("queued");
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(5000);
+    await runner.runDue();
+    expect((await state(id)).state).toBe("done");
+  });
+
+  it("resumes a job from its checkpoint when the lease of a crashed worker runs out", async () => {
+    const id = await enqueueJob(database.db, clock, { kind: "count", payload: { to: 3 } });
+    // A worker claimed it, saved progress, and died without settling the job.
+    const crashed = await claimJob(database.db, clock, "elsewhere:1:1", 30_000);
+    expect(crashed?.id).toBe(id);
+    await database.db
+      .updateTable("jobs")
+      .set({ checkpoint: JSON.stringify({ done: 2 }) })
+      .where("id", "=", id)
+      .execute();
+
+    const resumedFrom: unknown[] = [];
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        count: async (job) => {
+          resumedFrom.push(job.checkpoint);
+          return { state: "done" };
+        },
+      },
+    });
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(30_001);
+    expect(await runner.runDue()).toBe(1);
+    expect(resumedFrom).toEqual([{ done: 2 }]);
+    expect((await state(id)).attempts).toBe(2);
+  });
+
+  it("takes over at once the jobs of a process on this machine that no longer runs", async () => {
+    const [host] = processOwner.split(":");
+    const id = await enqueueJob(database.db, clock, { kind: "work", payload: {} });
+    await claimJob(database.db, clock, `${host}:999999999:1`, 30_000);
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: { work: async () => ({ state: "done" }) },
+    });
+    await runner.start();
+    await runner.stop();
+    expect(await runner.runDue()).toBe(1);
+    expect((await state(id)).state).toBe("done");
+  });
+
+  it("retries a handler that throws with growing delays, then records the failure", async () => {
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        broken: async () => {
+          throw new Error("disk on fire");
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "broken", payload: {} });
+    for (let i = 0; i < 4; i++) {
+      await runner.runDue();
+      expect((await state(id)).state).toBe("queued");
+      clock.advance(120_000);
+    }
+    await runner.runDue();
+    const row = await state(id);
+    expect(row.state).toBe("failed");
+    expect(row.attempts).toBe(5);
+    expect(row.last_error).toContain("disk on fire");
+  });
+
+  it("re-queues a job its handler left unfinished because the service was stopping", async () => {
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        long: async (_job, ctx) => {
+          await ctx.checkpoint(ctx.db, { upTo: 10 });
+          return ctx.signal.aborted ? { state: "interrupted" } : { state: "done" };
+        },
+      },
+    });
+    await runner.stop();
+    const id = await enqueueJob(database.db, clock, { kind: "long", payload: {} });
+    await runner.runDue();
+    const row = await state(id);
+    expect(row.state).toBe("queued");
+    expect(JSON.parse(row.checkpoint ?? "null")).toEqual({ upTo: 10 });
+  });
+
+  it("fails a job of an unknown kind with the reason", async () => {
+    const runner = new JobRunner({ db: database.db, clock, handlers: {} });
+    const id = await enqueueJob(database.db, clock, { kind: "mystery", payload: {} });
+    await runner.runDue();
+    expect(await state(id)).toMatchObject({
+      state: "failed",
+      last_error: "no handler for job kind 'mystery'",
+    });
+  });
+});
