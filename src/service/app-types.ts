@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from "fasti
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Scope } from "../contract/scopes.js";
 import type { Principal } from "./domain/tokens.js";
+import type { JobRunner } from "./jobs/job-runner.js";
 
 /** The fastify instance with zod schemas as its type provider. */
 export type App = FastifyInstance<
@@ -14,12 +15,18 @@ export type App = FastifyInstance<
 >;
 
 declare module "fastify" {
+  interface FastifyInstance {
+    /** The durable job runner: `serve` starts it; tests call `runDue()`. */
+    jobs: JobRunner;
+  }
   interface FastifyContextConfig {
     /**
      * The scope a route needs, or "any" for any valid token; a route without one is public
      * (docs, OpenAPI).
      */
     scope?: Scope | "any";
+    /** The route revokes tokens: authentication forgets the tokens it remembered. */
+    revokesToken?: true;
     /**
      * The success response carries a secret that is shown once and never stored (a new token),
      * so an Idempotency-Key replay answers 409 secret_not_replayable instead of repeating it.

@@ -6,7 +6,9 @@ import {
 } from "fastify-type-provider-zod";
 import type { App } from "./app-types.js";
 import type { AppConfig } from "./config.js";
-import { newId } from "./domain/ids.js";
+import { newRequestId } from "./domain/ids.js";
+import { jobHandlers } from "./jobs/job-handlers.js";
+import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
 import { installAuthentication } from "./plugins/authentication.js";
 import { installErrorHandling } from "./plugins/error-handling.js";
@@ -18,6 +20,7 @@ import { planRoutes } from "./routes/plans.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { workspaceTokenRoutes } from "./routes/workspace-tokens.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
+import { jobScheduler, type Services } from "./services.js";
 
 /** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
 export const bodyLimitBytes = 140 * 1024 * 1024;
@@ -28,7 +31,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     ...(config.logger ? { loggerInstance: config.logger } : { logger: false }),
     // One line per request is written by installRequestLogging instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => newId("req"),
+    genReqId: newRequestId,
     bodyLimit: bodyLimitBytes,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
@@ -44,8 +47,25 @@ export async function buildApp(config: AppConfig): Promise<App> {
   installIdempotency(app, { db, clock: config.clock });
   await installOpenApi(app);
 
-  const mailer = config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null);
-  const services = { db, clock: config.clock, publicUrl: config.publicUrl, mailer };
+  let runner: JobRunner | undefined;
+  const services: Services = {
+    db,
+    clock: config.clock,
+    publicUrl: config.publicUrl,
+    mailer: config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null),
+    jobs: jobScheduler(config.clock, () => runner),
+  };
+  runner = new JobRunner({
+    db,
+    clock: config.clock,
+    handlers: jobHandlers(services),
+    ...config.jobs,
+    onError: (error, job) =>
+      app.log.error({ err: error, job: job.id, kind: job.kind }, "job failed"),
+  });
+  app.decorate("jobs", runner);
+  // Handlers get the chance to checkpoint before the database closes.
+  app.addHook("onClose", () => runner?.stop());
   planRoutes(app, { db, publicUrl: config.publicUrl });
   tokenRoutes(app, services);
   workspaceRoutes(app, services);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { DatabaseHandle } from "./db/database.js";
 import type { Clock } from "./domain/clock.js";
 import type { Mailer } from "./domain/outbox.js";
+import type { JobRunnerOptions } from "./jobs/job-runner.js";
 import type { SmtpSettings } from "./mail/smtp-mailer.js";
 
 /** A per-token request budget: `max` requests in each window of `windowMs`. */
@@ -21,6 +22,8 @@ export interface AppConfig {
   smtp?: SmtpSettings | undefined;
   /** A ready mailer instead of one built from `smtp`; tests use it to see or fail sends. */
   mailer?: Mailer | undefined;
+  /** Job runner tuning (lease, polling, concurrency); defaults suit a local service. */
+  jobs?: Pick<JobRunnerOptions, "leaseMs" | "pollMs" | "concurrency">;
   /** A pino logger for the one JSON line per request; omitted in tests. */
   logger?: FastifyBaseLogger;
 }

@@ -54,6 +54,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await database.close();
     throw error;
   }
+  await app.jobs.start();
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   listeningUrl = `http://${host}:${address.port}`;

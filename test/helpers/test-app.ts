@@ -42,6 +42,8 @@ export interface TestApp {
   otherReseller(): Promise<string>;
   /** Creates a workspace (admin token unless given) and returns its id. */
   createWorkspace(body?: Record<string, unknown>, token?: string): Promise<string>;
+  /** Runs every durable job that is due at the test clock's time; returns how many ran. */
+  runJobs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function startTestApp(
       if (res.statusCode !== 201) throw new Error(`workspace create failed: ${res.body}`);
       return (res.json() as { data: { id: string } }).data.id;
     },
+    runJobs: () => app.jobs.runDue(),
     close: async () => {
       await app.close();
       await database.close();

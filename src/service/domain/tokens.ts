@@ -14,6 +14,8 @@ export interface Principal {
   /** Set for a workspace token, which reaches only that workspace. */
   workspaceId: string | null;
   scopes: ReadonlySet<Scope>;
+  /** When the token stops working (ISO 8601), or null. */
+  expiresAt: string | null;
 }
 
 export type TokenKind = keyof typeof tokenPrefixes;
@@ -91,6 +93,7 @@ export async function authenticate(
     resellerId: row.reseller_id,
     workspaceId: row.workspace_id,
     scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+    expiresAt: row.expires_at,
   };
 }
 

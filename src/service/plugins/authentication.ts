@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
-import type { Clock } from "../domain/clock.js";
+import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ServiceError } from "../domain/service-error.js";
 import { authenticate, type Principal } from "../domain/tokens.js";
 
@@ -10,7 +10,13 @@ import { authenticate, type Principal } from "../domain/tokens.js";
  * 401 for a missing or unusable token, 403 naming the scope it lacks.
  */
 export function installAuthentication(app: App, deps: { db: Db; clock: Clock }): void {
+  // Recently seen tokens, so a busy client is not a database lookup per request. Revocation
+  // (a route with `revokesToken`) clears it; expiry is checked on every use.
+  const known = new Map<string, Principal>();
   app.decorateRequest("principal", null);
+  app.addHook("onResponse", async (request, reply) => {
+    if (request.routeOptions.config.revokesToken && reply.statusCode < 300) known.clear();
+  });
   app.addHook("onRequest", async (request) => {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
@@ -24,7 +30,19 @@ export function installAuthentication(app: App, deps: { db: Db; clock: Clock }):
           : "Missing bearer token: send 'Authorization: Bearer <token>'.",
       );
     }
-    const principal = await authenticate(deps.db, deps.clock, match[1]);
+    const secret = match[1];
+    let principal = known.get(secret) ?? null;
+    if (principal?.expiresAt && principal.expiresAt <= isoSeconds(deps.clock.now())) {
+      known.delete(secret);
+      principal = null;
+    }
+    if (!principal) {
+      principal = await authenticate(deps.db, deps.clock, secret);
+      if (principal) {
+        if (known.size >= 10_000) known.clear();
+        known.set(secret, principal);
+      }
+    }
     if (!principal) {
       throw new ServiceError("unauthenticated", "The token is invalid, revoked or expired.");
     }

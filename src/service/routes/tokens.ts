@@ -88,7 +88,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
   app.delete(
     "/api/v1/tokens/:id",
     {
-      config: { scope: "workspaces:write" },
+      config: { scope: "workspaces:write", revokesToken: true },
       schema: {
         tags,
         summary: "Revoke a reseller token",

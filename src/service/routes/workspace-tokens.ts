@@ -81,7 +81,7 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
   app.delete(
     "/api/v1/workspaces/:id/tokens/:token_id",
     {
-      config: { scope: "workspaces:write" },
+      config: { scope: "workspaces:write", revokesToken: true },
       schema: {
         tags,
         summary: "Revoke a workspace token",
