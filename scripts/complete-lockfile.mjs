@@ -28,11 +28,29 @@ for (const [path, entry] of Object.entries(packages)) {
 
 /** The os/cpu a platform package is built for, read from its name, so npm skips it elsewhere. */
 function platformOf(name) {
-  const os = ["android", "darwin", "freebsd", "linux", "netbsd", "openbsd", "sunos", "win32", "aix", "openharmony"]
-    .find((o) => name.includes(o === "win32" ? "win32" : o));
-  const cpu = ["arm64", "x64", "ia32", "arm", "loong64", "mips64el", "ppc64", "riscv64", "s390x"].find((c) =>
-    name.includes(c),
-  );
+  const os = [
+    "android",
+    "darwin",
+    "freebsd",
+    "linux",
+    "netbsd",
+    "openbsd",
+    "sunos",
+    "win32",
+    "aix",
+    "openharmony",
+  ].find((o) => name.includes(o === "win32" ? "win32" : o));
+  const cpu = [
+    "arm64",
+    "x64",
+    "ia32",
+    "arm",
+    "loong64",
+    "mips64el",
+    "ppc64",
+    "riscv64",
+    "s390x",
+  ].find((c) => name.includes(c));
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}) };
 }
 
