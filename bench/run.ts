@@ -1,5 +1,8 @@
 // `npm run bench`: runs every benchmark and prints its figures. Benchmarks are not tests:
 // they measure and report; the goals are printed beside the figures.
+import { campaignThrottled, campaignUnthrottled } from "./campaign-throughput.js";
+import { contactsImport } from "./contacts-import.js";
+import { contactsQueries } from "./contacts-queries.js";
 import { plansThroughput } from "./plans-throughput.js";
 import { startup } from "./startup.js";
 
@@ -7,6 +10,10 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>> | Record
   {
     startup: () => startup(),
     plans: () => plansThroughput(),
+    "contacts-import": () => contactsImport(),
+    "contacts-queries": () => contactsQueries(),
+    "campaign-unthrottled": () => campaignUnthrottled(),
+    "campaign-throttled": () => campaignThrottled(),
   };
 
 const only = process.argv.slice(2);

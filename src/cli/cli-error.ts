@@ -20,12 +20,20 @@ export type ExitKind = keyof typeof exitCodes;
 export class CliError extends Error {
   readonly exitCode: number;
   readonly hint: string | undefined;
+  /** Field-level problems found before any request (e.g. a template checked locally). */
+  readonly details: { field: string; message: string; rule?: string }[];
 
-  constructor(kind: ExitKind, message: string, hint?: string) {
+  constructor(
+    kind: ExitKind,
+    message: string,
+    hint?: string,
+    details: { field: string; message: string; rule?: string }[] = [],
+  ) {
     super(message);
     this.name = "CliError";
     this.exitCode = exitCodes[kind].code;
     this.hint = hint;
+    this.details = details;
   }
 }
 

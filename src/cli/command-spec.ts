@@ -16,6 +16,10 @@ export interface ArgumentSpec {
   name: string;
   description: string;
   required?: boolean;
+  /** Takes every remaining word (e.g. the command of `serve exec -- <command...>`). */
+  variadic?: boolean;
+  /** The accepted values; checked by the parser and offered by shell completion. */
+  choices?: readonly string[];
 }
 
 /** What a handler hands back for `main` to print; handlers never write data themselves. */
@@ -51,6 +55,13 @@ export interface CommandSpec {
   examples: string[];
   /** The handler module, relative to `commands/` without extension, e.g. `plans/list`. */
   handler: string;
+  /**
+   * Sub-commands of a command that also runs on its own (`serve` and `serve exec`); they see
+   * this command's options too.
+   */
+  subcommands?: CommandSpec[];
+  /** Unknown options are kept as arguments instead of refused (a command line to run). */
+  passThrough?: boolean;
 }
 
 /** A noun grouping commands, e.g. `plans`. */

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { CommandSpec } from "./command-spec.js";
 import type { GlobalOptions, MainDeps } from "./context.js";
 import { loadCliModule } from "./module-loader.js";
-import { buildProgram } from "./program.js";
+import { buildProgram, expansionFor } from "./program.js";
 
 /**
  * Runs one invocation and returns its exit code. The only place that turns results and
@@ -21,6 +21,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       );
       exitCode = await runCommand(spec, command, globals, deps);
     },
+    expansionFor(argv),
   );
   try {
     await program.parseAsync([...argv], { from: "user" });

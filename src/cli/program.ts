@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { type CommandSpec, type GroupSpec, isGroup } from "./command-spec.js";
 import { commandTree } from "./commands/tree.js";
 import { cliVersion } from "./version.js";
@@ -8,6 +8,15 @@ export type RunLeaf = (spec: CommandSpec, command: Command) => Promise<void>;
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+function collectChoice(choices: readonly string[]) {
+  return (value: string, previous: string[] | undefined): string[] => {
+    if (!choices.includes(value)) {
+      throw new InvalidArgumentError(`Allowed choices are ${choices.join(", ")}.`);
+    }
+    return collect(value, previous);
+  };
 }
 
 function examplesText(examples: readonly string[]): string {
@@ -20,7 +29,13 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
     .summary(spec.summary)
     .description(spec.description ?? spec.summary);
   for (const arg of spec.arguments ?? []) {
-    command.argument(arg.required === false ? `[${arg.name}]` : `<${arg.name}>`, arg.description);
+    const name = `${arg.name}${arg.variadic ? "..." : ""}`;
+    const argument = new Argument(
+      arg.required === false ? `[${name}]` : `<${name}>`,
+      arg.description,
+    );
+    if (arg.choices) argument.choices(arg.choices);
+    command.addArgument(argument);
   }
   if (spec.inWorkspace) {
     command.option(
@@ -31,7 +46,8 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   for (const opt of spec.options ?? []) {
     const option = new Option(opt.flags, opt.description);
     if (opt.choices) option.choices(opt.choices);
-    if (opt.repeatable) option.argParser(collect);
+    // argParser replaces the parser that choices() installs, so a repeatable one checks them itself.
+    if (opt.repeatable) option.argParser(opt.choices ? collectChoice(opt.choices) : collect);
     if (opt.default !== undefined) option.default(opt.default);
     command.addOption(option);
   }
@@ -44,21 +60,54 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   command.action(async (...params: unknown[]) => {
     await runLeaf(spec, params[params.length - 1] as Command);
   });
+  if (spec.passThrough) command.allowUnknownOption();
+  for (const sub of spec.subcommands ?? []) addLeaf(command, sub, runLeaf);
+}
+
+/** A group's examples: its own, else the first example of each command in it. */
+function groupExamples(spec: GroupSpec): string[] {
+  if (spec.examples) return spec.examples;
+  return spec.commands.flatMap((c) => (isGroup(c) ? groupExamples(c) : c.examples).slice(0, 1));
 }
 
 function addGroup(parent: Command, spec: GroupSpec, runLeaf: RunLeaf): void {
   const group = parent.command(spec.name).summary(spec.summary).description(spec.summary);
-  if (spec.examples) group.addHelpText("after", examplesText(spec.examples));
+  group.addHelpText("after", examplesText(groupExamples(spec)));
   for (const child of spec.commands) {
     if (isGroup(child)) addGroup(group, child, runLeaf);
     else addLeaf(group, child, runLeaf);
   }
 }
 
-/** Builds the whole command tree; cheap, since handlers load only when their command runs. */
+/** Root options that take a value, so the command name is not mistaken for one. */
+const valuedRootOptions = new Set(["--base-url", "--token", "--profile", "--idempotency-key"]);
+
+/**
+ * Which top-level command an invocation names: its name, "none" when it names none (plain
+ * `reseller --help`), or "all" when the word is unknown (commander then suggests a command).
+ */
+export function expansionFor(argv: readonly string[]): string {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") break;
+    if (arg.startsWith("-")) {
+      if (valuedRootOptions.has(arg)) i += 1;
+      continue;
+    }
+    return commandTree.some((spec) => spec.name === arg) ? arg : "all";
+  }
+  return "none";
+}
+
+/**
+ * Builds the command tree: in full (`expand` "all", for completion, docs and tests), or only the
+ * branch one invocation needs, with the other top-level commands as name-and-summary stubs for
+ * the help listing. Building ~80 commands with their options would be most of start-up.
+ */
 export function buildProgram(
   output: { writeOut(text: string): void; writeErr(text: string): void },
   runLeaf: RunLeaf,
+  expand = "all",
 ): Command {
   const program = new Command("reseller")
     .description(
@@ -96,7 +145,9 @@ export function buildProgram(
     ]),
   );
   for (const spec of commandTree) {
-    if (isGroup(spec)) addGroup(program, spec, runLeaf);
+    if (expand !== "all" && expand !== spec.name) {
+      program.command(spec.name).summary(spec.summary).description(spec.summary);
+    } else if (isGroup(spec)) addGroup(program, spec, runLeaf);
     else addLeaf(program, spec, runLeaf);
   }
   return program;

@@ -41,7 +41,9 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
         ? ` (HTTP ${error.status})`
         : "";
     lines.push(`Error: ${error.message}${code}`);
-    for (const d of error.details) lines.push(`  ${d.field}: ${d.message}`);
+    for (const d of error.details) {
+      lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
+    }
     if (error.requestId) lines.push(`Request id: ${error.requestId}`);
     const hint = hintFor(error);
     if (hint) lines.push(`Hint: ${hint}`);
@@ -55,12 +57,15 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
   } else if (error instanceof CliError) {
     exitCode = error.exitCode;
     lines.push(`Error: ${error.message}`);
+    for (const d of error.details) {
+      lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
+    }
     if (error.hint) lines.push(`Hint: ${error.hint}`);
     json = {
       status: null,
       error_code: exitCode === 2 ? "usage" : "cli_error",
       message: error.message,
-      details: [],
+      details: error.details,
       request_id: null,
     };
   } else {

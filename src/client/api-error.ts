@@ -2,6 +2,8 @@
 export interface ApiErrorDetail {
   field: string;
   message: string;
+  /** Template validation: the rule the field breaks, e.g. `button_text_length`. */
+  rule?: string;
 }
 
 /** What went wrong: an HTTP error answer, no answer at all, or an answer we could not read. */

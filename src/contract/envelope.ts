@@ -6,6 +6,12 @@ export const ErrorDetail = z
   .object({
     field: z.string().describe("Dotted path of the offending field, e.g. `components.1.text`."),
     message: z.string(),
+    rule: z
+      .string()
+      .optional()
+      .describe(
+        "Template validation only: the rule the field breaks, e.g. `button_text_length` (see the template rules in the API docs).",
+      ),
     limit: z
       .number()
       .int()

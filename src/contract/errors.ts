@@ -1,7 +1,7 @@
 /**
  * The catalogue of the service's stable error codes: each with its HTTP status and default
  * message. The service answers with these, the CLI maps their statuses to exit codes, and the
- * README's table is generated from this list. Add a code here and nowhere else.
+ * README's table lists them all (a test checks it). Add a code here and nowhere else.
  */
 export const errorCatalogue = {
   invalid_json: { status: 400, message: "The request body is not valid JSON." },
@@ -21,6 +21,15 @@ export const errorCatalogue = {
   template_exists: {
     status: 409,
     message: "A template with that name and language already exists in the workspace.",
+  },
+  template_not_draft: {
+    status: 409,
+    message: "Only a draft template can be submitted; this one has been submitted already.",
+  },
+  template_not_reviewable: {
+    status: 409,
+    message:
+      "The operator cannot decide that in the template's status: approve a pending or paused template, reject a pending one, pause an approved one.",
   },
   workspace_not_active: {
     status: 409,

@@ -34,11 +34,41 @@ export const settableWorkspaceStatuses = ["active", "suspended"] as const;
 /** A contact's messaging consent. */
 export const optInStatuses = ["opted_in", "not_set", "opted_out"] as const;
 
+/** What a contact import does with a phone that already exists: overwrite its fields, or leave it. */
+export const duplicateHandlings = ["update", "skip"] as const;
+
+/** Every status a contact import can be in. */
+export const importStatuses = ["queued", "processing", "completed", "failed"] as const;
+
 /** Every status a message template can be in, draft included. */
 export const templateStatuses = ["draft", "pending", "approved", "rejected", "paused"] as const;
+
+/** Message template categories, as the wire spells them (WhatsApp's upper-case forms are accepted on input). */
+export const templateCategories = ["marketing", "utility", "authentication"] as const;
+export type TemplateCategoryValue = (typeof templateCategories)[number];
+
+/** Reasons the messaging platform operator gives when it rejects a template. */
+export const templateRejectionReasons = [
+  "ABUSIVE_CONTENT",
+  "INCORRECT_CATEGORY",
+  "INVALID_FORMAT",
+  "PROMOTIONAL",
+  "SCAM",
+  "TAG_CONTENT_MISMATCH",
+] as const;
+export type TemplateRejectionReason = (typeof templateRejectionReasons)[number];
+
+/** What the sandbox operator can decide about a template (operator controls). */
+export const templateReviewDecisions = ["approve", "reject", "pause"] as const;
 
 /** Every status a campaign can be in. */
 export const campaignStatuses = ["draft", "scheduled", "running", "completed", "failed"] as const;
 
 /** The page size every list uses unless asked otherwise, and the most it answers at once. */
 export const paging = { defaultPerPage: 20, maxPerPage: 100 } as const;
+
+/** Statuses of a channel (a connected number). */
+export const channelStatuses = ["connected", "disconnected"] as const;
+
+/** Contact fields a template variable can be mapped to (besides `custom.<key>`). */
+export const contactVariableFields = ["first_name", "last_name", "phone", "email"] as const;

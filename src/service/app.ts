@@ -5,7 +5,7 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import type { App } from "./app-types.js";
-import type { AppConfig } from "./config.js";
+import { type AppConfig, defaultReviewDelayMs, defaultThroughput } from "./config.js";
 import { newRequestId } from "./domain/ids.js";
 import { jobHandlers } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
@@ -16,10 +16,19 @@ import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
 import { installRateLimiting } from "./plugins/rate-limiting.js";
 import { installRequestLogging } from "./plugins/request-logging.js";
+import { campaignRoutes } from "./routes/campaigns.js";
+import { channelRoutes } from "./routes/channels.js";
+import { contactImportRoutes } from "./routes/contact-imports.js";
+import { contactRoutes } from "./routes/contacts.js";
 import { planRoutes } from "./routes/plans.js";
+import { sandboxInboundRoutes } from "./routes/sandbox-inbound.js";
+import { templateRoutes } from "./routes/templates.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { workspaceTokenRoutes } from "./routes/workspace-tokens.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
+import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
+import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
+import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
 
 /** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
@@ -48,12 +57,26 @@ export async function buildApp(config: AppConfig): Promise<App> {
   await installOpenApi(app);
 
   let runner: JobRunner | undefined;
+  const sandboxTiming = config.sandboxTiming ?? defaultSandboxTiming;
   const services: Services = {
     db,
+    sqlite: config.database.sqlite,
     clock: config.clock,
     publicUrl: config.publicUrl,
     mailer: config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null),
     jobs: jobScheduler(config.clock, () => runner),
+    messaging: sandboxMessagingProvider({
+      reviewDelayMs: config.reviewDelayMs ?? defaultReviewDelayMs,
+    }),
+    sender: sandboxSender({
+      db,
+      sqlite: config.database.sqlite,
+      clock: config.clock,
+      timing: sandboxTiming,
+      scheduleReports: (at) => scheduleSandboxReports(db, services.jobs, at),
+    }),
+    throughput: config.throughput ?? defaultThroughput,
+    sandboxTiming,
   };
   runner = new JobRunner({
     db,
@@ -61,7 +84,10 @@ export async function buildApp(config: AppConfig): Promise<App> {
     handlers: jobHandlers(services),
     ...config.jobs,
     onError: (error, job) =>
-      app.log.error({ err: error, job: job.id, kind: job.kind }, "job failed"),
+      app.log.error(
+        { err: error, job: job?.id, kind: job?.kind },
+        job ? "job failed" : "job runner",
+      ),
   });
   app.decorate("jobs", runner);
   // Handlers get the chance to checkpoint before the database closes.
@@ -70,5 +96,11 @@ export async function buildApp(config: AppConfig): Promise<App> {
   tokenRoutes(app, services);
   workspaceRoutes(app, services);
   workspaceTokenRoutes(app, services);
+  contactRoutes(app, services);
+  contactImportRoutes(app, services);
+  templateRoutes(app, services);
+  channelRoutes(app, services);
+  campaignRoutes(app, services);
+  sandboxInboundRoutes(app, services);
   return app;
 }

@@ -4,6 +4,7 @@ import type { Clock } from "./domain/clock.js";
 import type { Mailer } from "./domain/outbox.js";
 import type { JobRunnerOptions } from "./jobs/job-runner.js";
 import type { SmtpSettings } from "./mail/smtp-mailer.js";
+import type { SandboxTiming } from "./sandbox/sandbox-sender.js";
 
 /** A per-token request budget: `max` requests in each window of `windowMs`. */
 export interface RateLimit {
@@ -22,11 +23,20 @@ export interface AppConfig {
   smtp?: SmtpSettings | undefined;
   /** A ready mailer instead of one built from `smtp`; tests use it to see or fail sends. */
   mailer?: Mailer | undefined;
+  /** Messages per second per channel (`serve --throughput`, default 80); 0 for no limit. */
+  throughput?: number | undefined;
+  /** How fast the sandbox reports deliveries and reads (tests shorten or lengthen it). */
+  sandboxTiming?: SandboxTiming | undefined;
   /** Job runner tuning (lease, polling, concurrency); defaults suit a local service. */
   jobs?: Pick<JobRunnerOptions, "leaseMs" | "pollMs" | "concurrency">;
   /** A pino logger for the one JSON line per request; omitted in tests. */
   logger?: FastifyBaseLogger;
+  /** Sandbox operator: how long after submission a template is reviewed (default 5 s; 0 at once). */
+  reviewDelayMs?: number | undefined;
 }
+
+/** `serve --review-delay` default: the sandbox reviews a submitted template after 5 seconds. */
+export const defaultReviewDelayMs = 5000;
 
 export const defaultRateLimit: RateLimit = { max: 6000, windowMs: 60_000 };
 
@@ -44,3 +54,6 @@ export function parseRateLimit(text: string): RateLimit {
   const count = match[2] === "" ? 1 : Number(match[2]);
   return { max: Number(match[1]), windowMs: count * (windowUnits[unit] ?? 1000) };
 }
+
+/** WhatsApp's default throughput per sending number, in messages per second. */
+export const defaultThroughput = 80;

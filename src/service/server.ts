@@ -19,6 +19,10 @@ export interface ServeOptions {
   /** `smtp[s]://user:pass@host:port` to send invitations through; the outbox always keeps them. */
   smtpUrl?: string | undefined;
   logLevel: string;
+  /** Sandbox operator: milliseconds from a template's submission to its review. */
+  reviewDelayMs?: number | undefined;
+  /** Messages per second per channel; 0 for no limit. */
+  throughput?: number | undefined;
 }
 
 /** A running service. */
@@ -47,6 +51,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     rateLimit: options.rateLimit,
     smtp: options.smtpUrl ? { url: options.smtpUrl } : undefined,
     logger: pino({ level: options.logLevel }),
+    reviewDelayMs: options.reviewDelayMs,
+    throughput: options.throughput,
+    // Campaigns, imports, reviews and the sandbox's reports can all be under way at once.
+    jobs: { concurrency: 4 },
   });
   try {
     await app.listen({ host: options.host, port: options.port });

@@ -9,6 +9,8 @@ import type { Clock } from "../../src/service/domain/clock.js";
 import type { Mailer, OutgoingMail } from "../../src/service/domain/outbox.js";
 import { createReseller } from "../../src/service/domain/resellers.js";
 import { issueToken } from "../../src/service/domain/tokens.js";
+import type { SandboxTiming } from "../../src/service/sandbox/sandbox-sender.js";
+import { conformanceChecker, type OpenApiDocument } from "./openapi-conformance.js";
 
 export const adminToken = "rsk_test_admin_token_with_every_scope";
 export const publicUrl = "https://pricing.example.test";
@@ -49,7 +51,13 @@ export interface TestApp {
 
 /** A fresh service on an in-memory database with the demo catalogue and a known admin token. */
 export async function startTestApp(
-  options: { rateLimit?: RateLimit; plansFile?: string; mailer?: Mailer } = {},
+  options: {
+    rateLimit?: RateLimit;
+    plansFile?: string;
+    mailer?: Mailer;
+    throughput?: number;
+    sandboxTiming?: SandboxTiming;
+  } = {},
 ): Promise<TestApp> {
   const database = await openDatabase(":memory:");
   const clock = new TestClock();
@@ -60,19 +68,32 @@ export async function startTestApp(
     publicUrl: () => publicUrl,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     mailer: options.mailer,
+    throughput: options.throughput ?? 0,
+    sandboxTiming: options.sandboxTiming,
   });
   await app.ready();
-  const request: TestApp["request"] = (
+  // Every answer is checked against the OpenAPI document the service serves.
+  const conformance = conformanceChecker(app.swagger() as unknown as OpenApiDocument);
+  const request: TestApp["request"] = async (
     method,
     url,
     { token = adminToken, body, headers = {} } = {},
-  ) =>
-    app.inject({
+  ) => {
+    const response = await app.inject({
       method,
       url,
       headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
       ...(body === undefined ? {} : { payload: body as string | object }),
     });
+    conformance.check({
+      method,
+      url,
+      statusCode: response.statusCode,
+      contentType: response.headers["content-type"] as string | undefined,
+      body: response.body,
+    });
+    return response;
+  };
   const resellerId = (
     await database.db.selectFrom("resellers").select("id").executeTakeFirstOrThrow()
   ).id;

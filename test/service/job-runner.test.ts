@@ -1,4 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { claimJob, enqueueJob } from "../../src/service/jobs/job-queue.js";
 import { type JobHandler, JobRunner, processOwner } from "../../src/service/jobs/job-runner.js";
@@ -163,5 +167,40 @@ describe("durable jobs", () => {
       state: "failed",
       last_error: "no handler for job kind 'mystery'",
     });
+  });
+
+  it("keeps running when the database is busy, reports it, and catches up once it is free", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-jobs-"));
+    const file = join(dir, "busy.db");
+    const handle = await openDatabase(file);
+    try {
+      handle.sqlite.pragma("busy_timeout = 0");
+      const done: string[] = [];
+      const errors: unknown[] = [];
+      const runner = new JobRunner({
+        db: handle.db,
+        clock,
+        pollMs: 10,
+        handlers: {
+          work: async (job) => {
+            done.push(job.id);
+            return { state: "done" };
+          },
+        },
+        onError: (error) => errors.push(error),
+      });
+      const id = await enqueueJob(handle.db, clock, { kind: "work", payload: {} });
+      const other = new BetterSqlite3(file);
+      other.exec("BEGIN EXCLUSIVE");
+      await runner.start();
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+      expect(String(errors[0])).toMatch(/database is locked/);
+      other.exec("COMMIT");
+      other.close();
+      await vi.waitFor(() => expect(done).toEqual([id]));
+      await runner.stop();
+    } finally {
+      await handle.close();
+    }
   });
 });

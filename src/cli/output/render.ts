@@ -122,5 +122,6 @@ export function renderResult(result: CommandResult, mode: OutputMode, out: Outpu
     out.write(csv(view));
     return;
   }
-  out.write(human(view, mode, createPaint(mode === "table" && out.color)));
+  // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
+  out.write(human(view, mode, createPaint(out.color)));
 }

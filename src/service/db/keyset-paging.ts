@@ -15,10 +15,26 @@ export interface Page<Row> {
   pagination: Pagination;
 }
 
-/** What a cursor carries: the last id shown and how many rows the walk has shown so far. */
+/** What a cursor carries: the last key shown and how many rows the walk has shown so far. */
 interface CursorState {
-  after: string;
+  after: string | number;
   seen: number;
+}
+
+/** Options of `paginate` for lists the id-ordered default does not suit. */
+export interface PaginateOptions<Row> {
+  /**
+   * The total, when the caller knows it more cheaply than a count(*) of the query (a counter
+   * kept by triggers, a full-text index's own count); at a million rows the count costs more
+   * than the page.
+   */
+  total?: () => Promise<number>;
+  /**
+   * Orders and continues by an integer column that rises with the id (a rowid such as
+   * `contacts.seq`, or a full-text index's rowid), so SQLite reads the page straight from that
+   * index; `of` reads the key from a row. `order: "asc"` lists oldest (lowest) first.
+   */
+  key?: { column: string; of: (row: Row) => number; order?: "asc" | "desc" };
 }
 
 function encodeCursor(state: CursorState): string {
@@ -30,8 +46,12 @@ function decodeCursor(text: string): CursorState {
     const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
     if (typeof value === "object" && value !== null && "a" in value && "s" in value) {
       const { a, s } = value;
-      if (typeof a === "string" && Number.isSafeInteger(s) && Number(s) >= 0) {
-        return { after: a, seen: Number(s) };
+      if (
+        (typeof a === "string" || Number.isSafeInteger(a)) &&
+        Number.isSafeInteger(s) &&
+        Number(s) >= 0
+      ) {
+        return { after: a as string | number, seen: Number(s) };
       }
     }
   } catch {
@@ -40,35 +60,56 @@ function decodeCursor(text: string): CursorState {
   throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
 }
 
+function idOf(row: object): string {
+  const id = (row as { id?: unknown }).id;
+  if (typeof id !== "string") throw new Error("paginate: rows need a string `id` without a key");
+  return id;
+}
+
 /**
  * One page of `query` (already filtered, not ordered), newest first by `idColumn`, which must
  * be the table's time-sortable id selected as `id`. Without a cursor the page is found by
  * OFFSET; with one, by `idColumn < last id` (keyset), so a deep page costs what the first does.
  * Every page answers a `next_cursor`, so a client can switch from page numbers to the cursor.
+ * `options` may supply the total and an integer key to order by instead (see PaginateOptions);
+ * rows need an `id` only when no key is given.
  */
-export async function paginate<DB, TB extends keyof DB, Row extends { id: string }>(
+export async function paginate<DB, TB extends keyof DB, Row extends object>(
   query: SelectQueryBuilder<DB, TB, Row>,
   idColumn: string,
   request: PageRequest,
+  options: PaginateOptions<Row> = {},
 ): Promise<Page<Row>> {
-  const id = sql.ref(idColumn);
+  const { key } = options;
+  const id = sql.ref(key ? key.column : idColumn);
+  const ascending = key?.order === "asc";
   const perPage = request.per_page;
   const cursor = request.cursor === undefined ? null : decodeCursor(request.cursor);
+  if (cursor && typeof cursor.after !== (key ? "number" : "string")) {
+    throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
+  }
   const skipped = cursor ? cursor.seen : (request.page - 1) * perPage;
 
-  const counted = await query
-    .clearSelect()
-    .clearOrderBy()
-    .select(sql<number | string | bigint>`count(*)`.as("total"))
-    // With the database type generic, Kysely cannot narrow the row; the select above fixes it.
-    .$castTo<{ total: number | string | bigint }>()
-    .executeTakeFirst();
-  const total = Number(counted?.total ?? 0);
+  const total = options.total
+    ? await options.total()
+    : Number(
+        (
+          await query
+            .clearSelect()
+            .clearOrderBy()
+            .select(sql<number | string | bigint>`count(*)`.as("total"))
+            // With the database type generic, Kysely cannot narrow the row; the select fixes it.
+            .$castTo<{ total: number | string | bigint }>()
+            .executeTakeFirst()
+        )?.total ?? 0,
+      );
 
   // One row more than the page shows tells whether a next page exists without a second query.
-  let rowsQuery = query.orderBy(id, "desc").limit(perPage + 1);
+  let rowsQuery = query.orderBy(id, ascending ? "asc" : "desc").limit(perPage + 1);
   rowsQuery = cursor
-    ? rowsQuery.where(sql<boolean>`${id} < ${cursor.after}`)
+    ? rowsQuery.where(
+        ascending ? sql<boolean>`${id} > ${cursor.after}` : sql<boolean>`${id} < ${cursor.after}`,
+      )
     : rowsQuery.offset(skipped);
   const fetched = await rowsQuery.execute();
   const rows = fetched.slice(0, perPage);
@@ -82,7 +123,9 @@ export async function paginate<DB, TB extends keyof DB, Row extends { id: string
       per_page: perPage,
       total,
       total_pages: Math.ceil(total / perPage),
-      next_cursor: hasMore ? encodeCursor({ after: last.id, seen: skipped + rows.length }) : null,
+      next_cursor: hasMore
+        ? encodeCursor({ after: key ? key.of(last) : idOf(last), seen: skipped + rows.length })
+        : null,
     },
   };
 }

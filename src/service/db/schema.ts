@@ -1,8 +1,11 @@
 import type { Generated } from "kysely";
+import type { CampaignTables } from "./tables/campaigns.js";
+import type { ContactTables } from "./tables/contacts.js";
 import type { JobTables } from "./tables/jobs.js";
+import type { TemplateTables } from "./tables/templates.js";
 
 /** Tables as Kysely sees them. Booleans are 0/1 and JSON is text, so the SQL stays portable. */
-export interface Database extends JobTables {
+export interface Database extends JobTables, TemplateTables, CampaignTables, ContactTables {
   resellers: ResellerTable;
   tokens: TokenTable;
   plans: PlanTable;

@@ -15,7 +15,8 @@ export type IdPrefix =
   | "rs"
   | "req"
   | "job"
-  | "eml";
+  | "eml"
+  | "msg";
 
 /** A new opaque id that sorts by creation time, e.g. `ws_01jd3…`. */
 export function newId(prefix: IdPrefix): string {

@@ -44,24 +44,51 @@ export function countsFrom<const S extends readonly string[]>(
 // counter's body with a GROUP BY count of that workspace's rows (see countsFrom). Nothing else
 // changes: the usage response and plan-limit enforcement both read these counters.
 
-async function contactCounts(_subject: UsageSubject): Promise<StatusCounts<typeof optInStatuses>> {
-  return emptyCounts(optInStatuses);
+async function contactCounts(subject: UsageSubject): Promise<StatusCounts<typeof optInStatuses>> {
+  // contact_counts holds the per-status counts, kept exact by triggers on contacts (a count of
+  // a million contacts' rows would cost every upsert that checks the plan's limit).
+  const rows = await subject.db
+    .selectFrom("contact_counts")
+    .select((eb) => ["opt_in_status as status", eb.fn.sum<number>("count").as("count")])
+    .where("workspace_id", "=", subject.workspaceId)
+    .groupBy("opt_in_status")
+    .execute();
+  return countsFrom(optInStatuses, rows);
 }
 
 async function templateCounts(
-  _subject: UsageSubject,
+  subject: UsageSubject,
 ): Promise<StatusCounts<typeof templateStatuses>> {
-  return emptyCounts(templateStatuses);
+  const rows = await subject.db
+    .selectFrom("templates")
+    .select((eb) => ["status", eb.fn.countAll<number>().as("count")])
+    .where("workspace_id", "=", subject.workspaceId)
+    .groupBy("status")
+    .execute();
+  return countsFrom(templateStatuses, rows);
 }
 
 async function campaignCounts(
-  _subject: UsageSubject,
+  subject: UsageSubject,
 ): Promise<StatusCounts<typeof campaignStatuses>> {
-  return emptyCounts(campaignStatuses);
+  const rows = await subject.db
+    .selectFrom("campaigns")
+    .select((eb) => ["status", eb.fn.countAll<number>().as("count")])
+    .where("workspace_id", "=", subject.workspaceId)
+    .groupBy("status")
+    .execute();
+  return countsFrom(campaignStatuses, rows);
 }
 
-async function messagesSentThisMonth(_subject: UsageSubject): Promise<number> {
-  return 0;
+async function messagesSentThisMonth(subject: UsageSubject): Promise<number> {
+  // message_counts is the month's meter, kept by the sending engine as messages go out.
+  const row = await subject.db
+    .selectFrom("message_counts")
+    .select("sent")
+    .where("workspace_id", "=", subject.workspaceId)
+    .where("month", "=", subject.monthStart.slice(0, 7))
+    .executeTakeFirst();
+  return row?.sent ?? 0;
 }
 
 /**

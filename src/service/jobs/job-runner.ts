@@ -32,7 +32,8 @@ export interface JobRunnerOptions {
   /** How often to look for due jobs when idle. */
   pollMs?: number;
   concurrency?: number;
-  onError?: (error: unknown, job: Job) => void;
+  /** Reports a failure: of a job's handler, or (with `job` null) of the runner's own polling. */
+  onError?: (error: unknown, job: Job | null) => void;
 }
 
 /** This process's identity as a lease owner: host, pid and start time. */
@@ -71,7 +72,10 @@ export class JobRunner {
   /** Starts polling (and takes over the jobs of dead processes on this host). */
   async start(): Promise<void> {
     this.deadOwners = (await leaseOwners(this.options.db)).filter(isDeadLocalOwner);
-    this.heartbeat = setInterval(() => void this.extendLeases(), this.options.leaseMs / 3);
+    this.heartbeat = setInterval(
+      () => void this.extendLeases().catch((error) => this.options.onError?.(error, null)),
+      this.options.leaseMs / 3,
+    );
     this.heartbeat.unref();
     this.schedule(0);
   }
@@ -126,12 +130,18 @@ export class JobRunner {
           this.deadOwners,
         );
         if (!job) break;
-        const run = this.execute(job).finally(() => {
-          this.running.delete(run);
-          this.poke();
-        });
+        // A job that cannot even be settled is left to its lease, which another claim takes over.
+        const run = this.execute(job)
+          .catch((error) => this.options.onError?.(error, job))
+          .finally(() => {
+            this.running.delete(run);
+            this.poke();
+          });
         this.running.add(run);
       }
+    } catch (error) {
+      // A busy or failing database must not stop the service: report it and poll again.
+      this.options.onError?.(error, null);
     } finally {
       if (!this.abort.signal.aborted) this.schedule(this.options.pollMs);
     }

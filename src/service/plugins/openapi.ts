@@ -32,12 +32,37 @@ that revealed a secret (a new token) is not stored: its replay is a 409
 ${errorTable}
 `;
 
+/** Names each operation's scope: in its security requirement, and in words in its description. */
+const withScope: typeof jsonSchemaTransform = (input) => {
+  const result = jsonSchemaTransform(input);
+  const scope = input.route.config?.scope;
+  if (scope === undefined) return result;
+  const needs =
+    scope === "any" ? "Any valid token may call this." : `Needs the \`${scope}\` scope.`;
+  const schema = result.schema as { description?: string };
+  return {
+    ...result,
+    schema: {
+      ...result.schema,
+      description: schema.description ? `${schema.description}\n\n${needs}` : needs,
+      security: [{ bearer: scope === "any" ? [] : [scope] }],
+    },
+  };
+};
+
 /** The OpenAPI document generated from the contract, at /api/v1/openapi.json, and /docs. */
 export async function installOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Reseller Platform API", version: "1.0.0", description },
+      info: {
+        title: "Reseller Platform API",
+        version: "1.0.0",
+        description,
+        license: { name: "MIT", identifier: "MIT" },
+      },
+      // Relative: the paths are absolute, on whichever host served this document.
+      servers: [{ url: "/", description: "The service that serves this document" }],
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "rsk_… or wsk_… token" },
@@ -45,7 +70,7 @@ export async function installOpenApi(app: App): Promise<void> {
       },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: withScope,
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, {

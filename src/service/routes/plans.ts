@@ -32,6 +32,7 @@ export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }):
       config: { scope: "plans:read" },
       schema: {
         tags: ["Plan catalogue"],
+        operationId: "listPlans",
         summary: "List plans grouped by billing period",
         description:
           "`data` maps each billing period that has plans to its plans. `meta.billing_periods` lists all five periods with the number of plans of each visible to the request (respecting include_private, not narrowed by billing_period).",
@@ -55,6 +56,7 @@ export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }):
       config: { scope: "plans:read" },
       schema: {
         tags: ["Plan catalogue"],
+        operationId: "getPlan",
         summary: "Get one plan by id (private plans too)",
         params: PlanIdParams,
         response: { 200: PlanResponse, ...errorResponses(...authErrors, 404) },

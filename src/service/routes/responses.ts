@@ -10,10 +10,16 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
 export const authErrors = [401, 403, 429] as const;
 
 /**
+ * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
+ * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type.
+ */
+export const bodyErrors = [400, 413, 415] as const;
+
+/**
  * The statuses of a POST beyond its own: 422 for invalid fields or a reused Idempotency-Key,
  * 409 while a request with the same key is still in progress.
  */
-export const postErrors = [...authErrors, 409, 422] as const;
+export const postErrors = [...authErrors, ...bodyErrors, 409, 422] as const;
 
 /**
  * Sends an answer already serialised (and checked against its schema) by the route: fastify

@@ -17,7 +17,7 @@ import {
 } from "../domain/token-management.js";
 import { currentToken } from "../domain/tokens.js";
 import { principalOf } from "../plugins/authentication.js";
-import { authErrors, errorResponses, postErrors } from "./responses.js";
+import { authErrors, bodyErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Tokens"];
 
@@ -35,6 +35,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
       config: { scope: "any" },
       schema: {
         tags,
+        operationId: "getCurrentToken",
         summary: "Describe the token making the request",
         description:
           "Any valid token may read itself: its kind, scopes and workspace. `reseller login` uses it to check a token before saving it.",
@@ -53,6 +54,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
       config: { scope: "workspaces:write", secretInResponse: true },
       schema: {
         tags,
+        operationId: "createToken",
         summary: "Create a reseller token",
         description:
           "The secret is in `token` of this response only. Scopes must be ones the creating token holds (422 otherwise). Reseller tokens only. A retry with the same Idempotency-Key answers 409 secret_not_replayable naming the token already created, since secrets are never stored.",
@@ -73,6 +75,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
       config: { scope: "workspaces:read" },
       schema: {
         tags,
+        operationId: "listTokens",
         summary: "List the reseller's tokens that are not revoked, newest first",
         description: "Never shows secrets, only `token_hint`. Reseller tokens only.",
         querystring: PageQuery,
@@ -91,11 +94,12 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
       config: { scope: "workspaces:write", revokesToken: true },
       schema: {
         tags,
+        operationId: "revokeToken",
         summary: "Revoke a reseller token",
         description:
           "Sets `revoked_at`; the token answers 401 from then on. Revoking again answers the same record. Reseller tokens only.",
         params: TokenIdParams,
-        response: { 200: TokenResponse, ...errorResponses(...authErrors, 404) },
+        response: { 200: TokenResponse, ...errorResponses(...authErrors, ...bodyErrors, 404) },
       },
     },
     async (request) => {

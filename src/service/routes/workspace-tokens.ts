@@ -16,7 +16,7 @@ import {
   revokeWorkspaceToken,
 } from "../domain/token-management.js";
 import { principalOf } from "../plugins/authentication.js";
-import { authErrors, errorResponses, postErrors } from "./responses.js";
+import { authErrors, bodyErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Tokens"];
 
@@ -34,6 +34,7 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
       config: { scope: "workspaces:write", secretInResponse: true },
       schema: {
         tags,
+        operationId: "createWorkspaceToken",
         summary: "Create a workspace token",
         description:
           "A `wsk_` token that reaches only this workspace. The secret is in `token` of this response only; scopes must be ones the creating token holds (422 otherwise). A retry with the same Idempotency-Key answers 409 secret_not_replayable naming the token already created, since secrets are never stored.",
@@ -61,6 +62,7 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
       config: { scope: "workspaces:read" },
       schema: {
         tags,
+        operationId: "listWorkspaceTokens",
         summary: "List the workspace's tokens that are not revoked, newest first",
         params: WorkspaceIdParams,
         querystring: PageQuery,
@@ -84,10 +86,11 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
       config: { scope: "workspaces:write", revokesToken: true },
       schema: {
         tags,
+        operationId: "revokeWorkspaceToken",
         summary: "Revoke a workspace token",
         description: "Sets `revoked_at`; the token answers 401 from then on.",
         params: WorkspaceTokenParams,
-        response: { 200: TokenResponse, ...errorResponses(...authErrors, 404) },
+        response: { 200: TokenResponse, ...errorResponses(...authErrors, ...bodyErrors, 404) },
       },
     },
     async (request) => {

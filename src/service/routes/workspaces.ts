@@ -16,7 +16,7 @@ import {
   type WorkspaceServices,
 } from "../domain/workspaces.js";
 import { principalOf } from "../plugins/authentication.js";
-import { authErrors, errorResponses, postErrors } from "./responses.js";
+import { authErrors, bodyErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Workspaces"];
 
@@ -30,6 +30,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
       config: { scope: "workspaces:read" },
       schema: {
         tags,
+        operationId: "listWorkspaces",
         summary: "List the reseller's workspaces, newest first",
         description:
           "A workspace token sees only its own workspace. Paging: `page`/`per_page`, or `cursor` from `meta.pagination.next_cursor`.",
@@ -49,6 +50,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
       config: { scope: "workspaces:write" },
       schema: {
         tags,
+        operationId: "createWorkspace",
         summary: "Create a workspace",
         description:
           "Status is `trial` (with `trial_ends_at`) on a free plan with trial days, otherwise `active`. With `send_invitation` (default true) the invitation goes to the outbox and, when configured, SMTP; a failed send never fails the create. Reseller tokens only.",
@@ -69,6 +71,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
       config: { scope: "workspaces:read" },
       schema: {
         tags,
+        operationId: "getWorkspace",
         summary: "Get a workspace with its usage against its plan",
         params: WorkspaceIdParams,
         response: { 200: WorkspaceWithUsageResponse, ...errorResponses(...authErrors, 404) },
@@ -86,12 +89,16 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
       config: { scope: "workspaces:write" },
       schema: {
         tags,
+        operationId: "updateWorkspace",
         summary: "Change a workspace's name or status",
         description:
           "Only the given fields change. `status` accepts `active` or `suspended`; trial and archived are set by the service.",
         params: WorkspaceIdParams,
         body: UpdateWorkspaceBody,
-        response: { 200: WorkspaceResponse, ...errorResponses(...authErrors, 404, 422) },
+        response: {
+          200: WorkspaceResponse,
+          ...errorResponses(...authErrors, ...bodyErrors, 404, 422),
+        },
       },
     },
     async (request) => {

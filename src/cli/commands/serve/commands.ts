@@ -1,4 +1,5 @@
 import type { CommandSpec } from "../../command-spec.js";
+import { serveExecCommand } from "./exec-command.js";
 
 export const serveCommand: CommandSpec = {
   name: "serve",
@@ -31,10 +32,24 @@ export const serveCommand: CommandSpec = {
       default: "6000/1m",
     },
     {
+      flags: "--review-delay <seconds>",
+      description: "seconds before the sandbox operator reviews a submitted template (0: at once)",
+      default: "5",
+    },
+    {
+      flags: "--throughput <n>",
+      description: "messages per second per channel (WhatsApp's default; 0: no limit)",
+      default: "80",
+    },
+    {
+      flags: "--smtp-url <url>",
+      description:
+        "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port)",
+    },
+    {
       flags: "--log-level <level>",
-      description: "log level",
+      description: "log level (default: info; serve exec: silent)",
       choices: ["fatal", "error", "warn", "info", "debug", "silent"],
-      default: "info",
     },
   ],
   examples: [
@@ -43,4 +58,5 @@ export const serveCommand: CommandSpec = {
     "reseller serve --plans plans.json --public-url https://example.com --rate-limit 100/s",
   ],
   handler: "serve/serve",
+  subcommands: [serveExecCommand],
 };

@@ -1,27 +1,19 @@
-import { parseRateLimit } from "../../../service/config.js";
 import { startService } from "../../../service/server.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { intOption, requiredString, stringOption } from "../../options.js";
+import { serveSettings } from "./serve-settings.js";
 
 /** `reseller serve`: starts the service and runs until SIGINT or SIGTERM. */
 export const run: Handler = async (ctx, { options }) => {
-  let rateLimit: ReturnType<typeof parseRateLimit>;
-  try {
-    rateLimit = parseRateLimit(requiredString(options, "rateLimit"));
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
+  const settings = serveSettings(options);
   const dbFile = requiredString(options, "db");
   const service = await startService({
+    ...settings,
     host: requiredString(options, "host"),
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
     dbFile,
-    plansFile: stringOption(options, "plans"),
-    publicUrl: stringOption(options, "publicUrl"),
-    rateLimit,
     bootstrapToken: ctx.env.RESELLER_BOOTSTRAP_TOKEN,
-    logLevel: requiredString(options, "logLevel"),
+    logLevel: stringOption(options, "logLevel") ?? "info",
   });
   const lines = [
     `reseller service listening on ${service.url} (database ${dbFile})`,

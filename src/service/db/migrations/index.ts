@@ -2,6 +2,9 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as accountsAndPlans from "./0001-accounts-and-plans.js";
 import * as workspacesOutboxIdempotency from "./0002-workspaces-outbox-idempotency.js";
 import * as jobs from "./0003-jobs.js";
+import * as contacts from "./0004-contacts.js";
+import * as templates from "./0005-templates.js";
+import * as campaigns from "./0006-campaigns.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -11,6 +14,9 @@ const migrations: Record<string, Migration> = {
   "0001-accounts-and-plans": accountsAndPlans,
   "0002-workspaces-outbox-idempotency": workspacesOutboxIdempotency,
   "0003-jobs": jobs,
+  "0004-contacts": contacts,
+  "0005-templates": templates,
+  "0006-campaigns": campaigns,
 };
 
 export const migrationProvider: MigrationProvider = {

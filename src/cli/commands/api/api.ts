@@ -1,0 +1,105 @@
+import { readFile } from "node:fs/promises";
+import type { HttpMethod } from "../../../client/api-client.js";
+import { usageError } from "../../cli-error.js";
+import type { CommandResult, Handler } from "../../command-spec.js";
+import type { Context } from "../../context.js";
+import { booleanOption, stringOption } from "../../options.js";
+import { textView } from "../../output/view.js";
+import { readStdin } from "../../read-stdin.js";
+
+/** The request path: as given when it starts with /, otherwise under /api/v1/. */
+export function apiPath(given: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) {
+    throw usageError(
+      `Give a path such as /api/v1/plans, not a URL: ${given}`,
+      "The base URL comes from --base-url, RESELLER_BASE_URL or the profile.",
+    );
+  }
+  return given.startsWith("/") ? given : `/api/v1/${given}`;
+}
+
+/** The request body of `--data`: JSON text, `@file`, or `-` for standard input. */
+async function requestBody(ctx: Context, data: string | undefined): Promise<unknown> {
+  if (data === undefined) return undefined;
+  let text = data;
+  let source = "--data";
+  if (data === "-") {
+    text = await readStdin(ctx.io.stdin);
+    source = "--data - (standard input)";
+  } else if (data.startsWith("@")) {
+    const file = data.slice(1);
+    source = `--data @${file}`;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      throw usageError(`Cannot read ${source}: ${(error as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw usageError(`${source} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function idsIn(body: unknown): string[] {
+  const data = (body as { data?: unknown } | null)?.data ?? body;
+  const items = Array.isArray(data) ? data : [data];
+  return items.flatMap((item) => {
+    const id = (item as { id?: unknown } | null)?.id;
+    return typeof id === "string" || typeof id === "number" ? [String(id)] : [];
+  });
+}
+
+/** The body as printed: indented JSON at a terminal, one line piped, text as it came. */
+function bodyResult(ctx: Context, body: unknown): CommandResult {
+  if (body === null || body === undefined) return {};
+  const text =
+    typeof body === "string"
+      ? body
+      : ctx.isTTY
+        ? JSON.stringify(body, null, 2)
+        : JSON.stringify(body);
+  return { data: body, view: textView(() => text, idsIn(body)) };
+}
+
+/** Every item of a list, following `meta.pagination.next_cursor` from the first page. */
+async function allPages(ctx: Context, path: string): Promise<unknown[]> {
+  const client = await ctx.client();
+  const url = new URL(path, "http://path.invalid");
+  const items: unknown[] = [];
+  let next = path;
+  for (;;) {
+    const { json } = await client.send("GET", next);
+    const page = json as { data?: unknown; meta?: { pagination?: { next_cursor?: unknown } } };
+    if (!Array.isArray(page?.data)) {
+      throw usageError(
+        `--paginate needs a list, but GET ${path} answered data that is not an array.`,
+        "Run it without --paginate.",
+      );
+    }
+    items.push(...page.data);
+    const cursor = page.meta?.pagination?.next_cursor;
+    if (typeof cursor !== "string" || cursor === "") return items;
+    url.searchParams.delete("page");
+    url.searchParams.set("cursor", cursor);
+    next = `${url.pathname}${url.search}`;
+  }
+}
+
+/** `reseller api <METHOD> <path>`: one raw request (or every page of a list). */
+export const run: Handler = async (ctx, { args, options }) => {
+  const method = args[0] as HttpMethod;
+  const path = apiPath(args[1] ?? "");
+  const paginate = booleanOption(options, "paginate");
+  const data = stringOption(options, "data");
+  if (paginate && method !== "GET") throw usageError("--paginate follows the pages of a GET.");
+  if (data !== undefined && method === "GET") {
+    throw usageError("--data needs POST, PUT, PATCH or DELETE: a GET sends no body.");
+  }
+  const body = await requestBody(ctx, data);
+  if (paginate) return bodyResult(ctx, await allPages(ctx, path));
+  const client = await ctx.client();
+  const response = await client.send(method, path, body === undefined ? {} : { body });
+  return bodyResult(ctx, response.json);
+};

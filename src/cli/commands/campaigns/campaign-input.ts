@@ -1,0 +1,145 @@
+import type { Audience, CreateCampaignBody } from "../../../contract/campaigns.js";
+import { contactVariableFields } from "../../../contract/vocabulary.js";
+import { usageError } from "../../cli-error.js";
+import { booleanOption, listOption, stringOption } from "../../options.js";
+
+type Options = Readonly<Record<string, unknown>>;
+
+const required = [
+  ["name", "--name"],
+  ["channel", "--channel"],
+  ["template", "--template"],
+  ["language", "--language"],
+] as const;
+
+const fieldPattern = new RegExp(
+  `^(${contactVariableFields.join("|")}|custom\\.[A-Za-z0-9_.-]{1,100})$`,
+);
+const fieldList = `${contactVariableFields.join(", ")} or custom.<key>`;
+
+/** Exactly one of --all, --tag T… or --contacts ID,…; a usage error naming them otherwise. */
+export function audienceFrom(options: Options): Audience {
+  const all = booleanOption(options, "all");
+  const tags = listOption(options, "tag")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const contacts = listOption(options, "contacts")
+    .flatMap((value) => value.split(","))
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  const given = [all, tags.length > 0, contacts.length > 0].filter(Boolean).length;
+  const tagsGiven = listOption(options, "tag").length > 0;
+  const contactsGiven = listOption(options, "contacts").length > 0;
+  if (given !== 1 || (tagsGiven && tags.length === 0) || (contactsGiven && contacts.length === 0)) {
+    throw usageError(
+      given > 1
+        ? "Give only one audience: --all, --tag or --contacts, not several."
+        : "Give exactly one audience: --all, --tag T (repeatable) or --contacts ID,… .",
+      "For example `--all`, `--tag vip --tag gold` (contacts with any of them) or `--contacts ct_01A,ct_01B`.",
+    );
+  }
+  if (all) return { all: true };
+  if (tags.length > 0) return { tags: [...new Set(tags)] };
+  return { contact_ids: [...new Set(contacts)] };
+}
+
+/** `--var 1=first_name --var 2=custom.city` as `{"1": "first_name", "2": "custom.city"}`. */
+export function variableMappingFrom(options: Options): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const given of listOption(options, "var")) {
+    const match = /^\s*(?:\{\{\s*)?(\d+)(?:\s*\}\})?\s*=\s*(.*?)\s*$/.exec(given);
+    const number = match?.[1];
+    const field = match?.[2] ?? "";
+    if (!match || number === undefined || !/^[1-9]\d*$/.test(number)) {
+      throw usageError(
+        `--var '${given}' is not n=field: n is the variable's number (1, 2, …).`,
+        "For example --var 1=first_name --var 2=custom.city.",
+      );
+    }
+    if (!fieldPattern.test(field)) {
+      throw usageError(`--var '${given}': the field must be ${fieldList}; got '${field}'.`);
+    }
+    const earlier = mapping[number];
+    if (earlier !== undefined && earlier !== field) {
+      throw usageError(`--var gives {{${number}}} twice: ${earlier} and ${field}.`);
+    }
+    mapping[number] = field;
+  }
+  return mapping;
+}
+
+const isoDateTime =
+  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(?<zone>Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** The date and time as written exist (no 30 February, no 25:00), whatever the zone. */
+function realCalendarTime(text: string): boolean {
+  const [year, month, day, hour, minute, second = 0] = (text.match(/\d+/g) ?? []).map(Number);
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    (hour ?? 0) < 24 &&
+    (minute ?? 0) < 60 &&
+    second < 60
+  );
+}
+
+/** --schedule as the wire wants it (UTC, seconds), checked to be ISO 8601 and in the future. */
+export function scheduleFrom(options: Options, now: Date): string | undefined {
+  const given = stringOption(options, "schedule");
+  if (given === undefined) return undefined;
+  const text = given.trim();
+  const match = isoDateTime.exec(text);
+  if (!match) {
+    throw usageError(
+      `--schedule expects an ISO 8601 date and time, e.g. 2026-12-01T09:00:00Z; got '${given}'.`,
+    );
+  }
+  if (!match.groups?.zone) {
+    throw usageError(
+      `--schedule '${given}' has no time zone.`,
+      "Add Z for UTC or an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.",
+    );
+  }
+  const zone = match.groups.zone.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2");
+  const at = new Date(
+    text.slice(0, text.length - match.groups.zone.length).replace(" ", "T") + zone,
+  );
+  if (Number.isNaN(at.getTime()) || !realCalendarTime(text)) {
+    throw usageError(`--schedule '${given}' is not a real date and time.`);
+  }
+  if (at.getTime() <= now.getTime()) {
+    throw usageError(
+      `--schedule must be in the future; ${at.toISOString()} has passed.`,
+      "Leave --schedule out to create a draft and launch it with `reseller campaigns launch`.",
+    );
+  }
+  return at.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** The create body from the flags, every check made before any request (usage errors). */
+export function campaignBodyFromFlags(options: Options, now: Date): CreateCampaignBody {
+  const missing = required
+    .filter(([key]) => (stringOption(options, key) ?? "").trim() === "")
+    .map(([, flag]) => flag);
+  if (missing.length > 0) {
+    throw usageError(
+      `Missing ${missing.join(", ")}.`,
+      "A campaign needs --name, --channel, --template and --language, and one audience flag.",
+    );
+  }
+  const value = (key: string) => (stringOption(options, key) ?? "").trim();
+  const audience = audienceFrom(options);
+  const mapping = variableMappingFrom(options);
+  const scheduledAt = scheduleFrom(options, now);
+  return {
+    name: value("name"),
+    channel_id: value("channel"),
+    template_name: value("template"),
+    template_language: value("language"),
+    audience,
+    variable_mapping: mapping,
+    ...(scheduledAt === undefined ? {} : { scheduled_at: scheduledAt }),
+  };
+}

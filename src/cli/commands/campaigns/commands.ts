@@ -1,0 +1,110 @@
+import { campaignStatuses, contactVariableFields } from "../../../contract/vocabulary.js";
+import type { GroupSpec } from "../../command-spec.js";
+import { channelCommands } from "../channels/commands.js";
+
+const idArgument = { name: "id", description: "the campaign's id (cmp_…)" };
+const fields = `${contactVariableFields.join(", ")} or custom.<key>`;
+
+export const campaignCommands: GroupSpec = {
+  name: "campaigns",
+  summary: "Broadcast campaigns: create, launch, follow their delivery",
+  commands: [
+    {
+      name: "list",
+      summary: "List the workspace's campaigns, newest first",
+      inWorkspace: true,
+      paged: true,
+      options: [
+        { flags: "--status <status>", description: "only this status", choices: campaignStatuses },
+      ],
+      examples: [
+        "reseller campaigns list",
+        "reseller campaigns list --status running --json | jq -r '.[].id'",
+        "reseller campaigns list --status completed --all --csv > campaigns.csv",
+      ],
+      handler: "campaigns/list",
+    },
+    {
+      name: "get",
+      summary: "Show a campaign: audience, template, variables, status and why it failed",
+      inWorkspace: true,
+      arguments: [idArgument],
+      examples: ["reseller campaigns get cmp_01JD3F", "reseller campaigns get cmp_01JD3F --json"],
+      handler: "campaigns/get",
+    },
+    {
+      name: "create",
+      summary: "Create a campaign: a draft to launch, or scheduled with --schedule",
+      description: `Sends an approved template to an audience: exactly one of --all, --tag T (repeatable; contacts with any of the tags) or --contacts ID,… . Only contacts who opted in are messaged. --var n=field maps the template's variable {{n}} (header and body share the numbers) to a contact field: ${fields}; every variable needs one. Without --schedule the campaign is a draft that \`reseller campaigns launch\` starts; with it (ISO 8601 with a time zone, in the future) it starts by itself. At a terminal it first shows a preflight summary (recipients with consent, skipped contacts, messages left this month, the template text) and asks; --yes skips the question. --dry-run shows the summary only and creates nothing.`,
+      inWorkspace: true,
+      options: [
+        { flags: "--name <name>", description: "the campaign's name" },
+        { flags: "--channel <id>", description: "channel to send from (ch_…)" },
+        { flags: "--template <name>", description: "name of an approved template" },
+        { flags: "--language <code>", description: "the template's language, e.g. en_US" },
+        { flags: "--all", description: "audience: every contact of the workspace" },
+        {
+          flags: "--tag <tag>",
+          description: "audience: contacts with this tag (repeat for any of several)",
+          repeatable: true,
+        },
+        {
+          flags: "--contacts <ids>",
+          description: "audience: these contacts, comma-separated ct_… ids",
+          repeatable: true,
+        },
+        {
+          flags: "--var <n=field>",
+          description: `template variable n from a contact field (${fields}); repeat per variable`,
+          repeatable: true,
+        },
+        {
+          flags: "--schedule <iso>",
+          description: "start then instead of a draft, e.g. 2026-12-01T09:00:00Z",
+        },
+        { flags: "-y, --yes", description: "create without asking at a terminal" },
+        { flags: "--dry-run", description: "show the preflight summary only; create nothing" },
+      ],
+      examples: [
+        "reseller campaigns create --name 'Spring launch' --channel ch_01JD3F --template spring_news --language en_US --all --var 1=first_name",
+        "reseller campaigns create --name 'VIP preview' --channel ch_01JD3F --template vip_offer --language en --tag vip --tag gold --var 1=first_name --var 2=custom.city --schedule 2026-12-01T09:00:00Z --yes",
+        "reseller campaigns create --name Test --channel ch_01JD3F --template spring_news --language en_US --contacts ct_01A,ct_01B --var 1=first_name --dry-run",
+      ],
+      handler: "campaigns/create",
+    },
+    {
+      name: "launch",
+      summary: "Launch a draft campaign now (asks first; --yes without a terminal)",
+      description:
+        "Starts sending a draft at once. At a terminal it names the campaign and its recipients and asks; without a terminal it needs --yes. A campaign that is not a draft is refused (exit 5), as is one the month's message quota cannot carry.",
+      inWorkspace: true,
+      arguments: [idArgument],
+      options: [
+        { flags: "-y, --yes", description: "launch without asking (needed without a terminal)" },
+      ],
+      examples: [
+        "reseller campaigns launch cmp_01JD3F",
+        "reseller campaigns launch cmp_01JD3F --yes && reseller campaigns stats cmp_01JD3F --watch",
+      ],
+      handler: "campaigns/launch",
+    },
+    {
+      name: "stats",
+      summary: "Delivery statistics: sent, delivered, read, failed (with reasons), skipped",
+      description:
+        "Shows the campaign's funnel: sent, delivered and read (each with its rate), failures grouped by reason, and contacts skipped for lack of consent. --watch refreshes every 2 seconds until the campaign is completed or failed (redrawn in place on stderr at a terminal), then prints the final figures; it exits 0 when the campaign completed and 5 when it failed or is a draft. --json prints the service's stats object.",
+      inWorkspace: true,
+      arguments: [idArgument],
+      options: [{ flags: "--watch", description: "refresh until the campaign ends" }],
+      examples: [
+        "reseller campaigns stats cmp_01JD3F",
+        "reseller campaigns stats cmp_01JD3F --watch",
+        "reseller campaigns stats cmp_01JD3F --watch --json | jq '{sent, failed, failures}'",
+      ],
+      handler: "campaigns/stats",
+    },
+  ],
+};
+
+/** The groups this feature adds to the command tree: `channels …` and `campaigns …`. */
+export const campaignGroups: GroupSpec[] = [channelCommands, campaignCommands];

@@ -1,0 +1,306 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  channel,
+  draftCampaign,
+  envelope,
+  errorBody,
+  preview,
+  scheduledCampaign,
+  stubRequest,
+  workspaceId,
+} from "../../../../test/fixtures/campaigns.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
+import { mockApi } from "../../../../test/helpers/mock-api.js";
+
+const path = `/api/v1/workspaces/${workspaceId}/campaigns`;
+const base = [
+  "campaigns",
+  "create",
+  "--name",
+  "Spring launch",
+  "--channel",
+  channel.id,
+  "--template",
+  "spring_news",
+  "--language",
+  "en_US",
+];
+const body = {
+  name: "Spring launch",
+  channel_id: channel.id,
+  template_name: "spring_news",
+  template_language: "en_US",
+  audience: { all: true },
+  variable_mapping: { "1": "first_name" },
+};
+
+describe("reseller campaigns create", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+  const env = () => ({ ...api.env, RESELLER_WORKSPACE: workspaceId, NO_COLOR: "1" });
+
+  describe("without a terminal", () => {
+    it("creates a draft at once, with no preview and no question", async () => {
+      const create = stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(create.body()).toEqual(body);
+      expect(run.stdout).toContain("status\tdraft\n");
+      expect(run.stderr).toBe(
+        "Created draft campaign cmp_01spring (Spring launch). Launch it with `reseller campaigns launch cmp_01spring`.\n",
+      );
+    });
+
+    it("builds tags, contact ids, every --var and a UTC --schedule into the body", async () => {
+      const create = stubRequest(api, "POST", path, envelope(scheduledCampaign), { status: 201 });
+      const run = await runCli(
+        [
+          ...base,
+          "--tag",
+          "vip",
+          "--tag",
+          "gold",
+          "--var",
+          "1=first_name",
+          "--var",
+          "{{2}}=custom.city",
+          "--schedule",
+          "2030-12-01T10:00:00+01:00",
+          "--json",
+        ],
+        { env: env(), dispatcher: api.agent },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(create.body()).toEqual({
+        ...body,
+        audience: { tags: ["vip", "gold"] },
+        variable_mapping: { "1": "first_name", "2": "custom.city" },
+        scheduled_at: "2030-12-01T09:00:00Z",
+      });
+      expect(JSON.parse(run.stdout)).toEqual(scheduledCampaign);
+
+      const byIds = stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      await runCli([...base, "--contacts", "ct_1, ct_2", "--contacts", "ct_3,ct_1"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(byIds.body()).toMatchObject({
+        audience: { contact_ids: ["ct_1", "ct_2", "ct_3"] },
+        variable_mapping: {},
+      });
+    });
+
+    it("refuses a missing or doubled audience, naming the flags, before any request", async () => {
+      for (const audience of [
+        [],
+        ["--all", "--tag", "vip"],
+        ["--tag", "vip", "--contacts", "ct_1"],
+      ]) {
+        const run = await runCli([...base, ...audience], { env: env(), dispatcher: api.agent });
+        expect(run.code, audience.join(" ")).toBe(2);
+        expect(run.stderr).toMatch(/--all, --tag.* or --contacts/);
+      }
+    });
+
+    it("names every missing required flag", async () => {
+      const run = await runCli(["campaigns", "create", "--name", "X", "--all"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("Missing --channel, --template, --language.");
+    });
+
+    it("refuses a --var that is not n=field or names an unknown field", async () => {
+      const cases: [string, string][] = [
+        ["first_name", "is not n=field"],
+        ["0=first_name", "is not n=field"],
+        ["1=nickname", "first_name, last_name, phone, email or custom.<key>"],
+        ["1=custom.", "custom.<key>"],
+      ];
+      for (const [value, problem] of cases) {
+        const run = await runCli([...base, "--all", "--var", value], {
+          env: env(),
+          dispatcher: api.agent,
+        });
+        expect(run.code, value).toBe(2);
+        expect(run.stderr, value).toContain(problem);
+      }
+      const twice = await runCli(
+        [...base, "--all", "--var", "1=first_name", "--var", "1=last_name"],
+        { env: env(), dispatcher: api.agent },
+      );
+      expect(twice.stderr).toContain("--var gives {{1}} twice");
+    });
+
+    it("refuses a --schedule that is not ISO 8601, has no time zone, or has passed", async () => {
+      const cases: [string, string][] = [
+        ["tomorrow 9am", "expects an ISO 8601 date and time"],
+        ["2030-12-01T09:00:00", "has no time zone"],
+        ["2030-02-30T09:00:00Z", "is not a real date"],
+        ["2020-01-01T09:00:00Z", "must be in the future"],
+      ];
+      for (const [value, problem] of cases) {
+        const run = await runCli([...base, "--all", "--schedule", value], {
+          env: env(),
+          dispatcher: api.agent,
+        });
+        expect(run.code, value).toBe(2);
+        expect(run.stderr, value).toContain(problem);
+      }
+    });
+  });
+
+  describe("at a terminal", () => {
+    it("shows the preflight summary on stderr, asks, then creates", async () => {
+      const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      const create = stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const prompter = scriptedPrompter({ 'Create "Spring launch"': true });
+      const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(check.body()).toEqual(body);
+      expect(create.body()).toEqual(body);
+      expect(prompter.asked).toEqual(['Create "Spring launch" as a draft (4 recipients now)?']);
+      expect(run.stderr).toMatch(/Audience\s+all contacts: 6 contacts/);
+      expect(run.stderr).toMatch(/Recipients\s+4 with consent \(opted_in\) will be messaged/);
+      expect(run.stderr).toMatch(/Skipped\s+2: 1 not_set, 1 opted_out/);
+      expect(run.stderr).toMatch(/Quota\s+9,998 messages left this month/);
+      expect(run.stderr).toContain("│ Hello {{1}}→first_name, our spring collection is here.");
+      expect(run.stdout).toMatch(/Status:\s+draft/);
+    });
+
+    it("creates nothing when the answer is no", async () => {
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({ "Create ": false }),
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("Cancelled: no campaign was created.");
+      expect(run.stdout).toBe("");
+    });
+
+    it("asks about the start time of a scheduled campaign; --yes shows the summary but skips the question", async () => {
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      stubRequest(api, "POST", path, envelope(scheduledCampaign), { status: 201 });
+      const prompter = scriptedPrompter({ Schedule: true });
+      await runCli(
+        [...base, "--all", "--var", "1=first_name", "--schedule", "2030-12-01T09:00:00Z"],
+        {
+          tty: true,
+          env: env(),
+          dispatcher: api.agent,
+          prompter,
+        },
+      );
+      expect(prompter.asked).toEqual([
+        'Schedule "Spring launch" to message 4 contacts at 2030-12-01 09:00 UTC?',
+      ]);
+
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const yes = await runCli([...base, "--all", "--var", "1=first_name", "--yes"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({}),
+      });
+      expect(yes.code).toBe(0);
+      expect(yes.stderr).toContain("will be messaged");
+    });
+
+    it("warns when nobody has consent or the month's quota cannot carry the campaign", async () => {
+      stubRequest(
+        api,
+        "POST",
+        `${path}/preview`,
+        envelope({ ...preview, messages_left_this_month: 3 }),
+      );
+      const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({ Create: false }),
+      });
+      expect(run.stderr).toContain("launching would be refused (plan_limit_exceeded)");
+      stubRequest(api, "POST", `${path}/preview`, envelope({ ...preview, with_consent: 0 }));
+      const nobody = await runCli([...base, "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({ Create: false }),
+      });
+      expect(nobody.stderr).toContain("Nobody in this audience has opted in");
+    });
+
+    it("exits 6 with the service's reason when the preview is refused, creating nothing", async () => {
+      stubRequest(
+        api,
+        "POST",
+        `${path}/preview`,
+        errorBody(
+          "template_not_approved",
+          "Template 'spring_news' (en_US) is pending, not approved; a campaign can only use an approved template.",
+        ),
+        { status: 422 },
+      );
+      const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({}),
+      });
+      expect(run.code).toBe(6);
+      expect(run.stderr).toContain("(template_not_approved, HTTP 422)");
+    });
+  });
+
+  describe("--dry-run", () => {
+    it("prints the preview and creates nothing, piped or as JSON", async () => {
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      const piped = await runCli([...base, "--all", "--var", "1=first_name", "--dry-run"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toContain("with_consent\t4\n");
+      expect(piped.stdout).toContain("messages_left_this_month\t9998\n");
+      expect(piped.stderr).toContain("nothing was created");
+
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      const json = await runCli(
+        [...base, "--all", "--var", "1=first_name", "--dry-run", "--json"],
+        {
+          env: env(),
+          dispatcher: api.agent,
+        },
+      );
+      expect(JSON.parse(json.stdout)).toEqual(preview);
+    });
+
+    it("shows the summary on stdout at a terminal, without asking", async () => {
+      stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      const run = await runCli([...base, "--all", "--var", "1=first_name", "--dry-run"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter: scriptedPrompter({}),
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("Hello {{1}}→first_name");
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/campaigns.js";
+import type { Handler } from "../../command-spec.js";
+import { booleanOption } from "../../options.js";
+import { createPaint } from "../../output/paint.js";
+import { when } from "../workspaces/workspace-format.js";
+import {
+  campaignLabel,
+  campaignsPath,
+  campaignView,
+  type PreflightInput,
+  preflightText,
+  previewView,
+} from "./campaign-format.js";
+import { campaignBodyFromFlags } from "./campaign-input.js";
+
+/**
+ * `reseller campaigns create`: builds the campaign from flags (every flag checked before any
+ * request), and at a terminal first asks the service for a preview (audience by consent, quota,
+ * template text), shows it on stderr and asks unless --yes. Without a terminal it creates at
+ * once. --dry-run prints the preview as the result and creates nothing.
+ */
+export const run: Handler = async (ctx, { options }) => {
+  const body = campaignBodyFromFlags(options, ctx.now());
+  const dryRun = booleanOption(options, "dryRun");
+  const yes = booleanOption(options, "yes");
+  const workspaceId = await ctx.workspaceId();
+  const client = await ctx.client();
+  const input: PreflightInput = {
+    name: body.name,
+    channel_id: body.channel_id,
+    audience: body.audience,
+    variable_mapping: body.variable_mapping ?? {},
+    scheduled_at: body.scheduled_at,
+  };
+
+  if (dryRun || ctx.canPrompt) {
+    const preview = await client.call(
+      "POST",
+      campaignsPath(workspaceId, "preview"),
+      CampaignPreviewResponse,
+      { body },
+    );
+    if (dryRun) {
+      return {
+        data: preview.raw.data,
+        view: previewView(preview.body.data, input, ctx.output === "table"),
+        message: "Dry run: the service checked the campaign; nothing was created.",
+      };
+    }
+    ctx.info(`${preflightText(preview.body.data, input, createPaint(ctx.color))}\n`);
+    if (!yes) {
+      const recipients = preview.body.data.with_consent;
+      const question = body.scheduled_at
+        ? `Schedule "${body.name}" to message ${recipients} contact${recipients === 1 ? "" : "s"} at ${when(body.scheduled_at)}?`
+        : `Create "${body.name}" as a draft (${recipients} recipient${recipients === 1 ? "" : "s"} now)?`;
+      const confirmed = await ctx.prompter.confirm({
+        message: question,
+        default: body.scheduled_at === undefined,
+      });
+      if (!confirmed) return { message: "Cancelled: no campaign was created." };
+    }
+  }
+
+  const response = await client.call("POST", campaignsPath(workspaceId), CampaignResponse, {
+    body,
+  });
+  const campaign = response.body.data;
+  const message =
+    campaign.status === "scheduled"
+      ? `Scheduled campaign ${campaignLabel(campaign)} to start at ${when(campaign.scheduled_at)}; follow it with \`reseller campaigns stats ${campaign.id} --watch\`.`
+      : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}\`.`;
+  return { data: response.raw.data, view: campaignView(campaign), message };
+};

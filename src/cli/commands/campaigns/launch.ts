@@ -1,0 +1,73 @@
+import { ApiError } from "../../../client/api-error.js";
+import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/campaigns.js";
+import { CliError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { booleanOption } from "../../options.js";
+import { confirmOrYes } from "../../prompts.js";
+import { count } from "../workspaces/workspace-format.js";
+import { audienceText, campaignLabel, campaignsPath, campaignView } from "./campaign-format.js";
+
+/**
+ * `reseller campaigns launch <id>`: starts a draft now. At a terminal it names the campaign,
+ * says whom it will message (from a preview) and asks; without a terminal it needs --yes.
+ */
+export const run: Handler = async (ctx, { args, options }) => {
+  const id = args[0] ?? "";
+  const yes = booleanOption(options, "yes");
+  const workspaceId = await ctx.workspaceId();
+  let label = id;
+  let question = `Launch campaign ${label} now?`;
+  if (!yes && ctx.canPrompt) {
+    // Name the campaign and its reach in the question, so a mistyped id cannot send the wrong one.
+    const client = await ctx.client();
+    const campaign = (await client.get(campaignsPath(workspaceId, id), CampaignResponse)).body.data;
+    label = campaignLabel(campaign);
+    if (campaign.status !== "draft") {
+      throw new CliError(
+        "conflict",
+        `Campaign ${label} is ${campaign.status}; only a draft can be launched.`,
+        campaign.status === "scheduled"
+          ? `It starts by itself at ${campaign.scheduled_at}.`
+          : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
+      );
+    }
+    question = `Launch campaign ${label} now?`;
+    try {
+      const preview = (
+        await client.call("POST", campaignsPath(workspaceId, "preview"), CampaignPreviewResponse, {
+          body: {
+            name: campaign.name,
+            channel_id: campaign.channel_id,
+            template_name: campaign.template_name,
+            template_language: campaign.template_language,
+            audience: campaign.audience,
+            variable_mapping: campaign.variable_mapping,
+          },
+        })
+      ).body.data;
+      const skipped = preview.skipped_no_consent + preview.skipped_opted_out;
+      ctx.info(
+        `${campaign.template_name} (${campaign.template_language}) to ${audienceText(campaign.audience)}: ${count(preview.with_consent)} with consent, ${count(skipped)} skipped${preview.messages_left_this_month === null ? "" : `; ${count(preview.messages_left_this_month)} messages left this month`}.`,
+      );
+      question = `Launch campaign ${label} now, messaging ${count(preview.with_consent)} contact${preview.with_consent === 1 ? "" : "s"}?`;
+    } catch (error) {
+      // The preview is for the question only; what it refuses the launch will report itself.
+      if (!(error instanceof ApiError) || error.kind !== "http") throw error;
+      ctx.info(`Preflight check: ${error.message}`);
+    }
+  }
+  const confirmed = await confirmOrYes(ctx, yes, question);
+  if (!confirmed) return { message: `Cancelled: campaign ${label} was not launched.` };
+  const client = await ctx.client();
+  const response = await client.call(
+    "POST",
+    campaignsPath(workspaceId, id, "launch"),
+    CampaignResponse,
+  );
+  const campaign = response.body.data;
+  return {
+    data: response.raw.data,
+    view: campaignView(campaign),
+    message: `Launched campaign ${campaignLabel(campaign)}: sending has started. Follow it with \`reseller campaigns stats ${campaign.id} --watch\`.`,
+  };
+};

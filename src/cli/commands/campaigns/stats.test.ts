@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  completedCampaign,
+  draftCampaign,
+  envelope,
+  failedCampaign,
+  finalStats,
+  runningCampaign,
+  runningStats,
+  scheduledCampaign,
+  stubRequest,
+  workspaceId,
+} from "../../../../test/fixtures/campaigns.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { mockApi } from "../../../../test/helpers/mock-api.js";
+
+const path = `/api/v1/workspaces/${workspaceId}/campaigns/${draftCampaign.id}`;
+const zeroStats = {
+  ...runningStats,
+  audience_total: 0,
+  skipped_no_consent: 0,
+  skipped_opted_out: 0,
+  queued: 0,
+  sent: 0,
+  delivered: 0,
+  read: 0,
+  failed: 0,
+  delivery_rate: 0,
+  failures: [],
+};
+
+describe("reseller campaigns stats", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+  const env = () => ({ ...api.env, RESELLER_WORKSPACE: workspaceId, NO_COLOR: "1" });
+
+  /** One poll: the campaign and its stats. */
+  function stubPoll(campaign: unknown, stats: unknown) {
+    stubRequest(api, "GET", path, envelope(campaign));
+    stubRequest(api, "GET", `${path}/stats`, envelope(stats));
+  }
+
+  it("shows the funnel with rates, failures by reason and skipped at a terminal", async () => {
+    stubPoll(completedCampaign, finalStats);
+    const run = await runCli(["campaigns", "stats", draftCampaign.id], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toBe("Spring launch cmp_01spring · completed");
+    expect(lines[1]).toMatch(/^ {2}Audience\s+6 {2}4 with consent$/);
+    expect(lines[2]).toMatch(/^ {2}Sent\s+3 {2}█{15}░{5}\s+75% of recipients with consent$/);
+    expect(lines[3]).toMatch(/^ {2}Delivered\s+3 .*\s100% of sent$/);
+    expect(lines[4]).toMatch(/^ {2}Read\s+2 .*\s66\.7% of delivered$/);
+    expect(lines[5]).toMatch(/^ {2}Failed\s+1 {2}undeliverable 1$/);
+    expect(lines[6]).toMatch(/^ {2}Skipped\s+2 {2}1 not_set, 1 opted_out$/);
+    expect(run.stdout).not.toContain("Queued");
+  });
+
+  it("prints key<TAB>value piped (status first) and the service's stats with --json", async () => {
+    stubPoll(runningCampaign, runningStats);
+    const piped = await runCli(["campaigns", "stats", draftCampaign.id], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(piped.stdout).toBe(
+      [
+        "status\trunning",
+        "audience_total\t6",
+        "skipped_no_consent\t1",
+        "skipped_opted_out\t1",
+        "queued\t1",
+        "sent\t2",
+        "delivered\t1",
+        "read\t0",
+        "failed\t1",
+        "delivery_rate\t0.5",
+        "read_rate\t0",
+        "failures\tundeliverable=1",
+        "updated_at\t2026-11-22T09:31:30Z",
+        "",
+      ].join("\n"),
+    );
+    stubPoll(runningCampaign, runningStats);
+    const json = await runCli(["campaigns", "stats", draftCampaign.id, "--json"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(JSON.parse(json.stdout)).toEqual(runningStats);
+  });
+
+  describe("--watch", () => {
+    it("polls until the campaign completes and prints the final stats once, piped", async () => {
+      stubPoll(scheduledCampaign, zeroStats);
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(completedCampaign, finalStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch", "--json"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(finalStats);
+      expect(run.stderr).toBe("");
+    });
+
+    it("redraws in place on stderr at a terminal, then prints the final funnel on stdout", async () => {
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(completedCampaign, finalStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      // Two frames of 10 lines each, the second drawn over the first, then the last one erased.
+      expect(run.stderr.match(/Spring launch cmp_01spring · running/g)).toHaveLength(2);
+      expect(run.stderr.split("\x1b[10A\r\x1b[J")).toHaveLength(3);
+      expect(run.stderr).toContain("sending… every 2 s");
+      expect(run.stderr).toContain(
+        "Campaign cmp_01spring (Spring launch) completed: 3 sent, 3 delivered, 2 read, 1 failed, 2 skipped.",
+      );
+      expect(run.stdout).toMatch(/^Spring launch cmp_01spring · completed\n/);
+      expect(run.stdout).not.toContain("\x1b");
+    });
+
+    it("exits 5 with the failure reason when the campaign fails", async () => {
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(failedCampaign, runningStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(5);
+      expect(run.stdout).toContain("status\tfailed\n");
+      expect(run.stderr).toContain("failed: workspace_suspended");
+    });
+
+    it("exits 5 at once for a draft, which would never end", async () => {
+      stubPoll(draftCampaign, zeroStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(5);
+      expect(run.stderr).toContain("is a draft: nothing to watch until `reseller campaigns launch");
+    });
+  });
+});

@@ -1,0 +1,116 @@
+import { stripVTControlCharacters } from "node:util";
+import {
+  type Campaign,
+  CampaignResponse,
+  type CampaignStats,
+  CampaignStatsResponse,
+} from "../../../contract/campaigns.js";
+import type { CommandResult, Handler } from "../../command-spec.js";
+import type { Context } from "../../context.js";
+import { booleanOption } from "../../options.js";
+import { createPaint } from "../../output/paint.js";
+import { count } from "../workspaces/workspace-format.js";
+import { campaignLabel, campaignsPath, funnelText, statsView } from "./campaign-format.js";
+
+/** How often --watch asks again. */
+export const watchIntervalMs = 2000;
+
+interface Snapshot {
+  campaign: Campaign;
+  stats: CampaignStats;
+  /** The stats as the service sent them, for --json. */
+  raw: unknown;
+}
+
+const ended = (status: Campaign["status"]) => status === "completed" || status === "failed";
+
+/** Terminal rows a block of text takes, long lines wrapping at the terminal's width. */
+function rowsOf(text: string, columns: number): number {
+  return text
+    .split("\n")
+    .map((line) => stripVTControlCharacters(line).length)
+    .reduce((rows, width) => rows + Math.max(1, Math.ceil(width / columns)), 0);
+}
+
+/** Redraws a block of lines in place on a terminal: up over the last frame, clear, write. */
+function liveFrame(ctx: Context) {
+  let lines = 0;
+  const stderr = ctx.io.stderr as { columns?: number };
+  const write = (text: string) => ctx.io.stderr.write(text);
+  return {
+    draw(text: string) {
+      write(`${lines > 0 ? `\x1b[${lines}A\r` : ""}\x1b[J${text}\n`);
+      lines = rowsOf(text, stderr.columns && stderr.columns > 0 ? stderr.columns : 80);
+    },
+    clear() {
+      if (lines > 0) write(`\x1b[${lines}A\r\x1b[J`);
+      lines = 0;
+    },
+  };
+}
+
+function summary(s: Snapshot): string {
+  const { stats } = s;
+  const skipped = stats.skipped_no_consent + stats.skipped_opted_out;
+  return `${count(stats.sent)} sent, ${count(stats.delivered)} delivered, ${count(stats.read)} read, ${count(stats.failed)} failed, ${count(skipped)} skipped`;
+}
+
+/**
+ * `reseller campaigns stats <id> [--watch]`: the campaign's delivery funnel. With --watch it asks
+ * again every 2 s until the campaign is completed or failed, redrawing the funnel in place on
+ * stderr at a terminal; the final figures are the result (printed once, also when piped or with
+ * --json). Exit 5 when the watched campaign failed or is a draft (nothing would ever end).
+ */
+export const run: Handler = async (ctx, { args, options }) => {
+  const id = args[0] ?? "";
+  const workspaceId = await ctx.workspaceId();
+  const client = await ctx.client();
+  const fetchSnapshot = async (): Promise<Snapshot> => {
+    const [campaign, stats] = await Promise.all([
+      client.get(campaignsPath(workspaceId, id), CampaignResponse),
+      client.get(campaignsPath(workspaceId, id, "stats"), CampaignStatsResponse),
+    ]);
+    return { campaign: campaign.body.data, stats: stats.body.data, raw: stats.raw.data };
+  };
+  let snapshot = await fetchSnapshot();
+  const result = (s: Snapshot, extra: Partial<CommandResult> = {}): CommandResult => ({
+    data: s.raw,
+    view: statsView(s.campaign, s.stats, ctx.output === "table"),
+    ...extra,
+  });
+  if (!booleanOption(options, "watch")) return result(snapshot);
+
+  if (snapshot.campaign.status === "draft") {
+    return result(snapshot, {
+      message: `Campaign ${campaignLabel(snapshot.campaign)} is a draft: nothing to watch until \`reseller campaigns launch ${snapshot.campaign.id}\`.`,
+      exitCode: 5,
+    });
+  }
+  const live = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
+  const frame = liveFrame(ctx);
+  const paint = createPaint(ctx.color);
+  while (!ended(snapshot.campaign.status)) {
+    if (live) {
+      const waiting =
+        snapshot.campaign.status === "scheduled"
+          ? `waiting for the scheduled start (${snapshot.campaign.scheduled_at})`
+          : "sending";
+      frame.draw(
+        `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${waiting}… every ${watchIntervalMs / 1000} s; Ctrl-C stops watching, not the campaign`)}`,
+      );
+    }
+    await ctx.sleep(watchIntervalMs);
+    snapshot = await fetchSnapshot();
+  }
+  if (live) frame.clear();
+  const { campaign } = snapshot;
+  if (campaign.status === "failed") {
+    return result(snapshot, {
+      message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
+      exitCode: 5,
+    });
+  }
+  return result(snapshot, {
+    message: `Campaign ${campaignLabel(campaign)} completed: ${summary(snapshot)}.`,
+  });
+};

@@ -1,0 +1,56 @@
+import {
+  customKeyProblem,
+  normaliseTimestamp,
+  tagProblem,
+} from "../../../contract/contact-rules.js";
+import { usageError } from "../../cli-error.js";
+import { listOption, stringOption } from "../../options.js";
+
+type Options = Readonly<Record<string, unknown>>;
+
+/**
+ * The contact fields given as flags, as the API's body: only what was given, checked here so
+ * a bad value is a usage error before any request.
+ */
+export function contactFields(options: Options): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [flag, field] of [
+    ["firstName", "first_name"],
+    ["lastName", "last_name"],
+    ["email", "email"],
+    ["optInSource", "opt_in_source"],
+  ] as const) {
+    const value = stringOption(options, flag);
+    if (value !== undefined) body[field] = value;
+  }
+  const tags = listOption(options, "tag").map((t) => t.trim());
+  for (const tag of tags) {
+    const problem = tagProblem(tag);
+    if (problem) throw usageError(`--tag: ${problem}.`);
+  }
+  if (tags.length > 0) body.tags = tags;
+  const fields: Record<string, string | null> = {};
+  for (const pair of listOption(options, "field")) {
+    const at = pair.indexOf("=");
+    if (at < 1)
+      throw usageError(`--field expects key=value, e.g. --field city=Berlin; got '${pair}'.`);
+    const key = pair.slice(0, at).trim();
+    const problem = customKeyProblem(key);
+    if (problem) throw usageError(`--field: ${problem}.`);
+    fields[key] = pair.slice(at + 1);
+  }
+  for (const key of listOption(options, "removeField")) fields[key.trim()] = null;
+  if (Object.keys(fields).length > 0) body.custom_fields = fields;
+  const optIn = stringOption(options, "optIn");
+  if (optIn !== undefined) body.opt_in_status = optIn;
+  const optedInAt = stringOption(options, "optedInAt");
+  if (optedInAt !== undefined) {
+    if (normaliseTimestamp(optedInAt) === null) {
+      throw usageError(
+        `--opted-in-at expects an ISO 8601 time such as 2026-11-22T09:30:00Z; got '${optedInAt}'.`,
+      );
+    }
+    body.opted_in_at = optedInAt;
+  }
+  return body;
+}

@@ -1,0 +1,209 @@
+import type { ContactImport, ImportRowError } from "../../../contract/contact-imports.js";
+import type { Contact, Tag } from "../../../contract/contacts.js";
+import type { Column, View } from "../../output/view.js";
+import { recordView, stackView, tableView } from "../../output/view.js";
+
+/** `/api/v1/workspaces/<id>/<rest>`, the ids encoded. */
+export function workspacePath(workspaceId: string, rest: string): string {
+  return `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;
+}
+
+function when(iso: string | null): string {
+  if (iso === null) return "—";
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return match ? `${match[1]} ${match[2]} UTC` : iso;
+}
+
+function fullName(c: Contact): string {
+  return [c.first_name, c.last_name].filter((n) => n).join(" ");
+}
+
+/** Columns of a contact list; CSV headers are the wire's field names. */
+export const contactColumns: Column<Contact>[] = [
+  { header: "Id", key: "id", value: (c) => c.id },
+  { header: "Phone", key: "phone", value: (c) => c.phone },
+  { header: "First name", key: "first_name", value: (c) => c.first_name },
+  { header: "Last name", key: "last_name", value: (c) => c.last_name },
+  { header: "Email", key: "email", value: (c) => c.email },
+  { header: "Tags", key: "tags", value: (c) => c.tags.join(",") },
+  {
+    header: "Opt-in",
+    key: "opt_in_status",
+    value: (c) => c.opt_in_status,
+    display: (c, paint) => paint.status(c.opt_in_status),
+  },
+  {
+    header: "Updated",
+    key: "updated_at",
+    value: (c) => c.updated_at,
+    display: (c) => when(c.updated_at).slice(0, 10),
+  },
+];
+
+export function contactTable(rows: readonly Contact[]): View {
+  return tableView(rows, contactColumns, {
+    empty:
+      "No contacts match. Add one with `reseller contacts upsert` or `reseller contacts import`.",
+  });
+}
+
+/** One contact: its fields, then each custom field as `custom.<key>`. */
+export function contactView(contact: Contact): View {
+  const fields: Column<Contact>[] = [
+    { header: "Id", key: "id", value: (c) => c.id },
+    { header: "Phone", key: "phone", value: (c) => c.phone, display: (c, p) => p.bold(c.phone) },
+    { header: "Name", key: "name", value: (c) => fullName(c) },
+    { header: "Email", key: "email", value: (c) => c.email },
+    { header: "Tags", key: "tags", value: (c) => c.tags.join(",") },
+    {
+      header: "Opt-in",
+      key: "opt_in_status",
+      value: (c) => c.opt_in_status,
+      display: (c, p) => p.status(c.opt_in_status),
+    },
+    { header: "Opt-in source", key: "opt_in_source", value: (c) => c.opt_in_source },
+    {
+      header: "Opted in",
+      key: "opted_in_at",
+      value: (c) => c.opted_in_at,
+      display: (c) => when(c.opted_in_at),
+    },
+    {
+      header: "Opted out",
+      key: "opted_out_at",
+      value: (c) => c.opted_out_at,
+      display: (c) => when(c.opted_out_at),
+    },
+    ...Object.keys(contact.custom_fields)
+      .sort()
+      .map(
+        (key): Column<Contact> => ({
+          header: `custom.${key}`,
+          key: `custom_fields.${key}`,
+          value: (c) => c.custom_fields[key],
+        }),
+      ),
+    {
+      header: "Created",
+      key: "created_at",
+      value: (c) => c.created_at,
+      display: (c) => when(c.created_at),
+    },
+    {
+      header: "Updated",
+      key: "updated_at",
+      value: (c) => c.updated_at,
+      display: (c) => when(c.updated_at),
+    },
+  ];
+  return recordView(contact, fields);
+}
+
+export const tagColumns: Column<Tag>[] = [
+  { header: "Tag", key: "name", value: (t) => t.name, display: (t, p) => p.bold(t.name) },
+  {
+    header: "Contacts",
+    key: "contact_count",
+    value: (t) => t.contact_count,
+    display: (t) => t.contact_count.toLocaleString("en-US"),
+  },
+  {
+    header: "Created",
+    key: "created_at",
+    value: (t) => t.created_at,
+    display: (t) => when(t.created_at).slice(0, 10),
+  },
+];
+
+export const errorColumns: Column<ImportRowError>[] = [
+  { header: "Row", key: "row", value: (e) => e.row },
+  { header: "Phone", key: "phone", value: (e) => e.phone },
+  { header: "Field", key: "field", value: (e) => e.field },
+  { header: "Message", key: "message", value: (e) => e.message },
+];
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+const importFields: Column<ContactImport>[] = [
+  { header: "Import", key: "import_id", value: (i) => i.import_id },
+  {
+    header: "Status",
+    key: "status",
+    value: (i) => i.status,
+    display: (i, p) => p.status(i.status),
+  },
+  {
+    header: "Rows",
+    key: "processed_rows",
+    value: (i) => i.processed_rows,
+    display: (i) => `${count(i.processed_rows)} of ${count(i.total_rows)} read`,
+  },
+  { header: "Created", key: "created", value: (i) => i.created, display: (i) => count(i.created) },
+  { header: "Updated", key: "updated", value: (i) => i.updated, display: (i) => count(i.updated) },
+  { header: "Skipped", key: "skipped", value: (i) => i.skipped, display: (i) => count(i.skipped) },
+  {
+    header: "Errors",
+    key: "error_count",
+    value: (i) => i.error_count,
+    display: (i, p) => (i.error_count > 0 ? p.bad(count(i.error_count)) : "0"),
+  },
+  { header: "On duplicate", key: "duplicate_handling", value: (i) => i.duplicate_handling },
+  {
+    header: "Ignored columns",
+    key: "ignored_columns",
+    value: (i) => i.ignored_columns.join(","),
+  },
+  { header: "Failure", key: "failure_reason", value: (i) => i.failure_reason },
+  {
+    header: "Started",
+    key: "started_at",
+    value: (i) => i.started_at,
+    display: (i) => when(i.started_at),
+  },
+  {
+    header: "Finished",
+    key: "finished_at",
+    value: (i) => i.finished_at,
+    display: (i) => when(i.finished_at),
+  },
+];
+
+/** How many row errors a summary shows; --errors FILE writes them all. */
+export const errorsShown = 10;
+
+/** An import: its counts, then its first row errors. */
+export function importView(imported: ContactImport): View {
+  const parts: { title?: string; view: View }[] = [{ view: recordView(imported, importFields) }];
+  if (imported.errors.length > 0) {
+    const shown = imported.errors.slice(0, errorsShown);
+    parts.push({
+      title:
+        imported.error_count > shown.length
+          ? `First ${shown.length} of ${count(imported.error_count)} row errors`
+          : "Row errors",
+      view: tableView(shown, errorColumns),
+    });
+  }
+  return stackView(...parts);
+}
+
+export function importTable(rows: readonly ContactImport[]): View {
+  return tableView(rows, importFields.slice(0, 7), { empty: "No imports yet." });
+}
+
+/** The closing line of an import: what it did, and where the errors are. */
+export function importSummary(imported: ContactImport, errorsFile?: string): string {
+  const done = `${count(imported.created)} created, ${count(imported.updated)} updated, ${count(imported.skipped)} skipped, ${count(imported.error_count)} ${imported.error_count === 1 ? "error" : "errors"}`;
+  if (imported.status === "failed")
+    return `Import ${imported.import_id} failed: ${imported.failure_reason ?? "unknown reason"} (${done}).`;
+  if (imported.status !== "completed") {
+    return `Import ${imported.import_id} is ${imported.status}: ${count(imported.processed_rows)} of ${count(imported.total_rows)} rows read. Follow it with \`reseller contacts imports get ${imported.import_id}\`.`;
+  }
+  const errors =
+    imported.error_count === 0
+      ? ""
+      : errorsFile
+        ? ` Every row error is in ${errorsFile}.`
+        : " Write every row error to a file with --errors FILE.";
+  return `Import ${imported.import_id} completed: ${done}.${errors}`;
+}

@@ -1,0 +1,210 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { anna, base, ben, envelope, ws } from "../../../../test/fixtures/contacts.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+describe("reseller contacts list, get, upsert, update and tags list", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+  const env = () => ({ ...api.env, RESELLER_WORKSPACE: ws, NO_COLOR: "1" });
+
+  it("shows contacts as a table at a terminal and passes search and filters", async () => {
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "GET",
+        query: {
+          search: "anna schm",
+          tag: "vip",
+          opt_in_status: "opted_in",
+          page: "1",
+          per_page: "20",
+        },
+      })
+      .reply(200, envelope([anna], {}), { headers: jsonHeaders });
+    const run = await runCli(
+      ["contacts", "list", "--search", "anna schm", "--tag", "vip", "--opt-in-status", "opted_in"],
+      { tty: true, env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(
+      /^ID\s+PHONE\s+FIRST NAME\s+LAST NAME\s+EMAIL\s+TAGS\s+OPT-IN\s+UPDATED$/,
+    );
+    expect(run.stdout).toContain("+4915112345678");
+    expect(run.stdout).toContain("vip,newsletter");
+  });
+
+  it("prints tab-separated rows when piped and follows every cursor with --all", async () => {
+    api.pool
+      .intercept({ path: `${base}/contacts`, method: "GET", query: { per_page: "20" } })
+      .reply(200, envelope([anna], { next_cursor: "c2" }), { headers: jsonHeaders });
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "GET",
+        query: { per_page: "20", cursor: "c2" },
+      })
+      .reply(200, envelope([ben], {}), { headers: jsonHeaders });
+    const run = await runCli(["contacts", "list", "--all", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n")).toEqual([
+      "ct_01anna\t+4915112345678\tAnna\tSchmidt\tanna@example.com\tvip,newsletter\topted_in\t2026-11-21T08:00:00Z",
+      "ct_01ben\t+4915223456789\tBen\t\t\t\tnot_set\t2026-11-21T08:00:00Z",
+      "",
+    ]);
+  });
+
+  it("says how to choose a workspace when none is set", async () => {
+    const run = await runCli(["contacts", "list"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--workspace");
+  });
+
+  it("shows one contact with its custom fields and consent", async () => {
+    api.pool
+      .intercept({ path: `${base}/contacts/ct_01anna`, method: "GET" })
+      .reply(200, envelope(anna), { headers: jsonHeaders });
+    const run = await runCli(["contacts", "get", "ct_01anna"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toMatch(/custom\.city:\s+Berlin/);
+    expect(run.stdout).toMatch(/Opt-in source:\s+checkout form/);
+  });
+
+  it("upserts with the body built from the flags and says whether it created or updated", async () => {
+    const expected = {
+      phone: "+4915112345678",
+      first_name: "Anna",
+      tags: ["vip", "newsletter"],
+      custom_fields: { city: "Berlin", note: "a=b" },
+      opt_in_status: "opted_in",
+    };
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "POST",
+        body: (body: string) => JSON.stringify(JSON.parse(body)) === JSON.stringify(expected),
+      })
+      .reply(201, envelope(anna), { headers: jsonHeaders });
+    const run = await runCli(
+      [
+        "contacts",
+        "upsert",
+        "--phone",
+        "+4915112345678",
+        "--first-name",
+        "Anna",
+        "--tag",
+        "vip",
+        "--tag",
+        "newsletter",
+        "--field",
+        "city=Berlin",
+        "--field",
+        "note=a=b",
+        "--opt-in",
+        "opted_in",
+      ],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("Created contact ct_01anna (+4915112345678).\n");
+  });
+
+  it.each([
+    [["--phone", "0151 12345678"], "--phone"],
+    [["--phone", "+4915112345678", "--field", "novalue"], "key=value"],
+    [["--phone", "+4915112345678", "--tag", "a,b"], "--tag"],
+    [["--phone", "+4915112345678", "--opt-in", "opted_out"], "opted_out"],
+    [["--first-name", "Anna"], "--phone"],
+  ])("refuses %j before any request (exit 2)", async (flags, words) => {
+    const run = await runCli(["contacts", "upsert", ...flags], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(words);
+  });
+
+  it("updates only what is given: --clear-tags, --remove-field and an opt-out", async () => {
+    const expected = { custom_fields: { city: null }, opt_in_status: "opted_out", tags: [] };
+    api.pool
+      .intercept({
+        path: `${base}/contacts/ct_01anna`,
+        method: "PATCH",
+        body: (body: string) => JSON.stringify(JSON.parse(body)) === JSON.stringify(expected),
+      })
+      .reply(200, envelope({ ...anna, tags: [], custom_fields: {}, opt_in_status: "opted_out" }), {
+        headers: jsonHeaders,
+      });
+    const run = await runCli(
+      [
+        "contacts",
+        "update",
+        "ct_01anna",
+        "--remove-field",
+        "city",
+        "--opt-in",
+        "opted_out",
+        "--clear-tags",
+        "--json",
+      ],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).opt_in_status).toBe("opted_out");
+  });
+
+  it("refuses an update that changes nothing (exit 2)", async () => {
+    const run = await runCli(["contacts", "update", "ct_01anna"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Nothing to change");
+  });
+
+  it("exits 5 with the service's message on a plan limit", async () => {
+    api.pool.intercept({ path: `${base}/contacts`, method: "POST" }).reply(
+      409,
+      {
+        status: "error",
+        error_code: "plan_limit_exceeded",
+        message: "The workspace's plan allows 500 for 'contacts' and 500 are used.",
+        details: [{ field: "contacts", message: "limit 500, used 500", limit: 500, used: 500 }],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["contacts", "upsert", "--phone", "+4915112345678"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain("plan_limit_exceeded");
+  });
+
+  it("lists tags with counts, names only with --quiet", async () => {
+    const tags = [
+      { name: "vip", contact_count: 1200, created_at: "2026-11-20T08:00:00Z" },
+      { name: "b2b", contact_count: 3, created_at: "2026-11-19T08:00:00Z" },
+    ];
+    api.pool
+      .intercept({ path: `${base}/tags`, method: "GET", query: { page: "1", per_page: "20" } })
+      .reply(200, envelope(tags, {}), { headers: jsonHeaders });
+    const table = await runCli(["tags", "list"], { tty: true, env: env(), dispatcher: api.agent });
+    expect(table.stdout).toMatch(/vip\s+1,200/);
+    api.pool
+      .intercept({ path: `${base}/tags`, method: "GET", query: { page: "1", per_page: "20" } })
+      .reply(200, envelope(tags, {}), { headers: jsonHeaders });
+    const quiet = await runCli(["tags", "list", "--quiet"], { env: env(), dispatcher: api.agent });
+    expect(quiet.stdout).toBe("vip\nb2b\n");
+  });
+});

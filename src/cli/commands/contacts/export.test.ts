@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterEach, describe, expect, it } from "vitest";
+import { anna, base, ben, envelope, ws } from "../../../../test/fixtures/contacts.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+describe("reseller contacts export", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  function stubPages(query: Record<string, string> = {}) {
+    api.pool
+      .intercept({ path: `${base}/contacts`, method: "GET", query: { per_page: "100", ...query } })
+      .reply(200, envelope([anna], { next_cursor: "c2" }), { headers: jsonHeaders });
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "GET",
+        query: { per_page: "100", cursor: "c2", ...query },
+      })
+      .reply(200, envelope([ben], {}), { headers: jsonHeaders });
+  }
+
+  it("writes every contact as CSV in the import's layout, custom fields as sorted custom.<key> columns", async () => {
+    stubPages();
+    const output = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "out.csv");
+    const run = await runCli(["contacts", "export", "--output", output, "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(`Exported 2 contacts to ${output}.\n`);
+    const rows = parse(readFileSync(output)) as string[][];
+    expect(rows[0]).toEqual([
+      "phone",
+      "first_name",
+      "last_name",
+      "email",
+      "tags",
+      "opt_in_status",
+      "opt_in_source",
+      "opted_in_at",
+      "opted_out_at",
+      "custom.city",
+      "custom.note.x",
+      "custom.shoe",
+    ]);
+    // Oldest first: the order the contacts were added, which an import of the file repeats.
+    expect(rows[2]).toEqual([
+      "+4915112345678",
+      "Anna",
+      "Schmidt",
+      "anna@example.com",
+      "vip,newsletter",
+      "opted_in",
+      "checkout form",
+      "2026-11-20T08:00:00Z",
+      "",
+      "Berlin",
+      "",
+      "",
+    ]);
+    expect(rows[1]?.slice(9)).toEqual(["", 'says "hi", twice', "44"]);
+  });
+
+  it("streams to standard output and passes the filters", async () => {
+    stubPages({ tag: "vip" });
+    const run = await runCli(["contacts", "export", "--tag", "vip", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(/^phone,first_name,/);
+    expect(run.stdout.split("\n")).toHaveLength(4);
+  });
+});

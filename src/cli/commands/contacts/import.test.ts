@@ -1,0 +1,215 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { base, envelope, importRecord, ws } from "../../../../test/fixtures/contacts.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+const csv =
+  "phone,first_name,shoe size\n+4915112345678,Anna,38\n015112345679,Ben,\n+4915112345678,Annie,\nnot a phone,Carl,\n";
+
+function tempFile(name: string, content?: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "reseller-import-")), name);
+  if (content !== undefined) writeFileSync(file, content);
+  return file;
+}
+
+const finished = importRecord({
+  status: "completed",
+  total_rows: 4,
+  processed_rows: 4,
+  created: 1,
+  updated: 1,
+  error_count: 2,
+  errors: [
+    { row: 2, phone: "015112345679", field: "phone", message: "phone has no country code" },
+    { row: 4, phone: "not a phone", field: "phone", message: "phone is not a phone number" },
+  ],
+  ignored_columns: ["shoe size"],
+  started_at: "2026-11-22T09:30:00Z",
+  finished_at: "2026-11-22T09:30:05Z",
+});
+
+describe("reseller contacts import", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+  const env = () => ({ ...api.env, RESELLER_WORKSPACE: ws, NO_COLOR: "1" });
+
+  function stubUpload(expected: Record<string, unknown>) {
+    api.pool
+      .intercept({
+        path: `${base}/contacts/import`,
+        method: "POST",
+        body: (body: string) => {
+          const parsed = JSON.parse(body);
+          return (
+            Buffer.from(parsed.csv, "base64").toString("utf8") === csv &&
+            Object.entries(expected).every(([k, v]) => parsed[k] === v)
+          );
+        },
+      })
+      .reply(202, envelope(importRecord()), { headers: jsonHeaders });
+  }
+
+  function stubGet(record: ReturnType<typeof importRecord>, times = 1) {
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(200, envelope(record), { headers: jsonHeaders })
+      .times(times);
+  }
+
+  it("uploads, shows a progress bar at a terminal, then the summary with the first row errors", async () => {
+    stubUpload({ duplicate_handling: "skip", default_country: "DE" });
+    stubGet(importRecord({ status: "processing", processed_rows: 2 }));
+    stubGet(finished);
+    const file = tempFile("contacts.csv", csv);
+    const run = await runCli(
+      ["contacts", "import", file, "--on-duplicate", "skip", "--default-country", "DE"],
+      { tty: true, env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`Import imp_01x queued: 4 rows from ${file}.`);
+    expect(run.stderr).toMatch(/Importing .* 4\/4 rows/);
+    expect(run.stdout).toMatch(/Created:\s+1/);
+    expect(run.stdout).toMatch(/Errors:\s+2/);
+    expect(run.stdout).toMatch(/2\s+015112345679\s+phone\s+phone has no country code/);
+    expect(run.stderr).toContain(
+      "Import imp_01x completed: 1 created, 1 updated, 0 skipped, 2 errors. Write every row error to a file with --errors FILE.",
+    );
+  });
+
+  it("prints the final record as JSON without a progress bar, and writes every error with --errors", async () => {
+    stubUpload({ duplicate_handling: "update" });
+    stubGet(finished);
+    api.pool
+      .intercept({
+        path: `${base}/contacts/imports/imp_01x/errors`,
+        method: "GET",
+        query: { per_page: "100" },
+      })
+      .reply(200, envelope(finished.errors.slice(0, 1), { next_cursor: "e2" }), {
+        headers: jsonHeaders,
+      });
+    api.pool
+      .intercept({
+        path: `${base}/contacts/imports/imp_01x/errors`,
+        method: "GET",
+        query: { per_page: "100", cursor: "e2" },
+      })
+      .reply(200, envelope(finished.errors.slice(1), {}), { headers: jsonHeaders });
+    const errors = tempFile("errors.csv");
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--errors", errors, "--json"],
+      {
+        env: env(),
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "completed",
+      created: 1,
+      error_count: 2,
+    });
+    expect(run.stderr).not.toContain("Importing");
+    expect(readFileSync(errors, "utf8")).toBe(
+      "row,phone,field,message\n2,015112345679,phone,phone has no country code\n4,not a phone,phone,phone is not a phone number\n",
+    );
+  });
+
+  it("returns at once with --no-wait", async () => {
+    stubUpload({});
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--no-wait", "--quiet"],
+      {
+        env: env(),
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("imp_01x\n");
+  });
+
+  it("exits 1 with the reason when the import fails", async () => {
+    stubUpload({});
+    stubGet(
+      importRecord({ status: "failed", failure_reason: "Workspace 'ws_01acme' is suspended." }),
+    );
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("failed: Workspace 'ws_01acme' is suspended.");
+  });
+
+  it("exits 6 with the service's reason when it refuses the file", async () => {
+    api.pool.intercept({ path: `${base}/contacts/import`, method: "POST" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: "csv: the header has no 'phone' column",
+        details: [{ field: "csv", message: "the header has no 'phone' column" }],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["contacts", "import", tempFile("c.csv", "name\nAnna\n")], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("no 'phone' column");
+  });
+
+  it("checks the file locally with --dry-run, sends nothing, and exits 6 when rows would be refused", async () => {
+    const errors = tempFile("dry-errors.csv");
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--errors", errors],
+      {
+        env: env(),
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code).toBe(6);
+    expect(run.stdout).toContain("rows\t4");
+    expect(run.stdout).toContain("valid_rows\t2");
+    expect(run.stdout).toContain("repeated_phones\t1");
+    expect(run.stdout).toContain("ignored_columns\tshoe size");
+    expect(run.stderr).toContain("Dry run: 2 of 4 rows would be refused");
+    expect(readFileSync(errors, "utf8").split("\n")[1]).toMatch(/^2,015112345679,phone,/);
+  });
+
+  it("accepts national numbers in a dry run with --default-country and exits 0 when every row is fine", async () => {
+    const run = await runCli(
+      [
+        "contacts",
+        "import",
+        tempFile("c.csv", "phone\n0151 12345678\n+4915223456789\n"),
+        "--dry-run",
+        "--default-country",
+        "de",
+        "--json",
+      ],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 2, valid_rows: 2, error_count: 0 });
+  });
+
+  it("refuses a file without a phone column in a dry run, and a missing file before any request", async () => {
+    const dry = await runCli(
+      ["contacts", "import", tempFile("c.csv", "name\nAnna\n"), "--dry-run"],
+      { env: env() },
+    );
+    expect(dry.code).toBe(6);
+    expect(dry.stderr).toContain("no 'phone' column");
+    const missing = await runCli(["contacts", "import", "/nonexistent/file.csv"], { env: env() });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("Cannot read '/nonexistent/file.csv'");
+  });
+});

@@ -1,0 +1,152 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { stringify } from "csv-stringify/sync";
+import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
+import { CliError, usageError } from "../../cli-error.js";
+import type { CommandResult, Handler } from "../../command-spec.js";
+import type { Context } from "../../context.js";
+import { booleanOption, stringOption } from "../../options.js";
+import { recordView, stackView, tableView } from "../../output/view.js";
+import {
+  errorColumns,
+  errorsShown,
+  importSummary,
+  importView,
+  workspacePath,
+} from "./contact-format.js";
+import { dryRun } from "./dry-run.js";
+import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
+
+/** How often the progress of a running import is read. */
+const pollMs = 500;
+
+async function readCsv(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw usageError(
+      `Cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+    );
+  }
+}
+
+/** `--dry-run`: the file checked here, nothing sent; exit 6 when a row would be refused. */
+async function checkLocally(
+  ctx: Context,
+  file: string,
+  options: Readonly<Record<string, unknown>>,
+): Promise<CommandResult> {
+  const bytes = await readCsv(file);
+  const { report, allErrors } = dryRun(bytes, stringOption(options, "defaultCountry"), ctx.now());
+  const errorsFile = stringOption(options, "errors");
+  if (errorsFile !== undefined)
+    await writeFile(errorsFile, stringify([errorCsvHeader, ...errorCsvRows(allErrors)]));
+  const summary = recordView(report, [
+    { header: "Rows", key: "rows", value: (r) => r.rows },
+    { header: "Valid", key: "valid_rows", value: (r) => r.valid_rows },
+    { header: "Errors", key: "error_count", value: (r) => r.error_count },
+    { header: "Repeated phones", key: "repeated_phones", value: (r) => r.repeated_phones },
+    {
+      header: "Ignored columns",
+      key: "ignored_columns",
+      value: (r) => r.ignored_columns.join(","),
+    },
+  ]);
+  const shown = report.errors.slice(0, errorsShown);
+  const view =
+    shown.length === 0
+      ? summary
+      : stackView(
+          { view: summary },
+          {
+            title:
+              report.error_count > shown.length
+                ? `First ${shown.length} of ${report.error_count} row errors`
+                : "Row errors",
+            view: tableView(shown, errorColumns),
+          },
+        );
+  const verdict =
+    report.error_count === 0
+      ? `Dry run: all ${report.rows} rows can be imported; nothing was sent.`
+      : `Dry run: ${report.error_count} of ${report.rows} rows would be refused${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
+  return { data: report, view, message: verdict, exitCode: report.error_count === 0 ? 0 : 6 };
+}
+
+/** Waits for the import to end, with a progress bar at a terminal. */
+async function follow(
+  ctx: Context,
+  path: string,
+  first: ContactImport,
+  firstRaw: unknown,
+): Promise<{ record: ContactImport; raw: unknown }> {
+  const client = await ctx.client();
+  const showBar = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
+  const { SingleBar } = showBar ? await import("cli-progress") : { SingleBar: null };
+  const bar = SingleBar
+    ? new SingleBar({
+        stream: ctx.io.stderr as NodeJS.WritableStream,
+        format: "Importing {bar} {value}/{total} rows · {rate} rows/s · {eta_formatted} left",
+        hideCursor: true,
+        barsize: 30,
+      })
+    : null;
+  const started = ctx.now().getTime();
+  let current = first;
+  let raw = firstRaw;
+  bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0 });
+  try {
+    while (current.status === "queued" || current.status === "processing") {
+      await ctx.sleep(pollMs);
+      const response = await client.get(path, ContactImportResponse);
+      current = response.body.data;
+      raw = response.raw.data;
+      const seconds = Math.max(0.001, (ctx.now().getTime() - started) / 1000);
+      bar?.setTotal(Math.max(1, current.total_rows));
+      bar?.update(current.processed_rows, { rate: Math.round(current.processed_rows / seconds) });
+    }
+  } finally {
+    bar?.stop();
+  }
+  return { record: current, raw };
+}
+
+/** `reseller contacts import <file>`: upload, then follow the import to its summary. */
+export const run: Handler = async (ctx, { args, options }) => {
+  const file = args[0] ?? "";
+  if (booleanOption(options, "dryRun")) return checkLocally(ctx, file, options);
+  const workspaceId = await ctx.workspaceId();
+  const bytes = await readCsv(file);
+  const client = await ctx.client();
+  const defaultCountry = stringOption(options, "defaultCountry");
+  const response = await client.call(
+    "POST",
+    workspacePath(workspaceId, "contacts/import"),
+    ContactImportResponse,
+    {
+      body: {
+        csv: bytes.toString("base64"),
+        duplicate_handling: stringOption(options, "onDuplicate") ?? "update",
+        ...(defaultCountry === undefined ? {} : { default_country: defaultCountry }),
+      },
+    },
+  );
+  const queued = response.body.data;
+  const path = workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(queued.id)}`);
+  if (ctx.output !== "json" && ctx.output !== "quiet") {
+    ctx.info(
+      `Import ${queued.id} queued: ${queued.total_rows.toLocaleString("en-US")} rows from ${file}.`,
+    );
+  }
+  if (options.wait === false) {
+    return {
+      data: response.raw.data,
+      view: importView(queued),
+      message: `Follow it with \`reseller contacts imports get ${queued.id}\`.`,
+    };
+  }
+  const { record: done, raw } = await follow(ctx, path, queued, response.raw.data);
+  if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
+  const errorsFile = stringOption(options, "errors");
+  if (errorsFile !== undefined) await writeImportErrors(client, workspaceId, done.id, errorsFile);
+  return { data: raw, view: importView(done), message: importSummary(done, errorsFile) };
+};

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { base, envelope, importRecord, ws } from "../../../../test/fixtures/contacts.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+describe("reseller contacts imports get and list", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+  const env = () => ({ ...api.env, RESELLER_WORKSPACE: ws, NO_COLOR: "1" });
+
+  it("shows a running import's progress and how to follow it", async () => {
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(
+        200,
+        envelope(importRecord({ status: "processing", total_rows: 10_000, processed_rows: 4000 })),
+        {
+          headers: jsonHeaders,
+        },
+      );
+    const run = await runCli(["contacts", "imports", "get", "imp_01x"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Rows:\s+4,000 of 10,000 read/);
+    expect(run.stderr).toContain("is processing: 4,000 of 10,000 rows read");
+  });
+
+  it("lists imports newest first, ids only with --quiet", async () => {
+    api.pool
+      .intercept({
+        path: `${base}/contacts/imports`,
+        method: "GET",
+        query: { page: "1", per_page: "20" },
+      })
+      .reply(
+        200,
+        envelope([importRecord(), importRecord({ id: "imp_01w", import_id: "imp_01w" })], {}),
+        {
+          headers: jsonHeaders,
+        },
+      );
+    const run = await runCli(["contacts", "imports", "list", "--quiet"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toBe("imp_01x\nimp_01w\n");
+  });
+});

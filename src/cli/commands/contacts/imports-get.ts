@@ -1,0 +1,25 @@
+import { ContactImportResponse } from "../../../contract/contact-imports.js";
+import type { Handler } from "../../command-spec.js";
+import { stringOption } from "../../options.js";
+import { importSummary, importView, workspacePath } from "./contact-format.js";
+import { writeImportErrors } from "./import-errors.js";
+
+/** `reseller contacts imports get <import_id>`: status, counts and the first row errors. */
+export const run: Handler = async (ctx, { args, options }) => {
+  const workspaceId = await ctx.workspaceId();
+  const client = await ctx.client();
+  const importId = args[0] ?? "";
+  const response = await client.get(
+    workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(importId)}`),
+    ContactImportResponse,
+  );
+  const imported = response.body.data;
+  const errorsFile = stringOption(options, "errors");
+  if (errorsFile !== undefined)
+    await writeImportErrors(client, workspaceId, imported.id, errorsFile);
+  return {
+    data: response.raw.data,
+    view: importView(imported),
+    message: importSummary(imported, errorsFile),
+  };
+};

@@ -1,0 +1,31 @@
+import { ContactResponse } from "../../../contract/contacts.js";
+import { checkE164 } from "../../../contract/phones.js";
+import { usageError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { requiredString } from "../../options.js";
+import { contactFields } from "./contact-body.js";
+import { contactView, workspacePath } from "./contact-format.js";
+
+/** `reseller contacts upsert --phone P …`: creates the contact with that phone or updates it. */
+export const run: Handler = async (ctx, { options }) => {
+  const phone = requiredString(options, "phone");
+  const checked = checkE164(phone);
+  if (!checked.ok) throw usageError(`--phone: ${checked.message}.`);
+  const body = { phone, ...contactFields(options) };
+  const workspaceId = await ctx.workspaceId();
+  const client = await ctx.client();
+  const response = await client.call(
+    "POST",
+    workspacePath(workspaceId, "contacts"),
+    ContactResponse,
+    {
+      body,
+    },
+  );
+  const contact = response.body.data;
+  return {
+    data: response.raw.data,
+    view: contactView(contact),
+    message: `${response.status === 201 ? "Created" : "Updated"} contact ${contact.id} (${contact.phone}).`,
+  };
+};

@@ -1,0 +1,72 @@
+import { checkTemplate } from "../../../contract/template-rules.js";
+import { TemplateResponse } from "../../../contract/templates.js";
+import { CliError, usageError } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { booleanOption, intOption, stringOption } from "../../options.js";
+import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
+import {
+  fieldWithFlag,
+  givenDefinitionFlags,
+  readTemplateFile,
+  templateFromFlags,
+} from "./template-input.js";
+
+/**
+ * `reseller templates create`: builds the template from --file or flags, checks every rule
+ * locally (exit 2 listing each problem, nothing sent), previews it at a terminal, submits it
+ * (or stores a draft), and with --wait waits for the operator's decision.
+ */
+export const run: Handler = async (ctx, { options }) => {
+  const file = stringOption(options, "file");
+  let definition: unknown;
+  let sources: [string, string][] = [];
+  if (file !== undefined) {
+    const mixed = givenDefinitionFlags(options);
+    if (mixed.length > 0) {
+      throw usageError(`--file cannot be combined with ${mixed.join(", ")}; put them in the file.`);
+    }
+    const read = await readTemplateFile(ctx, file);
+    if (!read.ok) throw usageError(read.problem.message);
+    definition = read.value;
+  } else {
+    if (givenDefinitionFlags(options).length === 0) {
+      throw usageError(
+        "Give the template with --file FILE, or with --name, --category, --language and --body.",
+        "See `reseller templates create --help` for the flags and button SPECs.",
+      );
+    }
+    ({ value: definition, sources } = templateFromFlags(options));
+  }
+  // Checked before anything is sent: the same rules the service applies.
+  intOption(options, "timeout", { min: 1 });
+  const check = checkTemplate(definition);
+  if (!check.ok) {
+    const n = check.problems.length;
+    throw new CliError(
+      "usage",
+      `The template breaks ${n} rule${n === 1 ? "" : "s"} of WhatsApp; nothing was sent.`,
+      file
+        ? `Fix the file; \`reseller templates lint ${file}\` checks it again offline.`
+        : undefined,
+      check.problems.map((p) => ({
+        field: fieldWithFlag(p.field, sources),
+        message: p.message,
+        rule: p.rule,
+      })),
+    );
+  }
+  showPreview(ctx, check.template);
+  const workspaceId = await ctx.workspaceId();
+  const client = await ctx.client();
+  const draft = booleanOption(options, "draft");
+  const response = await client.call("POST", templatesPath(workspaceId), TemplateResponse, {
+    body: { ...check.template, ...(draft ? { draft: true } : {}) },
+  });
+  return submittedResult(
+    ctx,
+    options,
+    workspaceId,
+    { data: response.body.data, raw: response.raw.data },
+    false,
+  );
+};

@@ -1,0 +1,77 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { orderUpdateDefinition } from "../../../../test/fixtures/templates.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+
+function fileWith(content: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), "lint-")), "template.json");
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+  return file;
+}
+
+// No API stubs and no token: lint never makes a request.
+describe("reseller templates lint", () => {
+  it("exits 0 for a valid template, with a preview on stderr at a terminal", async () => {
+    const file = fileWith(orderUpdateDefinition);
+    const run = await runCli(["templates", "lint", file], { tty: true, env: { NO_COLOR: "1" } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("order_update (en_US) follows every rule.");
+    expect(run.stderr).toContain("│ Hi Ada, your order A-1042 has shipped.");
+  });
+
+  it("lists every problem with field and rule and exits 6", async () => {
+    const file = fileWith({
+      ...orderUpdateDefinition,
+      name: "Order Update",
+      components: [
+        { type: "BODY", text: "Hi {{1}} {{2}}" },
+        { type: "FOOTER", text: "{{1}}" },
+      ],
+    });
+    const run = await runCli(["templates", "lint", file], { tty: true, env: { NO_COLOR: "1" } });
+    expect(run.code).toBe(6);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toMatch(/^FIELD\s+RULE\s+PROBLEM$/);
+    expect(run.stdout).toMatch(/name\s+name_format\s+must be lowercase letters/);
+    expect(run.stdout).toMatch(/components\.0\.text\s+variable_adjacent/);
+    expect(run.stdout).toMatch(/components\.0\.text\s+variable_position/);
+    expect(run.stdout).toMatch(/components\.0\.example\.body_text\s+variable_example/);
+    expect(run.stdout).toMatch(/components\.1\.text\s+footer_variables/);
+    expect(run.stderr).toContain("5 problems; the service would refuse this template.");
+  });
+
+  it("prints {file, valid, problems} with --json", async () => {
+    const file = fileWith({ ...orderUpdateDefinition, language: "english" });
+    const run = await runCli(["templates", "lint", file, "--json"]);
+    expect(run.code).toBe(6);
+    expect(JSON.parse(run.stdout)).toEqual({
+      file,
+      valid: false,
+      problems: [
+        {
+          field: "language",
+          rule: "language_format",
+          message: "must be a language code such as en, en_US, pt_BR or fil; got 'english'",
+        },
+      ],
+    });
+  });
+
+  it("reads standard input with -, and reports text that is not JSON as a problem", async () => {
+    const ok = await runCli(["templates", "lint", "-"], {
+      stdin: JSON.stringify(orderUpdateDefinition),
+    });
+    expect(ok.code).toBe(0);
+    const broken = await runCli(["templates", "lint", "-"], { stdin: "{ nope" });
+    expect(broken.code).toBe(6);
+    expect(broken.stdout).toMatch(/^\(file\)\ttype\t'-' is not valid JSON/);
+  });
+
+  it("exits 2 when the file cannot be read", async () => {
+    const run = await runCli(["templates", "lint", "/no/such/file.json"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Cannot read '/no/such/file.json': no such file.");
+  });
+});

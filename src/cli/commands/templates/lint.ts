@@ -1,0 +1,36 @@
+import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
+import { exitCodes } from "../../cli-error.js";
+import type { Handler } from "../../command-spec.js";
+import { textView } from "../../output/view.js";
+import { showPreview } from "./template-actions.js";
+import { problemTable } from "./template-format.js";
+import { readTemplateFile } from "./template-input.js";
+
+/**
+ * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid;
+ * otherwise every problem (field, rule, message) on stdout and exit 6, what the service would
+ * answer. An unreadable file is a usage error (2).
+ */
+export const run: Handler = async (ctx, { args }) => {
+  const file = args[0] ?? "";
+  const read = await readTemplateFile(ctx, file);
+  const problems: TemplateProblem[] = read.ok ? checkTemplate(read.value).problems : [read.problem];
+  if (problems.length === 0 && read.ok) {
+    const value = read.value as { name?: unknown; language?: unknown };
+    showPreview(ctx, read.value);
+    return {
+      data: { file, valid: true, problems: [] },
+      view: textView(
+        (paint) =>
+          `${paint.good("✓")} ${file}: ${String(value.name)} (${String(value.language)}) follows every rule.`,
+      ),
+    };
+  }
+  const n = problems.length;
+  return {
+    data: { file, valid: false, problems },
+    view: problemTable(problems),
+    message: `${file}: ${n} problem${n === 1 ? "" : "s"}; the service would refuse this template.`,
+    exitCode: exitCodes.refused.code,
+  };
+};

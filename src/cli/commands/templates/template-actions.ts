@@ -1,0 +1,88 @@
+import { type Template, TemplateResponse } from "../../../contract/templates.js";
+import type { CommandResult } from "../../command-spec.js";
+import type { Context } from "../../context.js";
+import { booleanOption, intOption } from "../../options.js";
+import { createPaint } from "../../output/paint.js";
+import { renderPreview, templateLabel, templateView } from "./template-format.js";
+
+type Options = Readonly<Record<string, unknown>>;
+
+/** The path of a workspace's templates, or of one of them. */
+export function templatesPath(workspaceId: string, templateId?: string): string {
+  const base = `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/templates`;
+  return templateId === undefined ? base : `${base}/${encodeURIComponent(templateId)}`;
+}
+
+/** Shows a template's preview on stderr when a person is watching it. */
+export function showPreview(ctx: Context, template: unknown): void {
+  if (ctx.io.stderr.isTTY !== true || ctx.output === "quiet") return;
+  ctx.info(`${renderPreview(template, createPaint(ctx.color))}\n`);
+}
+
+/** Seconds between polls while waiting for a review; the first look is soon, then less often. */
+const pollSeconds = [1, 1, 2, 3, 5];
+
+/**
+ * With `--wait`: polls the template until the operator has decided, then answers its final
+ * state with the exit code scripts branch on: 0 approved, 6 rejected (or paused), 1 still
+ * pending after `--timeout`. Without `--wait`: the template as submitted.
+ */
+export async function submittedResult(
+  ctx: Context,
+  options: Options,
+  workspaceId: string,
+  submitted: { data: Template; raw: unknown },
+  /** Show the preview with the result at a terminal (create has shown it already). */
+  preview: boolean,
+): Promise<CommandResult> {
+  const label = templateLabel(submitted.data);
+  const withPreview = preview && ctx.output === "table";
+  if (!booleanOption(options, "wait") || submitted.data.status !== "pending") {
+    const note =
+      submitted.data.status === "draft"
+        ? `Stored ${label} as draft ${submitted.data.id}; submit it with \`reseller templates submit ${submitted.data.id}\`.`
+        : `Submitted ${label} for review as ${submitted.data.id}. The operator usually decides within 24 hours (the local sandbox after its --review-delay); check with \`reseller templates get ${submitted.data.id}\` or pass --wait.`;
+    return { data: submitted.raw, view: templateView(submitted.data, withPreview), message: note };
+  }
+  const timeoutSeconds = intOption(options, "timeout", { min: 1 }) ?? 600;
+  const client = await ctx.client();
+  ctx.info(`Submitted ${label} as ${submitted.data.id}; waiting for the operator's review…`);
+  let waited = 0;
+  let current = submitted;
+  for (let i = 0; current.data.status === "pending" && waited < timeoutSeconds; i++) {
+    const step = Math.min(pollSeconds[i] ?? 5, timeoutSeconds - waited);
+    await ctx.sleep(step * 1000);
+    waited += step;
+    const response = await client.get(
+      templatesPath(workspaceId, submitted.data.id),
+      TemplateResponse,
+    );
+    current = { data: response.body.data, raw: response.raw.data };
+  }
+  const view = templateView(current.data, withPreview);
+  switch (current.data.status) {
+    case "approved":
+      return { data: current.raw, view, message: `Approved: ${label} can be used in campaigns.` };
+    case "pending":
+      return {
+        data: current.raw,
+        view,
+        message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}\`.`,
+        exitCode: 1,
+      };
+    case "rejected":
+      return {
+        data: current.raw,
+        view,
+        message: `Rejected: ${label}: ${current.data.rejection_reason ?? "no reason given"}${current.data.rejection_detail ? ` (${current.data.rejection_detail})` : ""}.`,
+        exitCode: 6,
+      };
+    default:
+      return {
+        data: current.raw,
+        view,
+        message: `${label} is ${current.data.status}.`,
+        exitCode: 6,
+      };
+  }
+}

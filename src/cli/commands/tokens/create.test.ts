@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ciToken, envelope } from "../../../../test/fixtures/workspaces.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+const secret = "rsk_s3cr3t_value_shown_once_7a1b";
+const created = { ...ciToken, token: secret };
+
+describe("reseller tokens create", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  function stubCreate() {
+    api.pool
+      .intercept({
+        path: "/api/v1/tokens",
+        method: "POST",
+        body: JSON.stringify({ name: "ci", scopes: ["workspaces:read", "workspaces:write"] }),
+      })
+      .reply(201, envelope(created), { headers: jsonHeaders });
+  }
+  const argv = [
+    "tokens",
+    "create",
+    "--name",
+    "ci",
+    "--scope",
+    "workspaces:read",
+    "--scope",
+    "workspaces:write",
+  ];
+
+  it("shows the secret once at a terminal with a clear note on stderr", async () => {
+    stubCreate();
+    const run = await runCli(argv, {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`Token:\\s+${secret}`));
+    expect(run.stdout).toMatch(/Scopes:\s+workspaces:read workspaces:write/);
+    expect(run.stderr).toContain("Created reseller token tok_02ci.");
+    expect(run.stderr).toContain("it is shown only this once");
+    expect(run.stderr).not.toContain(secret);
+  });
+
+  it("prints the service's data, secret included, with --json and nothing on stderr", async () => {
+    stubCreate();
+    const run = await runCli([...argv, "--json"], { env: api.env, dispatcher: api.agent });
+    expect(JSON.parse(run.stdout)).toEqual(created);
+    expect(run.stderr).toBe("");
+  });
+
+  it("prints only the secret with --quiet, so it can be captured", async () => {
+    stubCreate();
+    const run = await runCli([...argv, "-q"], { env: api.env, dispatcher: api.agent });
+    expect(run.stdout).toBe(`${secret}\n`);
+  });
+
+  it("prints key<TAB>value lines when piped, the secret among them", async () => {
+    stubCreate();
+    const run = await runCli(argv, { env: api.env, dispatcher: api.agent });
+    expect(run.stdout.split("\n")).toContain(`token\t${secret}`);
+    expect(run.stdout.split("\n")).toContain("workspace_id\t");
+  });
+
+  it("is a usage error without --name or --scope, before any request", async () => {
+    const noName = await runCli(["tokens", "create", "--scope", "plans:read"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain("Missing --name.");
+    const noScope = await runCli(["tokens", "create", "--name", "ci"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(noScope.code).toBe(2);
+    expect(noScope.stderr).toContain("Missing --scope");
+  });
+
+  it("refuses a scope outside the vocabulary before any request", async () => {
+    const run = await runCli(["tokens", "create", "--name", "ci", "--scope", "everything"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Allowed choices are plans:read, workspaces:read");
+  });
+
+  it("explains a replayed key that created a secret (exit 5)", async () => {
+    api.pool.intercept({ path: "/api/v1/tokens", method: "POST" }).reply(
+      409,
+      {
+        status: "error",
+        error_code: "secret_not_replayable",
+        message: "The first request with this Idempotency-Key created a secret …",
+        details: [{ field: "Idempotency-Key", message: "was first used to create tok_02ci" }],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli([...argv, "--idempotency-key", "fixed"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain("(secret_not_replayable, HTTP 409)");
+    expect(run.stderr).toContain("Idempotency-Key: was first used to create tok_02ci");
+  });
+});

@@ -1,0 +1,133 @@
+import { settableWorkspaceStatuses, workspaceStatuses } from "../../../contract/vocabulary.js";
+import type { GroupSpec } from "../../command-spec.js";
+import { tokenCommands, workspaceTokenCommands } from "../tokens/commands.js";
+
+const idArgument = { name: "id", description: "the workspace's id (ws_…)" };
+
+export const workspaceCommands: GroupSpec = {
+  name: "workspaces",
+  summary: "Provision and manage client workspaces",
+  commands: [
+    {
+      name: "list",
+      summary: "List your client workspaces, newest first",
+      options: [
+        {
+          flags: "--status <status>",
+          description: "only workspaces in this status",
+          choices: workspaceStatuses,
+        },
+      ],
+      paged: true,
+      examples: [
+        "reseller workspaces list",
+        "reseller workspaces list --status trial --all --csv > trials.csv",
+        "reseller workspaces list --json | jq -r '.[].contact_email'",
+      ],
+      handler: "workspaces/list",
+    },
+    {
+      name: "create",
+      summary: "Create a client workspace and send its invitation",
+      description:
+        "Creates a workspace: on a free plan with trial days it starts as `trial`, otherwise `active`. The invitation with a sign-up link goes to the contact email unless --no-invite. At a terminal a missing --name or --email is asked for.",
+      options: [
+        { flags: "--name <name>", description: "name of the workspace or client business" },
+        { flags: "--email <email>", description: "contact email; receives the invitation" },
+        { flags: "--plan <id>", description: "plan id from `reseller plans list`" },
+        { flags: "--no-invite", description: "do not send the invitation email" },
+      ],
+      examples: [
+        "reseller workspaces create --name 'Acme Bakery' --email owner@acme.test --plan 2",
+        "reseller workspaces create --name Acme --email owner@acme.test --no-invite --json",
+        "reseller workspaces create",
+      ],
+      handler: "workspaces/create",
+    },
+    {
+      name: "get",
+      summary: "Show a workspace and its usage against its plan's limits",
+      arguments: [idArgument],
+      examples: ["reseller workspaces get ws_01JD3F", "reseller workspaces get ws_01JD3F --json"],
+      handler: "workspaces/get",
+    },
+    {
+      name: "update",
+      summary: "Rename a workspace or set its status (active or suspended)",
+      description:
+        "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service.",
+      arguments: [idArgument],
+      options: [
+        { flags: "--name <name>", description: "new name" },
+        {
+          flags: "--status <status>",
+          description: "new status",
+          choices: settableWorkspaceStatuses,
+        },
+      ],
+      examples: [
+        "reseller workspaces update ws_01JD3F --name 'Acme Bakery GmbH'",
+        "reseller workspaces update ws_01JD3F --status active --json",
+      ],
+      handler: "workspaces/update",
+    },
+    {
+      name: "suspend",
+      summary: "Suspend a workspace (asks first; --yes without a terminal)",
+      arguments: [idArgument],
+      options: [
+        { flags: "-y, --yes", description: "suspend without asking (needed without a terminal)" },
+      ],
+      examples: [
+        "reseller workspaces suspend ws_01JD3F",
+        "reseller workspaces suspend ws_01JD3F --yes",
+      ],
+      handler: "workspaces/suspend",
+    },
+    {
+      name: "activate",
+      summary: "Make a suspended workspace active again",
+      arguments: [idArgument],
+      examples: ["reseller workspaces activate ws_01JD3F"],
+      handler: "workspaces/activate",
+    },
+    {
+      name: "use",
+      summary: "Make a workspace the profile's default for commands inside a workspace",
+      arguments: [idArgument],
+      examples: [
+        "reseller workspaces use ws_01JD3F",
+        "reseller workspaces use ws_01JD3F --profile staging",
+      ],
+      handler: "workspaces/use",
+    },
+    {
+      name: "onboard",
+      summary: "Walk through a new client: workspace, plan, invitation, contacts, pricing token",
+      description:
+        "At a terminal asks, in turn, for the client's name, the contact email, a plan from the live catalogue (price and period shown), whether to send the invitation, a CSV file of contacts to import (optional; as `contacts import`, with progress) and whether to create a plans:read token for the client's pricing page, then creates them and prints what was created and the commands to run next. Every question has a flag; --yes takes the defaults (invitation sent, no import, no token) and asks nothing. Without a terminal --name, --email and --plan are required. With --json: {workspace, contact_import, pricing_token}, each the service's data (null when not done).",
+      options: [
+        { flags: "--name <name>", description: "name of the client business" },
+        { flags: "--email <email>", description: "contact email; receives the invitation" },
+        { flags: "--plan <id>", description: "plan id or slug from `reseller plans list`" },
+        { flags: "--no-invite", description: "do not send the invitation email" },
+        { flags: "--import <file>", description: "import contacts from this CSV file" },
+        {
+          flags: "--pricing-token",
+          description: "also create a plans:read workspace token for the client's pricing page",
+        },
+        { flags: "-y, --yes", description: "ask nothing: take the defaults for what is not given" },
+      ],
+      examples: [
+        "reseller workspaces onboard",
+        "reseller workspaces onboard --name 'Acme Bakery' --email owner@acme.test --plan starter-monthly --import customers.csv --yes",
+        "reseller workspaces onboard --name Acme --email o@acme.test --plan 2 --pricing-token --json | jq -r .pricing_token.token",
+      ],
+      handler: "workspaces/onboard",
+    },
+    workspaceTokenCommands,
+  ],
+};
+
+/** What the command tree registers: `workspaces …` and the reseller's own `tokens …`. */
+export const workspaceGroups: GroupSpec[] = [workspaceCommands, tokenCommands];

@@ -1,0 +1,377 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { planList } from "../../../../test/fixtures/plans.js";
+import { envelope, pricingToken, trialWorkspace } from "../../../../test/fixtures/workspaces.js";
+import { runCli, scriptedPrompter, tempConfigDir } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+const createdToken = { ...pricingToken, token: "wsk_secret_shown_once" };
+const starterWorkspace = { ...trialWorkspace, plan_id: "2", status: "active", trial_ends_at: null };
+const contactImport = (status: string, processed: number) => ({
+  id: "imp_01onboard",
+  import_id: "imp_01onboard",
+  status,
+  duplicate_handling: "update",
+  default_country: null,
+  total_rows: 2,
+  processed_rows: processed,
+  created: processed,
+  updated: 0,
+  skipped: 0,
+  error_count: 0,
+  errors: [],
+  ignored_columns: [],
+  failure_reason: null,
+  created_at: "2026-11-22T09:30:00Z",
+  started_at: null,
+  finished_at: status === "completed" ? "2026-11-22T09:30:02Z" : null,
+});
+
+function csvFile(): string {
+  const file = join(tempConfigDir(), "customers.csv");
+  writeFileSync(file, "phone,first_name\n+4915112345678,Anna\n+4915112345679,Ben\n");
+  return file;
+}
+
+describe("reseller workspaces onboard", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  function stubCatalogue() {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+      .reply(200, planList, { headers: jsonHeaders });
+  }
+
+  /** Stubs the workspace's creation, answering only the exact body expected. */
+  function stubCreate(body: Record<string, unknown>, answer: unknown = starterWorkspace) {
+    api.pool
+      .intercept({ path: "/api/v1/workspaces", method: "POST", body: JSON.stringify(body) })
+      .reply(201, envelope(answer), { headers: jsonHeaders });
+  }
+
+  function stubToken(status = 201, answer: unknown = envelope(createdToken)) {
+    api.pool
+      .intercept({
+        path: "/api/v1/workspaces/ws_01trial/tokens",
+        method: "POST",
+        body: JSON.stringify({ name: "pricing page", scopes: ["plans:read"] }),
+      })
+      .reply(status, answer as object, { headers: jsonHeaders });
+  }
+
+  it("walks through name, email, a plan shown with price and period, invitation and token at a terminal", async () => {
+    stubCatalogue();
+    stubCreate({
+      name: "Acme Bakery",
+      contact_email: "owner@acme.test",
+      send_invitation: true,
+      plan_id: "2",
+    });
+    stubToken();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme Bakery",
+      "Contact email": "owner@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": false,
+      "pricing page": true,
+      "Create workspace": true,
+    });
+    let choices: { name: string; value: string; description?: string }[] = [];
+    const select = prompter.select;
+    prompter.select = async (q) => {
+      choices = q.choices;
+      return select(q);
+    };
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toEqual([
+      "Client business name",
+      "Contact email (receives the invitation)",
+      "Plan",
+      "Send the invitation to owner@acme.test?",
+      "Import contacts from a CSV file now?",
+      "Create a plans:read token for the client's pricing page?",
+      "Create workspace 'Acme Bakery' for owner@acme.test on Starter · $29.50 / month, invitation sent, with a pricing-page token?",
+    ]);
+    expect(choices).toEqual([
+      {
+        name: "Free Trial · Free · 14-day trial",
+        value: "1",
+        description: "Monthly · Try every feature for 14 days.",
+      },
+      { name: "Starter · $29.50 / month", value: "2", description: "Monthly" },
+      { name: "Forever · $499 once", value: "3", description: "Lifetime" },
+    ]);
+    expect(run.stdout).toMatch(/Id:\s+ws_01trial/);
+    expect(run.stdout).toContain("wsk_secret_shown_once");
+    expect(run.stderr).toContain(
+      "Onboarded Acme Bakery (ws_01trial): active, Starter · $29.50 / month.",
+    );
+    expect(run.stderr).toContain("Invitation sent to owner@acme.test.");
+    expect(run.stderr).toContain("shown only this once");
+    expect(run.stderr).toMatch(/Next:\n {2}reseller workspaces use ws_01trial\s+# work inside it/);
+  });
+
+  it("asks again until the email is valid", async () => {
+    stubCatalogue();
+    stubCreate(
+      { name: "Acme", contact_email: "o@acme.test", send_invitation: false, plan_id: "1" },
+      { ...starterWorkspace, invitation: { sent: false, sent_at: null } },
+    );
+    let validate: ((v: string) => true | string) | undefined;
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "1",
+      "Send the invitation": false,
+      "Import contacts": false,
+      "pricing page": false,
+      "Create workspace": true,
+    });
+    const input = prompter.input;
+    prompter.input = async (q) => {
+      if (q.message.startsWith("Contact email")) validate = q.validate;
+      return input(q);
+    };
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: api.env,
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(validate?.("not-an-email")).toBe("Enter an email address such as owner@example.com.");
+    expect(validate?.("o@acme.test")).toBe(true);
+    expect(run.stderr).toContain("No invitation sent.");
+  });
+
+  it("runs from flags alone with --yes at a terminal, taking a plan's slug, asking nothing", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "starter",
+        "--yes",
+      ],
+      { tty: true, env: api.env, dispatcher: api.agent, prompter: scriptedPrompter({}) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("pricing-page token");
+  });
+
+  it("runs without a terminal from flags, --no-invite and --pricing-token included, printing both records as JSON", async () => {
+    stubCatalogue();
+    stubCreate({
+      name: "Acme",
+      contact_email: "o@acme.test",
+      send_invitation: false,
+      plan_id: "2",
+    });
+    stubToken();
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--no-invite",
+        "--pricing-token",
+        "--json",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      workspace: starterWorkspace,
+      contact_import: null,
+      pricing_token: createdToken,
+    });
+  });
+
+  it("prints only the new workspace's id with --quiet", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubToken();
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--pricing-token",
+        "-q",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.stdout).toBe("ws_01trial\n");
+  });
+
+  it("is a usage error naming the missing flag without a terminal, before any request", async () => {
+    for (const [argv, flag] of [
+      [["--email", "o@acme.test", "--plan", "2"], "--name"],
+      [["--name", "Acme", "--plan", "2"], "--email"],
+      [["--name", "Acme", "--email", "o@acme.test"], "--plan"],
+    ] as const) {
+      const run = await runCli(["workspaces", "onboard", ...argv], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`Error: Missing ${flag}.`);
+    }
+    const bad = await runCli(
+      ["workspaces", "onboard", "--name", "A", "--email", "nope", "--plan", "2"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--email is not an email address: 'nope'");
+  });
+
+  it("creates nothing when the last question is answered no", async () => {
+    stubCatalogue();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": false,
+      "pricing page": false,
+      "Create workspace": false,
+    });
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: api.env,
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("Cancelled: nothing was created.");
+  });
+
+  it("still reports the workspace when the token fails, with the exit code of the failure and a retry", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubToken(403, {
+      status: "error",
+      error_code: "insufficient_scope",
+      message: "This token lacks the scope workspaces:write.",
+    });
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--pricing-token",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^id\tws_01trial$/m);
+    expect(run.stderr).toContain("Could not create the pricing-page token: This token lacks");
+    expect(run.stderr).toContain(
+      'Retry with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
+    );
+  });
+  function stubImport() {
+    api.pool
+      .intercept({
+        path: "/api/v1/workspaces/ws_01trial/contacts/import",
+        method: "POST",
+        body: (text: string) => {
+          const body = JSON.parse(text);
+          return (
+            body.duplicate_handling === "update" &&
+            Buffer.from(body.csv, "base64").toString().startsWith("phone,first_name")
+          );
+        },
+      })
+      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
+      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
+      .persist(); // however often the import is read until it ends
+  }
+
+  it("imports a CSV file into the new workspace when asked, with the import's summary", async () => {
+    const file = csvFile();
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubImport();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": true,
+      "CSV file": file,
+      "pricing page": false,
+      "Create workspace": true,
+    });
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toContain("CSV file to import");
+    expect(run.stdout).toContain("Contact import");
+    expect(run.stderr).toContain("Import imp_01onboard completed: 2 created, 0 updated");
+    expect(run.stderr).not.toContain("reseller contacts import contacts.csv");
+  });
+
+  it("imports with --import without a terminal, the import in the JSON; a missing file is a usage error", async () => {
+    const file = csvFile();
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubImport();
+    const argv = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test"];
+    const run = await runCli([...argv, "--plan", "2", "--import", file, "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      workspace: starterWorkspace,
+      contact_import: contactImport("completed", 2),
+      pricing_token: null,
+    });
+    const missing = await runCli([...argv, "--plan", "2", "--import", "/no/such.csv"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("Cannot read --import file '/no/such.csv'.");
+  });
+});

@@ -1,0 +1,298 @@
+import { statSync } from "node:fs";
+import { ApiError } from "../../../client/api-error.js";
+import { type Plan, PlanListResponse, type PlanMeta } from "../../../contract/plans.js";
+import { Workspace } from "../../../contract/workspaces.js";
+import { CliError, exitCodes, usageError } from "../../cli-error.js";
+import type { CommandResult, Handler } from "../../command-spec.js";
+import type { Context } from "../../context.js";
+import { booleanOption, stringOption } from "../../options.js";
+import { recordView, stackView, type View } from "../../output/view.js";
+import { exitKindOf } from "../../report-error.js";
+import { run as importContacts } from "../contacts/import.js";
+import { periodLabel, priceLabel } from "../plans/plan-format.js";
+import { createToken } from "../tokens/token-actions.js";
+import { commandTree } from "../tree.js";
+import { run as createWorkspace } from "./create.js";
+import { when, workspaceFields } from "./workspace-format.js";
+
+type Options = Readonly<Record<string, unknown>>;
+
+const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
+
+/** The name and scope of the token for a client's pricing page. */
+export const pricingToken = { name: "pricing page", scope: "plans:read" } as const;
+
+/** The whole catalogue, private plans included, in the service's order of periods. */
+async function catalogue(ctx: Context): Promise<{ plans: Plan[]; meta: PlanMeta }> {
+  const client = await ctx.client();
+  const response = await client.get("/api/v1/plans", PlanListResponse, { include_private: "true" });
+  const { data, meta } = response.body;
+  return { plans: meta.billing_periods.flatMap((p) => data[p.value] ?? []), meta };
+}
+
+/** A plan as the picker and the summary show it: `Starter · $29 / month`. */
+function planText(plan: Plan, meta: PlanMeta): string {
+  return `${plan.name} · ${priceLabel(plan, meta)}`;
+}
+
+/** A required value: its flag, else asked at a terminal, else a usage error naming the flag. */
+async function flagOrAsk(
+  ctx: Context,
+  options: Options,
+  key: string,
+  flag: string,
+  ask: () => Promise<string>,
+): Promise<string> {
+  const given = stringOption(options, key)?.trim();
+  if (given) return given;
+  if (!ctx.canPrompt) {
+    throw usageError(
+      `Missing ${flag}.`,
+      "Without a terminal pass --name, --email and --plan (see `reseller plans list`).",
+    );
+  }
+  return (await ask()).trim();
+}
+
+/** A yes/no step: its flag when given (or --yes: the default), else asked at a terminal. */
+async function choice(
+  ctx: Context,
+  given: boolean | undefined,
+  yes: boolean,
+  fallback: boolean,
+  message: string,
+): Promise<boolean> {
+  if (given !== undefined) return given;
+  if (yes || !ctx.canPrompt) return fallback;
+  return ctx.prompter.confirm({ message, default: fallback });
+}
+
+/** The plan by id or slug: from --plan, else picked from the catalogue at a terminal. */
+async function pickPlan(
+  ctx: Context,
+  options: Options,
+  plans: Plan[],
+  meta: PlanMeta,
+): Promise<string> {
+  const given = stringOption(options, "plan")?.trim();
+  if (given) return String(plans.find((p) => p.slug === given)?.id ?? given);
+  if (plans.length === 0) {
+    throw usageError("The service's catalogue has no plans to choose from.");
+  }
+  return flagOrAsk(ctx, options, "plan", "--plan", () =>
+    ctx.prompter.select({
+      message: "Plan",
+      choices: plans.map((plan) => ({
+        name: planText(plan, meta),
+        value: String(plan.id),
+        description: [
+          periodLabel(plan.billing_period, meta),
+          plan.is_public ? "" : "private",
+          plan.description ?? "",
+        ]
+          .filter(Boolean)
+          .join(" · "),
+      })),
+    }),
+  );
+}
+
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** The CSV file to import: --import FILE, else asked at a terminal (optional), else none. */
+async function importFile(
+  ctx: Context,
+  options: Options,
+  yes: boolean,
+): Promise<string | undefined> {
+  const given = stringOption(options, "import");
+  if (given !== undefined) return given;
+  if (yes || !ctx.canPrompt) return undefined;
+  const wanted = await ctx.prompter.confirm({
+    message: "Import contacts from a CSV file now?",
+    default: false,
+  });
+  if (!wanted) return undefined;
+  return (
+    await ctx.prompter.input({
+      message: "CSV file to import",
+      validate: (v) => (isFile(v.trim()) ? true : `No file at '${v.trim()}'.`),
+    })
+  ).trim();
+}
+
+/** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
+function withoutIds(view: View): View {
+  return view.kind === "stack"
+    ? { ...view, parts: view.parts.map((p) => ({ ...p, view: withoutIds(p.view) })) }
+    : { ...view, ids: [] };
+}
+
+/** Commands of the tree, to suggest only next steps that exist. */
+function hasCommand(path: string[]): boolean {
+  let level: typeof commandTree = commandTree;
+  for (const name of path) {
+    const found = level.find((c) => c.name === name);
+    if (!found) return false;
+    level = "commands" in found ? found.commands : [];
+  }
+  return true;
+}
+
+function nextSteps(ws: Workspace, imported: boolean): string[] {
+  const id = ws.id;
+  const steps: [string[], string, string][] = [
+    [["workspaces", "use"], `reseller workspaces use ${id}`, "work inside it by default"],
+    [["contacts", "import"], `reseller contacts import contacts.csv -w ${id}`, "import contacts"],
+    [
+      ["templates", "create"],
+      `reseller templates create --file template.json -w ${id}`,
+      "submit a message template",
+    ],
+    [["campaigns", "create"], `reseller campaigns create -w ${id} …`, "send a broadcast"],
+    [["workspaces", "get"], `reseller workspaces get ${id}`, "usage against the plan's limits"],
+  ];
+  const shown = steps.filter(([path]) => hasCommand(path) && !(imported && path[0] === "contacts"));
+  const width = Math.max(...shown.map(([, command]) => command.length));
+  return shown.map(([, command, why]) => `  ${command.padEnd(width)}   # ${why}`);
+}
+
+/**
+ * `reseller workspaces onboard`: a new client from start to finish. Every question has a flag;
+ * the workspace is created first, then the follow-ups, each reported even if a later one fails.
+ */
+export const run: Handler = async (ctx, { options }) => {
+  const yes = booleanOption(options, "yes");
+  if (ctx.canPrompt && !yes) ctx.info("Onboarding a new client: a workspace, its plan and more.");
+  const name = await flagOrAsk(ctx, options, "name", "--name", () =>
+    ctx.prompter.input({
+      message: "Client business name",
+      validate: (v) => (v.trim() === "" ? "A name is required." : true),
+    }),
+  );
+  const email = await flagOrAsk(ctx, options, "email", "--email", () =>
+    ctx.prompter.input({
+      message: "Contact email (receives the invitation)",
+      validate: (v) =>
+        looksLikeEmail(v) ? true : "Enter an email address such as owner@example.com.",
+    }),
+  );
+  if (!looksLikeEmail(email)) {
+    throw usageError(`--email is not an email address: '${email}'.`);
+  }
+  if (!stringOption(options, "plan")?.trim() && !ctx.canPrompt) {
+    throw usageError("Missing --plan.", "Pick a plan id or slug from `reseller plans list`.");
+  }
+  const importFlag = stringOption(options, "import");
+  if (importFlag !== undefined && !isFile(importFlag)) {
+    throw usageError(`Cannot read --import file '${importFlag}'.`);
+  }
+  const { plans, meta } = await catalogue(ctx);
+  const planId = await pickPlan(ctx, options, plans, meta);
+  const plan = plans.find((p) => String(p.id) === planId);
+  const invite = await choice(
+    ctx,
+    options.invite === false ? false : undefined,
+    yes,
+    true,
+    `Send the invitation to ${email}?`,
+  );
+  const csvFile = await importFile(ctx, options, yes);
+  const wantsToken = await choice(
+    ctx,
+    booleanOption(options, "pricingToken") ? true : undefined,
+    yes,
+    false,
+    `Create a ${pricingToken.scope} token for the client's pricing page?`,
+  );
+  if (ctx.canPrompt && !yes) {
+    const planShown = plan ? planText(plan, meta) : `plan ${planId}`;
+    const go = await ctx.prompter.confirm({
+      message: `Create workspace '${name}' for ${email} on ${planShown}${invite ? ", invitation sent" : ""}${csvFile ? `, contacts from ${csvFile}` : ""}${wantsToken ? ", with a pricing-page token" : ""}?`,
+      default: true,
+    });
+    if (!go) return { message: "Cancelled: nothing was created." };
+  }
+
+  const created = await createWorkspace(ctx, {
+    args: [],
+    options: { ...options, name, email, plan: planId, invite },
+  });
+  const workspace = Workspace.parse(created.data);
+  const parts: { title?: string; view: View }[] = [
+    { title: "Workspace", view: recordView(workspace, workspaceFields) },
+  ];
+  const data: Record<string, unknown> = {
+    workspace: created.data,
+    contact_import: null,
+    pricing_token: null,
+  };
+  const notes = [
+    `Onboarded ${workspace.name} (${workspace.id}): ${workspace.status}${workspace.trial_ends_at ? ` until ${when(workspace.trial_ends_at)}` : ""}, ${plan ? planText(plan, meta) : `plan ${planId}`}.`,
+    workspace.invitation.sent
+      ? `Invitation sent to ${workspace.contact_email}.`
+      : invite
+        ? `The invitation to ${workspace.contact_email} is waiting in the service's outbox.`
+        : "No invitation sent.",
+  ];
+  let exitCode = 0;
+  const failed = (what: string, retry: string, error: unknown) => {
+    if (error instanceof ApiError) exitCode = exitCodes[exitKindOf(error)].code;
+    else if (error instanceof CliError) exitCode = error.exitCode;
+    else throw error;
+    notes.push(`Could not ${what}: ${error.message}`, `  Retry with: ${retry}`);
+  };
+
+  if (csvFile) {
+    const retry = `reseller contacts import ${csvFile} -w ${workspace.id}`;
+    try {
+      // The contacts import itself (upload, progress bar, summary), inside the new workspace.
+      const imported = await importContacts(
+        { ...ctx, workspaceId: async () => workspace.id },
+        { args: [csvFile], options: { onDuplicate: "update", wait: true } },
+      );
+      data.contact_import = imported.data;
+      if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
+      if (imported.message) notes.push(imported.message);
+    } catch (error) {
+      failed("import the contacts", retry, error);
+    }
+  }
+
+  if (wantsToken) {
+    const retry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
+    try {
+      const token = await createToken(
+        ctx,
+        {
+          path: `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/tokens`,
+          noun: "workspace token",
+          of: ` of workspace ${workspace.id}`,
+        },
+        { args: [], options: { name: pricingToken.name, scope: [pricingToken.scope] } },
+      );
+      data.pricing_token = token.data;
+      if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+      notes.push(
+        `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.`,
+      );
+    } catch (error) {
+      failed("create the pricing-page token", retry, error);
+    }
+  }
+
+  notes.push("", "Next:", ...nextSteps(workspace, data.contact_import !== null));
+  const result: CommandResult = {
+    data,
+    view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
+    message: notes.join("\n"),
+  };
+  if (exitCode !== 0) result.exitCode = exitCode;
+  return result;
+};

@@ -1,0 +1,21 @@
+import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
+import type { Handler } from "../../command-spec.js";
+import { workspacePath } from "./workspace-actions.js";
+
+/**
+ * `reseller workspaces use <id>`: stores the workspace as the default of the profile in force,
+ * after checking with the service that it exists and the token can reach it.
+ */
+export const run: Handler = async (ctx, { args }) => {
+  const client = await ctx.client();
+  const ws = (await client.get(workspacePath(args[0]), WorkspaceWithUsageResponse)).body.data;
+  const settings = await ctx.settings();
+  const profile = settings.profile.value;
+  (await ctx.profiles()).update(profile, { workspace: ws.id });
+  const notes = [`Default workspace of profile '${profile}' is now ${ws.id} (${ws.name}).`];
+  const envWorkspace = ctx.env.RESELLER_WORKSPACE;
+  if (envWorkspace && envWorkspace !== ws.id) {
+    notes.push(`Note: RESELLER_WORKSPACE=${envWorkspace} is set and still takes precedence.`);
+  }
+  return { data: { profile, workspace_id: ws.id }, message: notes.join("\n") };
+};

@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { listEnvelope, PageQuery } from "./pagination.js";
+import { campaignStatuses } from "./vocabulary.js";
+
+export const CampaignStatus = z.enum(campaignStatuses);
+export type CampaignStatus = z.infer<typeof CampaignStatus>;
+
+/** Who a campaign goes to: exactly one of the three options. */
+export const Audience = z
+  .union([
+    z.strictObject({ all: z.literal(true) }),
+    z.strictObject({
+      tags: z
+        .array(z.string().trim().min(1).max(100))
+        .min(1, { error: "tags must name at least one tag" })
+        .max(100),
+    }),
+    z.strictObject({
+      contact_ids: z
+        .array(z.string().min(1))
+        .min(1, { error: "contact_ids must name at least one contact" })
+        .max(10_000),
+    }),
+  ])
+  .describe(
+    'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (contacts with any of them) or `{"contact_ids": ["ct_…", …]}`.',
+  )
+  .meta({ id: "Audience" });
+export type Audience = z.infer<typeof Audience>;
+
+const VariableMapping = z
+  .record(
+    z.string().regex(/^[1-9]\d*$/, { error: "keys are variable numbers: 1, 2, …" }),
+    z.string().regex(/^(first_name|last_name|phone|email|custom\.[A-Za-z0-9_.-]{1,100})$/, {
+      error: "values name a contact field: first_name, last_name, phone, email or custom.<key>",
+    }),
+  )
+  .describe('Template variable number → contact field, e.g. `{"1": "first_name"}`.');
+
+export const CreateCampaignBody = z.strictObject({
+  name: z
+    .string({ error: "name must be a string" })
+    .trim()
+    .min(1, { error: "name must not be empty" })
+    .max(200, { error: "name must be at most 200 characters" }),
+  channel_id: z.string({ error: "channel_id must be a channel id (ch_…)" }).min(1),
+  template_name: z.string({ error: "template_name must be a string" }).min(1),
+  template_language: z
+    .string({ error: "template_language must be a language code, e.g. en_US" })
+    .min(2),
+  audience: Audience,
+  scheduled_at: z
+    .string()
+    .datetime({
+      offset: true,
+      error: "scheduled_at must be an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z",
+    })
+    .optional(),
+  variable_mapping: VariableMapping.optional(),
+});
+export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
+
+export const Campaign = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    channel_id: z.string(),
+    template_name: z.string(),
+    template_language: z.string(),
+    audience: Audience,
+    variable_mapping: z.record(z.string(), z.string()),
+    status: CampaignStatus,
+    scheduled_at: z.string().nullable(),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    failure_reason: z.string().nullable().describe("Why a failed campaign could not send."),
+  })
+  .meta({ id: "Campaign" });
+export type Campaign = z.infer<typeof Campaign>;
+
+const Count = z.number().int().min(0);
+
+/** Delivery figures, kept as outcomes arrive. */
+export const CampaignStats = z
+  .object({
+    audience_total: Count.describe("Contacts the audience matched when the campaign started."),
+    skipped_no_consent: Count.describe(
+      "Audience members with opt-in status not_set: never messaged.",
+    ),
+    skipped_opted_out: Count.describe("Audience members who opted out: never messaged."),
+    queued: Count.describe("Recipients not yet handed to the channel."),
+    sent: Count.describe("Messages the channel accepted (a delivered or read one counts too)."),
+    delivered: Count.describe("Messages delivered (a read one counts too)."),
+    read: Count,
+    failed: Count.describe("Messages that ended in failure."),
+    delivery_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe("delivered / sent; 0 before anything is sent."),
+    read_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe("read / delivered; 0 before anything is delivered."),
+    failures: z.array(z.object({ reason: z.string(), count: Count })),
+    updated_at: z.string(),
+  })
+  .meta({ id: "CampaignStats" });
+export type CampaignStats = z.infer<typeof CampaignStats>;
+
+/** What a campaign would send, without creating it (the CLI's preflight summary). */
+export const CampaignPreview = z
+  .object({
+    audience_total: Count,
+    with_consent: Count,
+    skipped_no_consent: Count,
+    skipped_opted_out: Count,
+    template: z.object({ name: z.string(), language: z.string(), body: z.string() }),
+    messages_left_this_month: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Null when the plan sets no quota."),
+  })
+  .meta({ id: "CampaignPreview" });
+
+export const CampaignListQuery = PageQuery.extend({ status: CampaignStatus.optional() });
+export const CampaignResponse = successEnvelope(Campaign, EmptyMeta);
+export const CampaignListResponse = listEnvelope(Campaign);
+export const CampaignStatsResponse = successEnvelope(CampaignStats, EmptyMeta);
+export const CampaignPreviewResponse = successEnvelope(CampaignPreview, EmptyMeta);
+
+export const InboundMessageBody = z.strictObject({
+  workspace_id: z.string().min(1),
+  from: z.string({ error: "from must be the sender's number in E.164 form" }),
+  text: z.string().max(4096),
+});
+export const InboundResult = z
+  .object({
+    contact_id: z.string().nullable(),
+    action: z.enum(["opted_out", "opted_in", "none"]),
+    opt_in_status: z.string().nullable(),
+  })
+  .meta({ id: "InboundResult" });
+export const InboundResponse = successEnvelope(InboundResult, EmptyMeta);

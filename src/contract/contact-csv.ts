@@ -1,0 +1,378 @@
+import { Parser } from "csv-parse";
+import type { CountryCode } from "libphonenumber-js/max";
+import {
+  contactLimits,
+  customKeyProblem,
+  emailPattern,
+  normaliseTimestamp,
+  tagProblem,
+  tagSeparators,
+  uniqueTags,
+} from "./contact-rules.js";
+import { normalizePhone } from "./phones.js";
+import { optInStatuses } from "./vocabulary.js";
+
+/**
+ * The CSV layout of contact imports and exports, shared by the service (import job), the CLI's
+ * `contacts import --dry-run` and `contacts export`, so an export imports again unchanged.
+ */
+
+/** The columns an import reads besides `custom.<key>`, in the order an export writes them. */
+export const csvColumns = [
+  "phone",
+  "first_name",
+  "last_name",
+  "email",
+  "tags",
+  "opt_in_status",
+  "opt_in_source",
+  "opted_in_at",
+  "opted_out_at",
+] as const;
+export type CsvColumn = (typeof csvColumns)[number];
+
+/** Header prefix of custom field columns: `custom.birthday` fills custom_fields.birthday. */
+export const customColumnPrefix = "custom.";
+
+/** Where each column sits in a file's records. */
+export interface CsvLayout {
+  columns: Partial<Record<CsvColumn, number>>;
+  custom: { key: string; index: number }[];
+  /** Header names the import does not read, as written. */
+  ignored: string[];
+  width: number;
+}
+
+export type HeaderResult = { ok: true; layout: CsvLayout } | { ok: false; message: string };
+
+/** Reads the header row: names trimmed and case-insensitive; `phone` is required. */
+export function readHeader(header: readonly string[]): HeaderResult {
+  const layout: CsvLayout = { columns: {}, custom: [], ignored: [], width: header.length };
+  const seen = new Map<string, string>();
+  for (const [index, raw] of header.entries()) {
+    const name = raw.trim();
+    const lower = name.toLowerCase();
+    let target: string | null = null;
+    if ((csvColumns as readonly string[]).includes(lower)) {
+      layout.columns[lower as CsvColumn] = index;
+      target = lower;
+    } else if (lower.startsWith(customColumnPrefix)) {
+      const key = name.slice(customColumnPrefix.length).trim();
+      if (customKeyProblem(key) === null) {
+        layout.custom.push({ key, index });
+        target = `${customColumnPrefix}${key}`;
+      }
+    }
+    if (target === null) {
+      layout.ignored.push(name);
+      continue;
+    }
+    const earlier = seen.get(target);
+    if (earlier !== undefined) {
+      return {
+        ok: false,
+        message: `the header names column '${target}' twice ('${earlier}' and '${name}'); keep one`,
+      };
+    }
+    seen.set(target, name);
+  }
+  if (layout.columns.phone === undefined) {
+    const found = header.map((h) => `'${h.trim()}'`).join(", ");
+    return {
+      ok: false,
+      message: `the header has no 'phone' column (found ${found || "nothing"}); the first row must name the columns, e.g. phone,first_name,last_name,email,tags,opt_in_status`,
+    };
+  }
+  return { ok: true, layout };
+}
+
+/** One data row as it changes a contact; an absent (blank) cell changes nothing. */
+export interface CsvContact {
+  phone: string;
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  tags?: string[];
+  custom_fields?: Record<string, string>;
+  opt_in_status?: (typeof optInStatuses)[number];
+  opt_in_source?: string;
+  opted_in_at?: string;
+  opted_out_at?: string;
+}
+
+export interface RowProblem {
+  field: string;
+  message: string;
+}
+
+export type RowResult = { ok: true; contact: CsvContact } | { ok: false; problem: RowProblem };
+
+export interface RowOptions {
+  defaultCountry?: CountryCode | undefined;
+  /** Now, to refuse consent timestamps in the future. */
+  now: Date;
+}
+
+/** Consent times may run a little ahead of the service's clock, not more. */
+const clockSkewMs = 5 * 60 * 1000;
+
+function refuse(field: string, message: string): RowResult {
+  return { ok: false, problem: { field, message } };
+}
+
+function cell(fields: readonly string[], index: number | undefined): string | undefined {
+  if (index === undefined) return undefined;
+  const value = fields[index]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * Checks one data row against the layout: the phone (normalised to E.164), every other cell,
+ * and the row's width. Returns what the row changes, or the first problem found.
+ */
+export function readRow(
+  fields: readonly string[],
+  layout: CsvLayout,
+  options: RowOptions,
+): RowResult {
+  const { columns } = layout;
+  if (fields.length > layout.width && fields.slice(layout.width).some((f) => f.trim() !== "")) {
+    return refuse(
+      "row",
+      `has ${fields.length} cells but the header names ${layout.width} columns; quote cells that contain commas`,
+    );
+  }
+  const phone = normalizePhone(fields[columns.phone ?? 0] ?? "", options.defaultCountry);
+  if (!phone.ok) return refuse("phone", `phone ${phone.message}`);
+  const contact: CsvContact = { phone: phone.e164 };
+
+  for (const field of ["first_name", "last_name"] as const) {
+    const value = cell(fields, columns[field]);
+    if (value === undefined) continue;
+    if (value.length > contactLimits.nameLength) {
+      return refuse(field, `${field} is longer than ${contactLimits.nameLength} characters`);
+    }
+    contact[field] = value;
+  }
+
+  const email = cell(fields, columns.email);
+  if (email !== undefined) {
+    if (email.length > contactLimits.emailLength || !emailPattern.test(email)) {
+      return refuse(
+        "email",
+        `email '${email.slice(0, 60)}' is not an address such as anna@example.com`,
+      );
+    }
+    contact.email = email;
+  }
+
+  const tagCell = cell(fields, columns.tags);
+  if (tagCell !== undefined) {
+    const tags = uniqueTags(tagCell.split(tagSeparators)).filter((t) => t !== "");
+    if (tags.length > contactLimits.tagsPerContact) {
+      return refuse("tags", `a contact has at most ${contactLimits.tagsPerContact} tags`);
+    }
+    for (const tag of tags) {
+      const problem = tagProblem(tag);
+      if (problem) return refuse("tags", problem);
+    }
+    contact.tags = tags;
+  }
+
+  const status = cell(fields, columns.opt_in_status)?.toLowerCase();
+  if (status !== undefined) {
+    if (!(optInStatuses as readonly string[]).includes(status)) {
+      return refuse(
+        "opt_in_status",
+        `opt_in_status must be one of ${optInStatuses.join(", ")} (or empty)`,
+      );
+    }
+    contact.opt_in_status = status as CsvContact["opt_in_status"];
+  }
+
+  const source = cell(fields, columns.opt_in_source);
+  if (source !== undefined) {
+    if (source.length > contactLimits.sourceLength) {
+      return refuse(
+        "opt_in_source",
+        `opt_in_source is longer than ${contactLimits.sourceLength} characters`,
+      );
+    }
+    contact.opt_in_source = source;
+  }
+
+  for (const field of ["opted_in_at", "opted_out_at"] as const) {
+    const value = cell(fields, columns[field]);
+    if (value === undefined) continue;
+    const time = normaliseTimestamp(value);
+    if (time === null) {
+      return refuse(field, `${field} must be an ISO 8601 timestamp such as 2026-11-22T09:30:00Z`);
+    }
+    if (Date.parse(time) > options.now.getTime() + clockSkewMs) {
+      return refuse(field, `${field} ${time} is in the future`);
+    }
+    contact[field] = time;
+  }
+
+  for (const { key, index } of layout.custom) {
+    const value = cell(fields, index);
+    if (value === undefined) continue;
+    if (value.length > contactLimits.customFieldValueLength) {
+      return refuse(
+        `${customColumnPrefix}${key}`,
+        `custom field values are at most ${contactLimits.customFieldValueLength} characters`,
+      );
+    }
+    contact.custom_fields ??= {};
+    contact.custom_fields[key] = value;
+  }
+  return { ok: true, contact };
+}
+
+/** What the reader hands out: a data row's cells, or why a row could not be read at all. */
+export type CsvRecord =
+  | { row: number; fields: string[] }
+  | { row: number; fields: null; message: string };
+
+interface ParserApi {
+  parse(
+    chunk: Buffer | undefined,
+    end: boolean,
+    push: (record: string[]) => void,
+    close: () => void,
+  ): Error | undefined;
+}
+
+/**
+ * Reads a CSV incrementally with csv-parse, chunk by chunk and in order: UTF-8 with or without
+ * BOM, CRLF, LF or both, quoted cells with newlines, blank lines skipped. The first record is the
+ * header; data rows are numbered from 1. A row csv-parse cannot read (a quote never closed, a
+ * stray quote after a quoted cell) becomes a record without fields and a message, and reading
+ * goes on.
+ */
+export class CsvRecordReader {
+  header: string[] | null = null;
+  private rows = 0;
+  private readonly api: ParserApi;
+  private sink: ((record: CsvRecord) => void) | null = null;
+
+  constructor() {
+    const parser = new Parser({
+      bom: true,
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      skip_records_with_error: true,
+      record_delimiter: ["\r\n", "\n", "\r"],
+      on_skip: (error: Error | undefined) => {
+        this.rows += 1;
+        this.sink?.({ row: this.rows, fields: null, message: skipMessage(error) });
+      },
+    });
+    this.api = (parser as unknown as { api: ParserApi }).api;
+  }
+
+  /** Feeds the next chunk (or ends the file with `undefined`), handing out complete records. */
+  feed(chunk: Buffer | undefined, sink: (record: CsvRecord) => void): void {
+    this.sink = sink;
+    const error = this.api.parse(
+      chunk,
+      chunk === undefined,
+      (record) => {
+        if (this.header === null) {
+          this.header = record;
+          return;
+        }
+        this.rows += 1;
+        sink({ row: this.rows, fields: record });
+      },
+      () => {},
+    );
+    this.sink = null;
+    if (error) {
+      this.rows += 1;
+      sink({ row: this.rows, fields: null, message: skipMessage(error) });
+    }
+  }
+}
+
+function skipMessage(error: Error | undefined): string {
+  const code = (error as { code?: string } | undefined)?.code;
+  if (code === "CSV_QUOTE_NOT_CLOSED") {
+    return "a quoted cell is never closed, so the rest of the file could not be read; close the quote";
+  }
+  if (code === "CSV_INVALID_CLOSING_QUOTE") {
+    return "a quoted cell is followed by more text before the next comma; quote the whole cell";
+  }
+  return `the row is not valid CSV${error ? ` (${error.message})` : ""}`;
+}
+
+/**
+ * Data rows in a CSV by a quick scan: line breaks outside quotes, not counting the header or
+ * blank lines. The import reports the exact number once it has read the file.
+ */
+export function countCsvRows(buffer: Uint8Array): number {
+  let rows = 0;
+  let quoted = false;
+  let content = false;
+  for (let i = 0; i < buffer.length; i++) {
+    const byte = buffer[i];
+    if (byte === 0x22) {
+      quoted = !quoted;
+      content = true;
+    } else if (!quoted && (byte === 0x0a || byte === 0x0d)) {
+      if (content) rows += 1;
+      content = false;
+    } else if (!content && byte !== 0x2c && byte !== 0x20 && byte !== 0x09) {
+      content = true;
+    }
+  }
+  if (content) rows += 1;
+  return Math.max(0, rows - 1);
+}
+
+/** The custom field keys of some contacts, sorted: the `custom.<key>` columns of an export. */
+export function customKeysOf(
+  contacts: Iterable<{ custom_fields: Record<string, string> }>,
+): string[] {
+  const keys = new Set<string>();
+  for (const contact of contacts)
+    for (const key of Object.keys(contact.custom_fields)) keys.add(key);
+  return [...keys].sort();
+}
+
+/** The header of an export with these custom keys. */
+export function exportHeader(customKeys: readonly string[]): string[] {
+  return [...csvColumns, ...customKeys.map((k) => `${customColumnPrefix}${k}`)];
+}
+
+/** The fields an export row holds, in the import's layout. */
+export interface ExportableContact {
+  phone: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  tags: string[];
+  custom_fields: Record<string, string>;
+  opt_in_status: string;
+  opt_in_source: string | null;
+  opted_in_at: string | null;
+  opted_out_at: string | null;
+}
+
+/** One contact as an export row under `exportHeader(customKeys)`. */
+export function exportRow(contact: ExportableContact, customKeys: readonly string[]): string[] {
+  return [
+    contact.phone,
+    contact.first_name ?? "",
+    contact.last_name ?? "",
+    contact.email ?? "",
+    contact.tags.join(","),
+    contact.opt_in_status,
+    contact.opt_in_source ?? "",
+    contact.opted_in_at ?? "",
+    contact.opted_out_at ?? "",
+    ...customKeys.map((k) => contact.custom_fields[k] ?? ""),
+  ];
+}

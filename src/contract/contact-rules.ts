@@ -1,0 +1,67 @@
+/**
+ * The rules of a contact's fields, free of zod, so the API's schemas, the service's CSV import
+ * and the CLI's `contacts import --dry-run` check exactly the same things with the same words.
+ */
+
+export const contactLimits = {
+  nameLength: 100,
+  emailLength: 320,
+  tagLength: 64,
+  tagsPerContact: 50,
+  customFieldKeyLength: 64,
+  customFieldValueLength: 1000,
+  customFieldsPerContact: 50,
+  sourceLength: 200,
+} as const;
+
+/** An address such as anna@example.com (the pattern zod's `z.email()` uses). */
+export const emailPattern =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+
+/** Separators of tags inside one CSV cell; a tag itself may not contain them. */
+export const tagSeparators = /[,;|]/;
+
+/** Keys of custom fields: usable as `custom.<key>` in a CSV header and a campaign's variables. */
+export const customFieldKeyPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const controlCharacters = /[\u0000-\u001f\u007f]/;
+
+/** Why a tag is refused, or null when it is fine (after trimming). */
+export function tagProblem(tag: string): string | null {
+  if (tag === "") return "a tag must not be empty";
+  if (tag.length > contactLimits.tagLength) {
+    return `tag '${tag.slice(0, 20)}…' is longer than ${contactLimits.tagLength} characters`;
+  }
+  if (tagSeparators.test(tag)) return `tag '${tag}' must not contain , ; or |`;
+  if (controlCharacters.test(tag)) return `tag '${tag}' must not contain control characters`;
+  return null;
+}
+
+/** Trimmed tags without repeats, in their first order. */
+export function uniqueTags(tags: readonly string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim()))];
+}
+
+/** Why a custom field key is refused, or null. */
+export function customKeyProblem(key: string): string | null {
+  if (key.length === 0 || key.length > contactLimits.customFieldKeyLength) {
+    return `custom field keys are 1 to ${contactLimits.customFieldKeyLength} characters`;
+  }
+  if (!customFieldKeyPattern.test(key)) {
+    return `custom field key '${key}' may hold only letters, digits, _ . and - (and must not start with . or -)`;
+  }
+  return null;
+}
+
+/** An ISO 8601 timestamp with a time zone, e.g. 2026-11-22T09:30:00Z. */
+export const timestampPattern =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+
+/** A timestamp as the API writes them (UTC to the second), or null when it is not one. */
+export function normaliseTimestamp(text: string): string | null {
+  if (!timestampPattern.test(text)) return null;
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) return null;
+  return `${new Date(time).toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,86 @@
+import {
+  type CountryCode,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from "libphonenumber-js/max";
+
+/**
+ * Phone numbers as the contract wants them: E.164 (`+`, then 8 to 15 digits, no leading 0) and
+ * valid for their country by libphonenumber's full rules (the `max` metadata, which checks the
+ * digits and not only the length). The service and the CLI's `import --dry-run` both use this.
+ */
+export const e164Pattern = /^\+[1-9]\d{7,14}$/;
+
+/** The expected form, quoted in every phone error. */
+export const e164Hint =
+  "E.164: + then the country code and number, 8 to 15 digits, e.g. +4915112345678";
+
+export type PhoneResult = { ok: true; e164: string } | { ok: false; message: string };
+
+function quoted(text: string): string {
+  return text.length > 40 ? `'${text.slice(0, 40)}…'` : `'${text}'`;
+}
+
+function validOrError(input: string, parsed: ReturnType<typeof parsePhoneNumberFromString>) {
+  if (!parsed)
+    return { ok: false as const, message: `${quoted(input)} is not a phone number (${e164Hint})` };
+  if (!e164Pattern.test(parsed.number)) {
+    return { ok: false as const, message: `${quoted(input)} is not a phone number (${e164Hint})` };
+  }
+  if (!parsed.isValid()) {
+    const where = parsed.country
+      ? ` for ${parsed.country}`
+      : ` for country code +${parsed.countryCallingCode}`;
+    return {
+      ok: false as const,
+      message: `${quoted(input)} is not a valid number${where} (${e164Hint})`,
+    };
+  }
+  return { ok: true as const, e164: parsed.number };
+}
+
+/** A phone exactly as the API takes it: already E.164 and valid. */
+export function checkE164(input: string): PhoneResult {
+  if (!e164Pattern.test(input)) {
+    return { ok: false, message: `${quoted(input)} is not in ${e164Hint}` };
+  }
+  const result = validOrError(input, parsePhoneNumberFromString(input));
+  if (result.ok && result.e164 !== input) {
+    return { ok: false, message: `${quoted(input)} is not in ${e164Hint}` };
+  }
+  return result;
+}
+
+/** Spaces, dashes, dots, slashes and brackets people put in numbers; dropped before checking. */
+const formatting = /[\s\-./()]/g;
+
+/**
+ * A phone as a CSV cell may hold it: E.164, possibly with spaces or dashes; a national number
+ * (or one with the international prefix, e.g. 0049…) only when `defaultCountry` says which
+ * country it belongs to. A country is never guessed.
+ */
+export function normalizePhone(input: string, defaultCountry?: CountryCode): PhoneResult {
+  const text = input.trim();
+  if (text === "") return { ok: false, message: "is empty; every row needs a phone" };
+  const compact = text.replace(formatting, "");
+  if (e164Pattern.test(compact)) return validOrError(text, parsePhoneNumberFromString(compact));
+  if (compact.startsWith("+")) {
+    return { ok: false, message: `${quoted(text)} is not a phone number (${e164Hint})` };
+  }
+  if (!defaultCountry) {
+    return {
+      ok: false,
+      message: `${quoted(text)} has no country code: write it in ${e164Hint}, or import with default_country to read national numbers`,
+    };
+  }
+  if (!/^\d{3,17}$/.test(compact)) {
+    return { ok: false, message: `${quoted(text)} is not a phone number (${e164Hint})` };
+  }
+  return validOrError(text, parsePhoneNumberFromString(compact, defaultCountry));
+}
+
+/** A two-letter country code libphonenumber knows (any case), upper-cased; undefined if not. */
+export function countryCode(text: string): CountryCode | undefined {
+  const upper = text.trim().toUpperCase();
+  return /^[A-Z]{2}$/.test(upper) && isSupportedCountry(upper) ? (upper as CountryCode) : undefined;
+}

@@ -1,0 +1,100 @@
+/** Contacts, their tags and imports (migration 0004). */
+export interface ContactTables {
+  contacts: ContactTable;
+  contact_tags: ContactTagTable;
+  contact_tag_links: ContactTagLinkTable;
+  contact_counts: ContactCountTable;
+  contacts_fts: ContactSearchTable;
+  contact_imports: ContactImportTable;
+  contact_import_chunks: ContactImportChunkTable;
+  contact_import_errors: ContactImportErrorTable;
+}
+
+export interface ContactTable {
+  /** Integer key rising with `id`: the order of lists and the rowid of the search index. */
+  seq: number;
+  id: string;
+  workspace_id: string;
+  /** E.164, unique within the workspace. */
+  phone: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  /** JSON array of tag names, in the contact's order. */
+  tags: string;
+  /** JSON object of string values. */
+  custom_fields: string;
+  opt_in_status: string;
+  opt_in_source: string | null;
+  opted_in_at: string | null;
+  opted_out_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A workspace's tags; `contact_count` is kept by triggers on contact_tag_links. */
+export interface ContactTagTable {
+  seq: number;
+  workspace_id: string;
+  name: string;
+  contact_count: number;
+  created_at: string;
+}
+
+export interface ContactTagLinkTable {
+  tag_seq: number;
+  contact_seq: number;
+}
+
+/** Contacts per workspace and opt-in status, kept by triggers on contacts. */
+export interface ContactCountTable {
+  workspace_id: string;
+  opt_in_status: string;
+  count: number;
+}
+
+/** The FTS5 search index (contentless; rowid is contacts.seq). */
+export interface ContactSearchTable {
+  rowid: number;
+  name: string;
+  phone: string;
+  email: string;
+}
+
+export interface ContactImportTable {
+  id: string;
+  workspace_id: string;
+  /** queued, processing, completed or failed. */
+  status: string;
+  duplicate_handling: string;
+  default_country: string | null;
+  total_rows: number;
+  processed_rows: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  error_count: number;
+  /** JSON array of header names the import does not read. */
+  ignored_columns: string;
+  csv_bytes: number;
+  failure_reason: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** The uploaded CSV in pieces, read in order by the import job and dropped when it ends. */
+export interface ContactImportChunkTable {
+  import_id: string;
+  seq: number;
+  data: Buffer;
+}
+
+/** Every row error of an import (the record shows the first 1000). */
+export interface ContactImportErrorTable {
+  import_id: string;
+  row: number;
+  phone: string | null;
+  field: string;
+  message: string;
+}

@@ -1,0 +1,111 @@
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Audience } from "../../contract/campaigns.js";
+import type { Db } from "../db/database.js";
+import type { Database } from "../db/schema.js";
+
+/** The contacts of `workspaceId` an audience option matches, as a filter on `contacts`. */
+export function audienceFilter(workspaceId: string, audience: Audience) {
+  return (eb: ExpressionBuilder<Database, "contacts">) => {
+    const inWorkspace = eb("contacts.workspace_id", "=", workspaceId);
+    if ("contact_ids" in audience)
+      return eb.and([inWorkspace, eb("contacts.id", "in", audience.contact_ids)]);
+    if ("tags" in audience) {
+      return eb.and([
+        inWorkspace,
+        eb(
+          "contacts.seq",
+          "in",
+          eb
+            .selectFrom("contact_tag_links")
+            .innerJoin("contact_tags", "contact_tags.seq", "contact_tag_links.tag_seq")
+            .select("contact_tag_links.contact_seq")
+            .where("contact_tags.workspace_id", "=", workspaceId)
+            .where("contact_tags.name", "in", audience.tags),
+        ),
+      ]);
+    }
+    return inWorkspace;
+  };
+}
+
+/** How an audience splits by consent: only `opted_in` contacts are ever messaged. */
+export interface AudienceCounts {
+  audience_total: number;
+  with_consent: number;
+  skipped_no_consent: number;
+  skipped_opted_out: number;
+}
+
+/** Counts an audience by opt-in status without touching anything. */
+export async function countAudience(
+  db: Db,
+  workspaceId: string,
+  audience: Audience,
+): Promise<AudienceCounts> {
+  const rows = await db
+    .selectFrom("contacts")
+    .select(["opt_in_status", sql<number>`count(*)`.as("count")])
+    .where(audienceFilter(workspaceId, audience))
+    .groupBy("opt_in_status")
+    .execute();
+  const by = (status: string) => Number(rows.find((r) => r.opt_in_status === status)?.count ?? 0);
+  const counts = {
+    with_consent: by("opted_in"),
+    skipped_no_consent: by("not_set"),
+    skipped_opted_out: by("opted_out"),
+  };
+  return {
+    audience_total: counts.with_consent + counts.skipped_no_consent + counts.skipped_opted_out,
+    ...counts,
+  };
+}
+
+/** Contact ids of `ids` that are not contacts of the workspace. */
+export async function unknownContactIds(
+  db: Db,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const known = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("contacts")
+      .select("id")
+      .where("workspace_id", "=", workspaceId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+    for (const row of rows) known.add(row.id);
+  }
+  return ids.filter((id) => !known.has(id));
+}
+
+/**
+ * Writes one recipient row per consenting contact of the audience (the snapshot) in one
+ * INSERT … SELECT; the primary key (campaign, contact) makes a second row for anyone impossible.
+ */
+export async function snapshotRecipients(
+  db: Db,
+  campaignId: string,
+  workspaceId: string,
+  audience: Audience,
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto("campaign_recipients")
+    .columns(["campaign_id", "contact_id", "phone", "state", "updated_at"])
+    .expression(
+      db
+        .selectFrom("contacts")
+        .select([
+          sql<string>`${campaignId}`.as("campaign_id"),
+          "contacts.id",
+          "contacts.phone",
+          sql<string>`${"queued"}`.as("state"),
+          sql<string>`${now}`.as("updated_at"),
+        ])
+        .where(audienceFilter(workspaceId, audience))
+        .where("contacts.opt_in_status", "=", "opted_in"),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}

@@ -1,0 +1,351 @@
+import type {
+  Audience,
+  Campaign,
+  CampaignStats,
+  CreateCampaignBody,
+} from "../../contract/campaigns.js";
+import type { TemplateComponent } from "../../contract/template-rules.js";
+import type { Db } from "../db/database.js";
+import type { PageRequest } from "../db/keyset-paging.js";
+import { paginate } from "../db/keyset-paging.js";
+import type { CampaignTable } from "../db/tables/campaigns.js";
+import type { JobScheduler } from "../services.js";
+import { countAudience, unknownContactIds } from "./campaign-audience.js";
+import { type TemplateTexts, unmappedVariables } from "./campaign-rendering.js";
+import { loadChannel } from "./channels.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { newId } from "./ids.js";
+import { planAllowance, planLimitExceeded } from "./plan-limits.js";
+import { invalidField, ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+import { loadActiveWorkspaceFor, loadWorkspaceFor, type WorkspaceRow } from "./workspace-access.js";
+
+/** The kind of the durable job that starts and sends one campaign. */
+export const campaignRunJob = "campaign.run";
+
+export interface CampaignServices {
+  db: Db;
+  clock: Clock;
+  jobs: JobScheduler;
+}
+
+/** A campaign as the API shows it. */
+export function toCampaign(row: CampaignTable): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    channel_id: row.channel_id,
+    template_name: row.template_name,
+    template_language: row.template_language,
+    audience: JSON.parse(row.audience) as Audience,
+    variable_mapping: JSON.parse(row.variable_mapping) as Record<string, string>,
+    status: row.status as Campaign["status"],
+    scheduled_at: row.scheduled_at,
+    started_at: row.started_at,
+    completed_at: row.completed_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    failure_reason: row.failure_reason,
+  };
+}
+
+/** The header and body texts of stored template components. */
+export function templateTexts(componentsJson: string): TemplateTexts {
+  const components = JSON.parse(componentsJson) as TemplateComponent[];
+  let header: string | null = null;
+  let body = "";
+  for (const component of components) {
+    if (component.type === "HEADER" && component.format === "TEXT") header = component.text ?? null;
+    if (component.type === "BODY") body = component.text ?? "";
+  }
+  return { header, body };
+}
+
+/** The approved template of that name and language, or 422 template_not_approved. */
+async function approvedTemplate(db: Db, workspaceId: string, name: string, language: string) {
+  const template = await db
+    .selectFrom("templates")
+    .select(["id", "status", "components"])
+    .where("workspace_id", "=", workspaceId)
+    .where("name", "=", name)
+    .where("language", "=", language)
+    .executeTakeFirst();
+  if (template?.status !== "approved") {
+    throw new ServiceError(
+      "template_not_approved",
+      template
+        ? `Template '${name}' (${language}) is ${template.status}, not approved; a campaign can only use an approved template.`
+        : `No template '${name}' in language '${language}' exists in this workspace; a campaign needs an approved one.`,
+      {
+        details: [
+          {
+            field: "template_name",
+            message: template ? `is ${template.status}` : "no such template in that language",
+          },
+        ],
+      },
+    );
+  }
+  return template;
+}
+
+/** Messages the plan still allows this month, or null when it sets no quota. */
+async function messagesLeft(db: Db, clock: Clock, workspace: WorkspaceRow): Promise<number | null> {
+  const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
+  if (!allowance || allowance.limit === -1) return null;
+  return Math.max(0, allowance.limit - allowance.used);
+}
+
+/** Refuses to launch what the month's message quota cannot carry (409 plan_limit_exceeded). */
+async function requireQuotaFor(db: Db, clock: Clock, workspace: WorkspaceRow, messages: number) {
+  const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
+  if (allowance && allowance.limit !== -1 && allowance.used + messages > allowance.limit) {
+    throw planLimitExceeded(allowance);
+  }
+}
+
+/** Every check of a campaign body against the workspace: channel, template, variables, audience, time. */
+async function checkCampaign(
+  db: Db,
+  clock: Clock,
+  workspace: WorkspaceRow,
+  body: CreateCampaignBody,
+) {
+  await loadChannel(db, workspace.id, body.channel_id).catch(() => {
+    throw invalidField(
+      "channel_id",
+      `no channel '${body.channel_id}' in this workspace (see GET …/channels)`,
+    );
+  });
+  const template = await approvedTemplate(
+    db,
+    workspace.id,
+    body.template_name,
+    body.template_language,
+  );
+  const mapping = body.variable_mapping ?? {};
+  const missing = unmappedVariables(templateTexts(template.components), mapping);
+  if (missing.length > 0) {
+    throw invalidField(
+      "variable_mapping",
+      `must map every variable of the template; missing ${missing.map((n) => `{{${n}}}`).join(", ")}`,
+    );
+  }
+  if ("contact_ids" in body.audience) {
+    const unknown = await unknownContactIds(db, workspace.id, body.audience.contact_ids);
+    if (unknown.length > 0) {
+      throw invalidField(
+        "audience.contact_ids",
+        `not contacts of this workspace: ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}`,
+      );
+    }
+  }
+  let scheduledAt: string | null = null;
+  if (body.scheduled_at !== undefined) {
+    const when = new Date(body.scheduled_at);
+    if (when.getTime() <= clock.now().getTime()) {
+      throw invalidField(
+        "scheduled_at",
+        `must be in the future (now is ${isoSeconds(clock.now())})`,
+      );
+    }
+    scheduledAt = isoSeconds(when);
+  }
+  return { template, mapping, scheduledAt };
+}
+
+/** Creates a campaign: scheduled (and queued to start then) with scheduled_at, else a draft. */
+export async function createCampaign(
+  services: CampaignServices,
+  principal: Principal,
+  workspaceId: string,
+  body: CreateCampaignBody,
+): Promise<Campaign> {
+  const { db, clock } = services;
+  const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
+  const { template, mapping, scheduledAt } = await checkCampaign(db, clock, workspace, body);
+  const now = isoSeconds(clock.now());
+  const row: CampaignTable = {
+    id: newId("cmp"),
+    workspace_id: workspace.id,
+    name: body.name,
+    channel_id: body.channel_id,
+    template_id: template.id,
+    template_name: body.template_name,
+    template_language: body.template_language,
+    audience: JSON.stringify(body.audience),
+    variable_mapping: JSON.stringify(mapping),
+    status: scheduledAt ? "scheduled" : "draft",
+    scheduled_at: scheduledAt,
+    started_at: null,
+    completed_at: null,
+    failure_reason: null,
+    audience_total: 0,
+    skipped_no_consent: 0,
+    skipped_opted_out: 0,
+    queued: 0,
+    sent: 0,
+    delivered: 0,
+    read: 0,
+    failed: 0,
+    stats_updated_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto("campaigns").values(row).execute();
+    if (scheduledAt) {
+      await services.jobs.enqueue(trx, {
+        kind: campaignRunJob,
+        payload: { campaign_id: row.id },
+        runAt: new Date(scheduledAt),
+      });
+    }
+  });
+  if (scheduledAt) services.jobs.poke();
+  return toCampaign(row);
+}
+
+/** What a campaign body would send now: the audience by consent and the template's text. */
+export async function previewCampaign(
+  services: CampaignServices,
+  principal: Principal,
+  workspaceId: string,
+  body: CreateCampaignBody,
+) {
+  const { db, clock } = services;
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  const { template } = await checkCampaign(db, clock, workspace, body);
+  const counts = await countAudience(db, workspace.id, body.audience);
+  const texts = templateTexts(template.components);
+  return {
+    ...counts,
+    template: {
+      name: body.template_name,
+      language: body.template_language,
+      body: texts.header ? `${texts.header}\n\n${texts.body}` : texts.body,
+    },
+    messages_left_this_month: await messagesLeft(db, clock, workspace),
+  };
+}
+
+async function loadCampaign(
+  db: Db,
+  workspaceId: string,
+  campaignId: string,
+): Promise<CampaignTable> {
+  const row = await db
+    .selectFrom("campaigns")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  if (!row) throw new ServiceError("not_found", `Campaign '${campaignId}' was not found.`);
+  return row;
+}
+
+/** One campaign. */
+export async function getCampaign(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+) {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  return toCampaign(await loadCampaign(db, workspace.id, campaignId));
+}
+
+/** The workspace's campaigns, newest first, optionally of one status. */
+export async function listCampaigns(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  query: PageRequest & { status?: string | undefined },
+) {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  let select = db.selectFrom("campaigns").selectAll().where("workspace_id", "=", workspace.id);
+  if (query.status) select = select.where("status", "=", query.status);
+  const page = await paginate(select, "id", query);
+  return { ...page, rows: page.rows.map(toCampaign) };
+}
+
+/** Launches a draft now: it becomes running and its run job is queued (409 campaign_not_draft otherwise). */
+export async function launchCampaign(
+  services: CampaignServices,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+): Promise<Campaign> {
+  const { db, clock } = services;
+  const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
+  const campaign = await loadCampaign(db, workspace.id, campaignId);
+  if (campaign.status !== "draft") {
+    throw new ServiceError(
+      "campaign_not_draft",
+      `Campaign '${campaign.id}' is ${campaign.status}; only a draft can be launched.`,
+    );
+  }
+  // The template may have been paused or rejected since the campaign was created.
+  await approvedTemplate(db, workspace.id, campaign.template_name, campaign.template_language);
+  const counts = await countAudience(db, workspace.id, JSON.parse(campaign.audience) as Audience);
+  await requireQuotaFor(db, clock, workspace, counts.with_consent);
+  const now = isoSeconds(clock.now());
+  const launched = await db.transaction().execute(async (trx) => {
+    // The status guard makes two racing launches start the campaign once.
+    const updated = await trx
+      .updateTable("campaigns")
+      .set({ status: "running", started_at: now, updated_at: now })
+      .where("id", "=", campaign.id)
+      .where("status", "=", "draft")
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await services.jobs.enqueue(trx, {
+      kind: campaignRunJob,
+      payload: { campaign_id: campaign.id },
+    });
+    return true;
+  });
+  if (!launched) {
+    throw new ServiceError("campaign_not_draft", `Campaign '${campaign.id}' was launched already.`);
+  }
+  services.jobs.poke();
+  return toCampaign(await loadCampaign(db, workspace.id, campaign.id));
+}
+
+/** Rates as fractions, 0 when nothing was sent or delivered yet. */
+function rate(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
+}
+
+/** The campaign's delivery figures from its counters (never a scan of its recipients). */
+export async function campaignStats(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+): Promise<CampaignStats> {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  const campaign = await loadCampaign(db, workspace.id, campaignId);
+  const failures = await db
+    .selectFrom("campaign_failures")
+    .select(["reason", "count"])
+    .where("campaign_id", "=", campaign.id)
+    .where("count", ">", 0)
+    .orderBy("count", "desc")
+    .orderBy("reason")
+    .execute();
+  return {
+    audience_total: campaign.audience_total,
+    skipped_no_consent: campaign.skipped_no_consent,
+    skipped_opted_out: campaign.skipped_opted_out,
+    queued: campaign.queued,
+    sent: campaign.sent,
+    delivered: campaign.delivered,
+    read: campaign.read,
+    failed: campaign.failed,
+    delivery_rate: rate(campaign.delivered, campaign.sent),
+    read_rate: rate(campaign.read, campaign.delivered),
+    failures,
+    updated_at: campaign.stats_updated_at,
+  };
+}

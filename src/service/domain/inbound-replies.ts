@@ -1,0 +1,56 @@
+import { checkE164 } from "../../contract/phones.js";
+import type { Db } from "../db/database.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { ContactWriter } from "./contact-store.js";
+import { invalidField } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+import { loadWorkspaceFor } from "./workspace-access.js";
+
+type Sqlite = ConstructorParameters<typeof ContactWriter>[0];
+
+const optOutWords = new Set(["stop", "unsubscribe"]);
+const optInWords = new Set(["start"]);
+
+/** What a reply means for consent: STOP or UNSUBSCRIBE opts out, START opts back in. */
+export function consentKeyword(text: string): "opted_out" | "opted_in" | null {
+  const word = text.trim().toLowerCase();
+  if (optOutWords.has(word)) return "opted_out";
+  if (optInWords.has(word)) return "opted_in";
+  return null;
+}
+
+/**
+ * Handles a message a contact sent to one of the workspace's numbers (through the messaging
+ * operator): a consent keyword changes the contact's opt-in status and records when.
+ */
+export async function receiveInbound(
+  deps: { db: Db; sqlite: Sqlite; clock: Clock },
+  principal: Principal,
+  input: { workspace_id: string; from: string; text: string },
+) {
+  const workspace = await loadWorkspaceFor(deps.db, principal, input.workspace_id);
+  const phone = checkE164(input.from);
+  if (!phone.ok) throw invalidField("from", phone.message);
+  const keyword = consentKeyword(input.text);
+  return deps.db.transaction().execute(async () => {
+    const writer = new ContactWriter(deps.sqlite, workspace.id);
+    const contact = writer.byPhone(phone.e164);
+    if (!contact) return { contact_id: null, action: "none" as const, opt_in_status: null };
+    if (!keyword)
+      return {
+        contact_id: contact.id,
+        action: "none" as const,
+        opt_in_status: contact.opt_in_status,
+      };
+    const result = writer.update(
+      contact,
+      {
+        opt_in_status: keyword,
+        ...(keyword === "opted_in" ? { opt_in_source: "whatsapp_reply" } : {}),
+      },
+      { now: isoSeconds(deps.clock.now()), source: "whatsapp_reply" },
+    );
+    if ("field" in result) throw invalidField(result.field, result.message);
+    return { contact_id: contact.id, action: keyword, opt_in_status: result.opt_in_status };
+  });
+}

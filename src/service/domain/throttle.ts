@@ -1,0 +1,54 @@
+/**
+ * A token bucket: `rate` messages per second with a burst of one second's worth. Per channel,
+ * since WhatsApp limits throughput per sending number.
+ */
+export class Throttle {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly rate: number,
+    now: number,
+  ) {
+    this.tokens = rate;
+    this.last = now;
+  }
+
+  /** Up to `wanted` messages that may go now (0 when the bucket is empty). */
+  take(wanted: number, now: number): number {
+    this.refill(now);
+    const granted = Math.min(wanted, Math.floor(this.tokens));
+    this.tokens -= granted;
+    return granted;
+  }
+
+  /** Milliseconds until at least one message may go. */
+  waitMs(now: number): number {
+    this.refill(now);
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.rate) * 1000);
+  }
+
+  private refill(now: number): void {
+    this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) / 1000) * this.rate);
+    this.last = now;
+  }
+}
+
+/** One throttle per channel, kept for the life of the service; a rate of 0 means unlimited. */
+export class ChannelThrottles {
+  private readonly throttles = new Map<string, Throttle>();
+
+  constructor(readonly rate: number) {}
+
+  /** How many of `wanted` messages may go now on `channelId`, and how long to wait if none. */
+  take(channelId: string, wanted: number, now: number): { granted: number; waitMs: number } {
+    if (this.rate <= 0) return { granted: wanted, waitMs: 0 };
+    let throttle = this.throttles.get(channelId);
+    if (!throttle) {
+      throttle = new Throttle(this.rate, now);
+      this.throttles.set(channelId, throttle);
+    }
+    const granted = throttle.take(wanted, now);
+    return { granted, waitMs: granted > 0 ? 0 : throttle.waitMs(now) };
+  }
+}

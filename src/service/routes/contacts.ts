@@ -1,0 +1,165 @@
+import {
+  ContactListQuery,
+  ContactListResponse,
+  ContactParams,
+  ContactResponse,
+  TagListResponse,
+  UpdateContactBody,
+  UpsertContactBody,
+} from "../../contract/contacts.js";
+import { PageQuery } from "../../contract/pagination.js";
+import { WorkspaceIdParams } from "../../contract/workspaces.js";
+import type { App } from "../app-types.js";
+import {
+  type ContactServices,
+  getContact,
+  listContacts,
+  listTags,
+  updateContact,
+  upsertContact,
+} from "../domain/contacts.js";
+import { principalOf } from "../plugins/authentication.js";
+import { authErrors, bodyErrors, errorResponses, postErrors } from "./responses.js";
+
+const tags = ["Contacts"];
+
+/** Contacts of a workspace (upsert by phone, get, update, list with search) and its tags. */
+export function contactRoutes(app: App, services: ContactServices): void {
+  const { db } = services;
+
+  app.get(
+    "/api/v1/workspaces/:id/contacts",
+    {
+      config: { scope: "contacts:read" },
+      schema: {
+        tags,
+        operationId: "listContacts",
+        summary: "List contacts, newest first, with search and filters",
+        description:
+          "`search`: every word must start a word of the name or email, the whole email address, or the phone's digits (e.g. `anna schm`, `anna.schmidt@ex`, `+49151`); any text is searched literally. `tag` and `opt_in_status` filter. Paging: `page`/`per_page`, or `cursor` from `meta.pagination.next_cursor` at the same cost on any page.",
+        params: WorkspaceIdParams,
+        querystring: ContactListQuery,
+        response: { 200: ContactListResponse, ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { data, meta } = await listContacts(
+        db,
+        principalOf(request),
+        request.params.id,
+        request.query,
+      );
+      return { status: "success" as const, data, meta };
+    },
+  );
+
+  app.post(
+    "/api/v1/workspaces/:id/contacts",
+    {
+      config: { scope: "contacts:write" },
+      schema: {
+        tags,
+        operationId: "upsertContact",
+        summary: "Create or update the contact with this phone (upsert)",
+        description:
+          "201 when created, 200 when the contact with that phone was updated. Given fields overwrite: tags are replaced, custom_fields merged (null removes a key). An omitted `opt_in_status` is `not_set` for a new contact and leaves an existing one unchanged; `opted_out` is refused here (use PATCH). Becoming `opted_in` records `opted_in_at` (now, unless given) and `opt_in_source` (`api` unless given). A new contact counts against the plan's `contacts` limit (409 plan_limit_exceeded).",
+        params: WorkspaceIdParams,
+        body: UpsertContactBody,
+        response: {
+          200: ContactResponse,
+          201: ContactResponse,
+          ...errorResponses(...postErrors, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { contact, created } = await upsertContact(
+        services,
+        principalOf(request),
+        request.params.id,
+        request.body,
+      );
+      reply.code(created ? 201 : 200);
+      return { status: "success" as const, data: contact, meta: {} };
+    },
+  );
+
+  app.get(
+    "/api/v1/workspaces/:id/contacts/:contact_id",
+    {
+      config: { scope: "contacts:read" },
+      schema: {
+        tags,
+        operationId: "getContact",
+        summary: "Get a contact",
+        params: ContactParams,
+        response: { 200: ContactResponse, ...errorResponses(...authErrors, 404) },
+      },
+    },
+    async (request) => {
+      const data = await getContact(
+        db,
+        principalOf(request),
+        request.params.id,
+        request.params.contact_id,
+      );
+      return { status: "success" as const, data, meta: {} };
+    },
+  );
+
+  app.patch(
+    "/api/v1/workspaces/:id/contacts/:contact_id",
+    {
+      config: { scope: "contacts:write" },
+      schema: {
+        tags,
+        operationId: "updateContact",
+        summary: "Change a contact's fields or consent",
+        description:
+          "Only the given fields change: tags replace the list, custom_fields merge (null removes a key), `opt_in_status` takes opted_in, not_set or opted_out (opting out records `opted_out_at`). The phone is the contact's identity and does not change.",
+        params: ContactParams,
+        body: UpdateContactBody,
+        response: {
+          200: ContactResponse,
+          ...errorResponses(...authErrors, ...bodyErrors, 404, 409, 422),
+        },
+      },
+    },
+    async (request) => {
+      const data = await updateContact(
+        services,
+        principalOf(request),
+        request.params.id,
+        request.params.contact_id,
+        request.body,
+      );
+      return { status: "success" as const, data, meta: {} };
+    },
+  );
+
+  app.get(
+    "/api/v1/workspaces/:id/tags",
+    {
+      config: { scope: "contacts:read" },
+      schema: {
+        tags,
+        operationId: "listTags",
+        summary: "List the workspace's tags with their contact counts, newest first",
+        description:
+          "Tags are created when a contact first gets them; a tag no contact has is not listed.",
+        params: WorkspaceIdParams,
+        querystring: PageQuery,
+        response: { 200: TagListResponse, ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { data, meta } = await listTags(
+        db,
+        principalOf(request),
+        request.params.id,
+        request.query,
+      );
+      return { status: "success" as const, data, meta };
+    },
+  );
+}

@@ -1,0 +1,104 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.js";
+import { recordStatusReports } from "../domain/campaign-engine.js";
+import { type Clock, isoSeconds } from "../domain/clock.js";
+import type { JobHandler } from "../jobs/job-runner.js";
+import type { MessageStatusReport } from "../messaging/message-sender.js";
+import type { JobScheduler } from "../services.js";
+import { reportsFor } from "./magic-numbers.js";
+import { type SandboxTiming, sandboxReportsJob } from "./sandbox-sender.js";
+
+/** How long the sandbox keeps trying a report whose message the service has not recorded yet. */
+const unmatchedPatienceMs = 10 * 60 * 1000;
+
+/**
+ * Makes sure a `sandbox.reports` job runs by `at`: one job serves every pending report, so a
+ * new one is queued only when none is waiting (an earlier time moves the waiting one forward).
+ */
+export async function scheduleSandboxReports(db: Db, jobs: JobScheduler, at: Date): Promise<void> {
+  const waiting = await db
+    .selectFrom("jobs")
+    .select(["id", "state", "run_at"])
+    .where("kind", "=", sandboxReportsJob)
+    .where("state", "in", ["queued", "running"])
+    .orderBy("run_at")
+    .executeTakeFirst();
+  if (!waiting) {
+    await jobs.enqueue(db, { kind: sandboxReportsJob, payload: {}, runAt: at });
+    jobs.poke();
+  } else if (waiting.state === "queued" && waiting.run_at > at.toISOString()) {
+    await db
+      .updateTable("jobs")
+      .set({ run_at: at.toISOString() })
+      .where("id", "=", waiting.id)
+      .execute();
+    jobs.poke();
+  }
+}
+
+/**
+ * The `sandbox.reports` job: makes the delivery and read reports that are due, in batches,
+ * then asks to run again when the next one falls due.
+ */
+export function sandboxReportsHandler(deps: {
+  db: Db;
+  clock: Clock;
+  timing: SandboxTiming;
+}): JobHandler {
+  return async (_job, ctx) => {
+    const { db, clock, timing } = deps;
+    for (;;) {
+      if (ctx.signal.aborted) return { state: "interrupted" };
+      const now = clock.now();
+      const due = await db
+        .selectFrom("sandbox_messages")
+        .select(["id", "to_phone", "next_status", "accepted_at"])
+        .where("next_status_at", "is not", null)
+        .where("next_status_at", "<=", now.toISOString())
+        .orderBy("next_status_at")
+        .limit(1000)
+        .execute();
+      if (due.length === 0) break;
+      await db.transaction().execute(async (trx) => {
+        const reports: MessageStatusReport[] = due.map((m) => ({
+          providerMessageId: m.id,
+          status: m.next_status === "read" ? "read" : "delivered",
+          at: now,
+        }));
+        const { unmatched } = await recordStatusReports(trx, clock, reports);
+        const waiting = new Set(unmatched);
+        for (const message of due) {
+          const acceptedAt = Date.parse(message.accepted_at);
+          if (waiting.has(message.id) && now.getTime() - acceptedAt < unmatchedPatienceMs) {
+            await trx
+              .updateTable("sandbox_messages")
+              .set({ next_status_at: new Date(now.getTime() + 1000).toISOString() })
+              .where("id", "=", message.id)
+              .execute();
+            continue;
+          }
+          const readNext = message.next_status === "delivered" && reportsFor(message.to_phone).read;
+          await trx
+            .updateTable("sandbox_messages")
+            .set({
+              status: message.next_status ?? "sent",
+              next_status: readNext ? "read" : null,
+              next_status_at: readNext
+                ? new Date(now.getTime() + timing.readAfterMs).toISOString()
+                : null,
+            })
+            .where("id", "=", message.id)
+            .execute();
+        }
+      });
+    }
+    const next = await db
+      .selectFrom("sandbox_messages")
+      .select(sql<string>`min(next_status_at)`.as("at"))
+      .where("next_status_at", "is not", null)
+      .executeTakeFirst();
+    return next?.at ? { state: "retry", at: new Date(next.at) } : { state: "done" };
+  };
+}
+
+export { isoSeconds };

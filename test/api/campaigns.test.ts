@@ -1,0 +1,422 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CampaignStats } from "../../src/contract/campaigns.js";
+import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
+import { ChannelThrottles } from "../../src/service/domain/throttle.js";
+import { JobRunner } from "../../src/service/jobs/job-runner.js";
+import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+const reviewDelayMs = 5000;
+
+/** A workspace with a channel, an approved template and contacts of every consent state. */
+async function campaignWorld(t: TestApp, options: { plan?: string } = {}) {
+  const ws = await t.createWorkspace({ plan_id: options.plan ?? "2" });
+  const base = `/api/v1/workspaces/${ws}`;
+  const post = async (path: string, body: unknown, status = 201) => {
+    const res = await t.request("POST", `${base}${path}`, { body });
+    expect(res.statusCode, res.body).toBe(status);
+    return res.json().data;
+  };
+  const channel = await post("/channels", { phone: "+4915112340000", name: "Main number" });
+  const template = await post("/templates", {
+    name: "spring_news",
+    category: "marketing",
+    language: "en_US",
+    components: [
+      {
+        type: "BODY",
+        text: "Hello {{1}}, our spring collection is here.",
+        example: { body_text: [["Ada"]] },
+      },
+    ],
+  });
+  t.clock.advance(reviewDelayMs);
+  await t.runJobs();
+  const contact = (phone: string, extra: Record<string, unknown> = {}) =>
+    t.request("POST", `${base}/contacts`, { body: { phone, ...extra } }).then((r) => r.json().data);
+  const ada = await contact("+4915112345671", {
+    first_name: "Ada",
+    opt_in_status: "opted_in",
+    tags: ["vip"],
+  });
+  const bob = await contact("+4915112345672", { first_name: "Bob", opt_in_status: "opted_in" });
+  const cy = await contact("+4915112345673", { first_name: "Cy" });
+  const dee = await contact("+4915112345674", {
+    first_name: "Dee",
+    opt_in_status: "opted_in",
+    tags: ["vip"],
+  });
+  await t.request("PATCH", `${base}/contacts/${dee.id}`, { body: { opt_in_status: "opted_out" } });
+  const body = (extra: Record<string, unknown> = {}) => ({
+    name: "Spring launch",
+    channel_id: channel.id,
+    template_name: "spring_news",
+    template_language: "en_US",
+    audience: { all: true },
+    variable_mapping: { "1": "first_name" },
+    ...extra,
+  });
+  const stats = async (id: string) =>
+    CampaignStats.parse((await t.request("GET", `${base}/campaigns/${id}/stats`)).json().data);
+  return {
+    ws,
+    base,
+    post,
+    channel,
+    template,
+    contact,
+    contacts: { ada, bob, cy, dee },
+    body,
+    stats,
+  };
+}
+
+describe("campaigns", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp();
+  });
+  afterEach(() => t.close());
+
+  it("creates a draft without scheduled_at and a scheduled campaign with it", async () => {
+    const w = await campaignWorld(t);
+    const draft = await w.post("/campaigns", w.body());
+    expect(draft).toMatchObject({ status: "draft", scheduled_at: null, audience: { all: true } });
+    expect(draft.id).toMatch(/^cmp_/);
+    const later = await w.post("/campaigns", w.body({ scheduled_at: "2026-11-23T08:00:00Z" }));
+    expect(later).toMatchObject({ status: "scheduled", scheduled_at: "2026-11-23T08:00:00Z" });
+  });
+
+  it("messages only opted-in contacts and counts the others as skipped", async () => {
+    const w = await campaignWorld(t);
+    const draft = await w.post("/campaigns", w.body());
+    const launched = await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    expect(launched.status).toBe("running");
+    await t.runJobs();
+    const campaign = (await t.request("GET", `${w.base}/campaigns/${draft.id}`)).json().data;
+    expect(campaign.status).toBe("completed");
+    expect(campaign.completed_at).not.toBeNull();
+    const stats = await w.stats(draft.id);
+    expect(stats).toMatchObject({
+      audience_total: 4,
+      skipped_no_consent: 1,
+      skipped_opted_out: 1,
+      queued: 0,
+      sent: 2,
+      failed: 0,
+    });
+    const sent = await t.database.db
+      .selectFrom("sandbox_messages")
+      .select(["to_phone", "body"])
+      .orderBy("to_phone")
+      .execute();
+    expect(sent).toEqual([
+      { to_phone: "+4915112345671", body: "Hello Ada, our spring collection is here." },
+      { to_phone: "+4915112345672", body: "Hello Bob, our spring collection is here." },
+    ]);
+  });
+
+  it("reports deliveries and reads as the sandbox makes them, as a cumulative funnel", async () => {
+    const w = await campaignWorld(t);
+    const draft = await w.post("/campaigns", w.body());
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    expect(await w.stats(draft.id)).toMatchObject({
+      sent: 2,
+      delivered: 0,
+      read: 0,
+      delivery_rate: 0,
+    });
+    t.clock.advance(1000);
+    await t.runJobs();
+    expect(await w.stats(draft.id)).toMatchObject({
+      sent: 2,
+      delivered: 2,
+      read: 0,
+      delivery_rate: 1,
+      read_rate: 0,
+    });
+    t.clock.advance(2000);
+    await t.runJobs();
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 2, delivered: 2, read: 2, read_rate: 1 });
+  });
+
+  it("groups the sandbox's magic-number failures by reason in the stats", async () => {
+    const w = await campaignWorld(t);
+    await w.contact("+4915112344001", { first_name: "Fay", opt_in_status: "opted_in" });
+    await w.contact("+4915112344002", { first_name: "Gus", opt_in_status: "opted_in" });
+    await w.contact("+4915112354001", { first_name: "Hal", opt_in_status: "opted_in" });
+    await w.contact("+4915112344010", { first_name: "Ivy", opt_in_status: "opted_in" });
+    const draft = await w.post("/campaigns", w.body());
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    t.clock.advance(10_000);
+    await t.runJobs();
+    t.clock.advance(10_000);
+    await t.runJobs();
+    const stats = await w.stats(draft.id);
+    expect(stats).toMatchObject({ sent: 3, failed: 3, delivered: 3, read: 2 });
+    expect(stats.failures).toEqual([
+      { reason: "undeliverable", count: 2 },
+      { reason: "spam_rate_limited", count: 1 },
+    ]);
+    expect(stats.sent + stats.failed).toBe(6);
+  });
+
+  it("fails a recipient whose mapped field is empty with missing_variable", async () => {
+    const w = await campaignWorld(t);
+    await w.contact("+4915112345679", { opt_in_status: "opted_in" });
+    const draft = await w.post("/campaigns", w.body());
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    expect((await w.stats(draft.id)).failures).toEqual([{ reason: "missing_variable", count: 1 }]);
+  });
+
+  it("sends to contacts with any of the audience's tags, or to the listed contacts only", async () => {
+    const w = await campaignWorld(t);
+    const byTag = await w.post("/campaigns", w.body({ audience: { tags: ["vip"] } }));
+    await w.post(`/campaigns/${byTag.id}/launch`, undefined, 200);
+    const byId = await w.post(
+      "/campaigns",
+      w.body({ audience: { contact_ids: [w.contacts.bob.id] } }),
+    );
+    await w.post(`/campaigns/${byId.id}/launch`, undefined, 200);
+    await t.runJobs();
+    expect(await w.stats(byTag.id)).toMatchObject({
+      audience_total: 2,
+      sent: 1,
+      skipped_opted_out: 1,
+    });
+    expect(await w.stats(byId.id)).toMatchObject({ audience_total: 1, sent: 1 });
+  });
+
+  it("starts a scheduled campaign when its time comes, not before", async () => {
+    const w = await campaignWorld(t);
+    const at = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
+    const scheduled = await w.post("/campaigns", w.body({ scheduled_at: at }));
+    await t.runJobs();
+    expect((await t.request("GET", `${w.base}/campaigns/${scheduled.id}`)).json().data.status).toBe(
+      "scheduled",
+    );
+    t.clock.advance(3_600_000);
+    await t.runJobs();
+    const done = (await t.request("GET", `${w.base}/campaigns/${scheduled.id}`)).json().data;
+    expect(done.status).toBe("completed");
+    expect(done.started_at).toBe(`${at.slice(0, 19)}Z`);
+  });
+
+  it("honours a STOP that arrives after the campaign started but before its message went", async () => {
+    const w = await campaignWorld(t);
+    const draft = await w.post("/campaigns", w.body());
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    // One message per batch; while Ada's goes out, Bob replies STOP.
+    const replyStop = () =>
+      t.request("POST", "/api/v1/sandbox/inbound", {
+        body: { workspace_id: w.ws, from: "+4915112345672", text: "stop" },
+      });
+    const sandbox = sandboxSender({
+      db: t.database.db,
+      sqlite: t.database.sqlite,
+      clock: t.clock,
+      timing: defaultSandboxTiming,
+      scheduleReports: async () => {},
+    });
+    const run = campaignRunHandler({
+      db: t.database.db,
+      sqlite: t.database.sqlite,
+      clock: t.clock,
+      throttles: new ChannelThrottles(0),
+      batchSize: 1,
+      sender: {
+        send: async (messages) => {
+          if (messages.some((m) => m.to === "+4915112345671")) await replyStop();
+          return sandbox.send(messages);
+        },
+      },
+    });
+    await new JobRunner({
+      db: t.database.db,
+      clock: t.clock,
+      handlers: { "campaign.run": run },
+    }).runDue();
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 1, skipped_opted_out: 2, queued: 0 });
+    const messages = await t.database.db
+      .selectFrom("sandbox_messages")
+      .select("to_phone")
+      .execute();
+    expect(messages).toEqual([{ to_phone: "+4915112345671" }]);
+  });
+
+  describe("refusals", () => {
+    it("refuses to launch a campaign that is not a draft with 409 campaign_not_draft", async () => {
+      const w = await campaignWorld(t);
+      const draft = await w.post("/campaigns", w.body());
+      await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+      const again = await t.request("POST", `${w.base}/campaigns/${draft.id}/launch`);
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ error_code: "campaign_not_draft" });
+    });
+
+    it("refuses to launch once the template was paused since the campaign was created", async () => {
+      const w = await campaignWorld(t);
+      const draft = await w.post("/campaigns", w.body());
+      const pause = await t.request("POST", `/api/v1/sandbox/templates/${w.template.id}/review`, {
+        body: { decision: "pause" },
+      });
+      expect(pause.statusCode, pause.body).toBe(200);
+      const res = await t.request("POST", `${w.base}/campaigns/${draft.id}/launch`);
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ error_code: "template_not_approved" });
+      expect(res.json().message).toContain("paused");
+    });
+
+    it("refuses a template that is not approved in that language with 422 template_not_approved", async () => {
+      const w = await campaignWorld(t);
+      const res = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ template_language: "de" }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ error_code: "template_not_approved" });
+    });
+
+    it("refuses an audience with two options or none, naming the field", async () => {
+      const w = await campaignWorld(t);
+      for (const audience of [{ all: true, tags: ["vip"] }, {}, { all: false }, { tags: [] }]) {
+        const res = await t.request("POST", `${w.base}/campaigns`, { body: w.body({ audience }) });
+        expect(res.statusCode, JSON.stringify(audience)).toBe(422);
+        expect(res.json().error_code).toBe("validation_failed");
+        expect(res.json().details[0].field).toMatch(/^audience/);
+      }
+    });
+
+    it("refuses a variable mapping that leaves a template variable out", async () => {
+      const w = await campaignWorld(t);
+      const res = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ variable_mapping: {} }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        {
+          field: "variable_mapping",
+          message: "must map every variable of the template; missing {{1}}",
+        },
+      ]);
+    });
+
+    it("refuses a scheduled_at in the past, an unknown channel and unknown contact ids", async () => {
+      const w = await campaignWorld(t);
+      const past = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ scheduled_at: "2026-01-01T00:00:00Z" }),
+      });
+      expect(past.json().details[0].field).toBe("scheduled_at");
+      const channel = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ channel_id: "ch_nope" }),
+      });
+      expect(channel.json().details[0].field).toBe("channel_id");
+      const ids = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ audience: { contact_ids: ["ct_nope"] } }),
+      });
+      expect(ids.json().details[0]).toMatchObject({ field: "audience.contact_ids" });
+      expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
+    });
+
+    it("refuses a launch the month's message quota cannot carry with 409 plan_limit_exceeded", async () => {
+      const w = await campaignWorld(t);
+      await t.database.db
+        .insertInto("message_counts")
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9999 })
+        .execute();
+      const draft = await w.post("/campaigns", w.body());
+      const res = await t.request("POST", `${w.base}/campaigns/${draft.id}/launch`);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error_code: "plan_limit_exceeded" });
+      expect(res.json().details[0]).toMatchObject({
+        field: "messages_per_month",
+        limit: 10000,
+        used: 9999,
+      });
+    });
+
+    it("fails a running campaign whose workspace was suspended, with the reason", async () => {
+      const w = await campaignWorld(t);
+      const draft = await w.post("/campaigns", w.body());
+      await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+      await t.request("PATCH", `/api/v1/workspaces/${w.ws}`, { body: { status: "suspended" } });
+      await t.runJobs();
+      const campaign = (await t.request("GET", `${w.base}/campaigns/${draft.id}`)).json().data;
+      expect(campaign).toMatchObject({ status: "failed", failure_reason: "workspace_suspended" });
+    });
+
+    it("hides another reseller's campaigns behind 404", async () => {
+      const w = await campaignWorld(t);
+      const draft = await w.post("/campaigns", w.body());
+      const other = await t.otherReseller();
+      for (const path of [
+        `/campaigns/${draft.id}`,
+        `/campaigns/${draft.id}/stats`,
+        "/campaigns",
+        "/channels",
+      ]) {
+        const res = await t.request("GET", `${w.base}${path}`, { token: other });
+        expect(res.statusCode, path).toBe(404);
+      }
+      const launch = await t.request("POST", `${w.base}/campaigns/${draft.id}/launch`, {
+        token: other,
+      });
+      expect(launch.statusCode).toBe(404);
+    });
+  });
+
+  it("previews the audience by consent and the template text without creating anything", async () => {
+    const w = await campaignWorld(t);
+    const preview = await w.post("/campaigns/preview", w.body(), 200);
+    expect(preview).toEqual({
+      audience_total: 4,
+      with_consent: 2,
+      skipped_no_consent: 1,
+      skipped_opted_out: 1,
+      template: {
+        name: "spring_news",
+        language: "en_US",
+        body: "Hello {{1}}, our spring collection is here.",
+      },
+      messages_left_this_month: 10000,
+    });
+    expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
+  });
+
+  it("counts the month's sent messages in the workspace usage", async () => {
+    const w = await campaignWorld(t);
+    const draft = await w.post("/campaigns", w.body());
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    const usage = (await t.request("GET", `/api/v1/workspaces/${w.ws}`)).json().data.usage;
+    expect(usage.messages_sent_this_month).toBe(2);
+    expect(usage.campaigns).toMatchObject({ total: 1, completed: 1 });
+  });
+});
+
+describe("inbound replies", () => {
+  it("opts a contact out on STOP or UNSUBSCRIBE and back in on START", async () => {
+    const t = await startTestApp();
+    try {
+      const w = await campaignWorld(t);
+      const send = (text: string) =>
+        t.request("POST", "/api/v1/sandbox/inbound", {
+          body: { workspace_id: w.ws, from: "+4915112345671", text },
+        });
+      expect((await send("  UNSUBSCRIBE ")).json().data.action).toBe("opted_out");
+      const out = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
+      expect(out).toMatchObject({
+        opt_in_status: "opted_out",
+        opted_out_at: "2026-11-22T09:30:05Z",
+      });
+      expect((await send("Start")).json().data.action).toBe("opted_in");
+      expect((await send("thanks!")).json().data.action).toBe("none");
+      const back = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
+      expect(back).toMatchObject({ opt_in_status: "opted_in", opt_in_source: "whatsapp_reply" });
+    } finally {
+      await t.close();
+    }
+  });
+});

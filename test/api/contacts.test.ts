@@ -1,0 +1,467 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ContactListResponse,
+  ContactResponse,
+  TagListResponse,
+} from "../../src/contract/contacts.js";
+import { WorkspaceWithUsageResponse } from "../../src/contract/workspaces.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+const anna = "+4915112345678";
+const ben = "+4915223456789";
+const carl = "+14155550123";
+
+/** A catalogue whose only plan allows `limit` contacts. */
+function tinyCatalogue(limit: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "reseller-plans-"));
+  const file = join(dir, "plans.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      currency: { code: "EUR", name: "Euro", symbol: "€" },
+      plans: [
+        {
+          name: "Tiny",
+          slug: "tiny",
+          price: 1,
+          billing_period: "monthly",
+          features: [{ key: "contacts", name: "Contacts", type: "limit", value: limit }],
+        },
+      ],
+    }),
+  );
+  return file;
+}
+
+describe("contacts", () => {
+  let t: TestApp;
+  let ws: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+  });
+  afterEach(() => t.close());
+
+  const path = (rest = "") => `/api/v1/workspaces/${ws}/contacts${rest}`;
+  const upsert = (body: Record<string, unknown>, token?: string) =>
+    t.request("POST", path(), { body, ...(token ? { token } : {}) });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    t.request("PATCH", path(`/${id}`), { body });
+  const list = async (query = "") => {
+    const res = await t.request("GET", `${path()}${query}`);
+    expect(res.statusCode).toBe(200);
+    return ContactListResponse.parse(res.json());
+  };
+
+  describe("upsert", () => {
+    it("creates a contact with 201 and returns the whole record", async () => {
+      const res = await upsert({
+        phone: anna,
+        first_name: "Anna",
+        last_name: "Schmidt",
+        email: "anna@example.com",
+        tags: ["vip", "newsletter"],
+        custom_fields: { city: "Berlin" },
+      });
+      expect(res.statusCode).toBe(201);
+      const contact = ContactResponse.parse(res.json()).data;
+      expect(contact).toMatchObject({
+        phone: anna,
+        first_name: "Anna",
+        last_name: "Schmidt",
+        email: "anna@example.com",
+        tags: ["vip", "newsletter"],
+        custom_fields: { city: "Berlin" },
+        opt_in_status: "not_set",
+        opt_in_source: null,
+        opted_in_at: null,
+        opted_out_at: null,
+        created_at: "2026-11-22T09:30:00Z",
+      });
+      expect(contact.id).toMatch(/^ct_/);
+    });
+
+    it("updates the contact with the same phone with 200: given fields overwrite, tags replace, custom fields merge", async () => {
+      const first = ContactResponse.parse(
+        (
+          await upsert({
+            phone: anna,
+            first_name: "Anna",
+            email: "anna@example.com",
+            tags: ["vip"],
+            custom_fields: { city: "Berlin", shoe: "38" },
+          })
+        ).json(),
+      ).data;
+      t.clock.advance(60_000);
+      const res = await upsert({
+        phone: anna,
+        first_name: "Annie",
+        tags: ["returning"],
+        custom_fields: { city: "Hamburg", shoe: null },
+      });
+      expect(res.statusCode).toBe(200);
+      const second = ContactResponse.parse(res.json()).data;
+      expect(second).toMatchObject({
+        id: first.id,
+        first_name: "Annie",
+        email: "anna@example.com",
+        tags: ["returning"],
+        custom_fields: { city: "Hamburg" },
+        updated_at: "2026-11-22T09:31:00Z",
+        created_at: "2026-11-22T09:30:00Z",
+      });
+      expect((await list()).meta.pagination.total).toBe(1);
+    });
+
+    it("never changes an existing contact's consent when opt_in_status is omitted", async () => {
+      await upsert({ phone: anna, opt_in_status: "opted_in" });
+      const id = (await list()).data[0]?.id ?? "";
+      await patch(id, { opt_in_status: "opted_out" });
+      const res = await upsert({ phone: anna, first_name: "Anna" });
+      expect(res.statusCode).toBe(200);
+      expect(ContactResponse.parse(res.json()).data.opt_in_status).toBe("opted_out");
+    });
+
+    it("records when and from where a contact opted in", async () => {
+      const res = await upsert({
+        phone: anna,
+        opt_in_status: "opted_in",
+        opt_in_source: "checkout form",
+      });
+      expect(ContactResponse.parse(res.json()).data).toMatchObject({
+        opt_in_status: "opted_in",
+        opt_in_source: "checkout form",
+        opted_in_at: "2026-11-22T09:30:00Z",
+      });
+      const dated = await upsert({
+        phone: ben,
+        opt_in_status: "opted_in",
+        opted_in_at: "2026-01-05T10:00:00+01:00",
+      });
+      expect(ContactResponse.parse(dated.json()).data).toMatchObject({
+        opt_in_source: "api",
+        opted_in_at: "2026-01-05T09:00:00Z",
+      });
+    });
+
+    it("refuses opted_out on upsert with a 422 that says how to record an opt-out", async () => {
+      const res = await upsert({ phone: anna, opt_in_status: "opted_out" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details[0]).toMatchObject({ field: "opt_in_status" });
+      expect(res.json().message).toContain("PATCH");
+    });
+
+    it.each([
+      ["0151 12345678", "not in E.164"],
+      ["+49 151 12345678", "not in E.164"],
+      ["+4900000000", "not a valid number"],
+      ["+99912345678", "not a phone number"],
+      ["4915112345678", "not in E.164"],
+    ])("refuses the phone %s with a 422 that shows the expected form", async (phone, words) => {
+      const res = await upsert({ phone });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ error_code: "validation_failed" });
+      expect(res.json().details[0].field).toBe("phone");
+      expect(res.json().message).toContain(words);
+      expect(res.json().message).toContain("+4915112345678");
+    });
+
+    it("names each bad field in the details", async () => {
+      const res = await upsert({
+        phone: anna,
+        email: "not-an-email",
+        tags: ["ok", "a,b"],
+        custom_fields: { "bad key": "x" },
+        colour: "red",
+      });
+      expect(res.statusCode).toBe(422);
+      const fields = (res.json().details as { field: string }[]).map((d) => d.field);
+      expect(fields).toEqual(
+        expect.arrayContaining(["email", "tags", "custom_fields.bad key", "colour"]),
+      );
+    });
+
+    it("refuses a consent time in the future", async () => {
+      const res = await upsert({
+        phone: anna,
+        opt_in_status: "opted_in",
+        opted_in_at: "2027-01-01T00:00:00Z",
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details[0].field).toBe("opted_in_at");
+    });
+
+    it("answers 409 workspace_not_active on a suspended workspace", async () => {
+      await t.request("PATCH", `/api/v1/workspaces/${ws}`, { body: { status: "suspended" } });
+      const res = await upsert({ phone: anna });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error_code).toBe("workspace_not_active");
+    });
+
+    it("enforces the plan's contacts limit on new contacts only, and shows usage", async () => {
+      await t.close();
+      t = await startTestApp({ plansFile: tinyCatalogue(2) });
+      ws = await t.createWorkspace({ plan_id: "1" });
+      expect((await upsert({ phone: anna })).statusCode).toBe(201);
+      expect((await upsert({ phone: ben, opt_in_status: "opted_in" })).statusCode).toBe(201);
+      const over = await upsert({ phone: carl });
+      expect(over.statusCode).toBe(409);
+      expect(over.json()).toMatchObject({
+        error_code: "plan_limit_exceeded",
+        details: [{ field: "contacts", limit: 2, used: 2 }],
+      });
+      expect((await upsert({ phone: anna, first_name: "Anna" })).statusCode).toBe(200);
+      const usage = WorkspaceWithUsageResponse.parse(
+        (await t.request("GET", `/api/v1/workspaces/${ws}`)).json(),
+      ).data.usage;
+      expect(usage.contacts).toEqual({ total: 2, opted_in: 1, not_set: 1, opted_out: 0 });
+      expect(usage.limits.find((l) => l.key === "contacts")).toMatchObject({ limit: 2, used: 2 });
+    });
+
+    it("hides another reseller's workspace and another workspace from a workspace token (404)", async () => {
+      const other = await t.otherReseller();
+      expect((await upsert({ phone: anna }, other)).statusCode).toBe(404);
+      const otherWs = await t.createWorkspace({ name: "Other" });
+      const token = await t.tokenWith(["contacts:write", "contacts:read"], otherWs);
+      expect((await upsert({ phone: anna }, token)).statusCode).toBe(404);
+      expect(
+        (
+          await t.request("POST", `/api/v1/workspaces/${otherWs}/contacts`, {
+            token,
+            body: { phone: anna },
+          })
+        ).statusCode,
+      ).toBe(201);
+    });
+
+    it("needs contacts:write to write and contacts:read to read", async () => {
+      const reader = await t.tokenWith(["contacts:read"]);
+      const res = await upsert({ phone: anna }, reader);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().message).toContain("contacts:write");
+      const writer = await t.tokenWith(["contacts:write"]);
+      expect((await t.request("GET", path(), { token: writer })).statusCode).toBe(403);
+    });
+  });
+
+  describe("update", () => {
+    async function created(body: Record<string, unknown> = {}) {
+      return ContactResponse.parse((await upsert({ phone: anna, ...body })).json()).data;
+    }
+
+    it("changes only the given fields; tags replace, custom fields merge, null removes a key", async () => {
+      const contact = await created({
+        first_name: "Anna",
+        last_name: "Schmidt",
+        tags: ["a", "b"],
+        custom_fields: { city: "Berlin", shoe: "38" },
+      });
+      const res = await patch(contact.id, {
+        last_name: null,
+        tags: ["c"],
+        custom_fields: { shoe: null, vip: "yes" },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(ContactResponse.parse(res.json()).data).toMatchObject({
+        first_name: "Anna",
+        last_name: null,
+        tags: ["c"],
+        custom_fields: { city: "Berlin", vip: "yes" },
+      });
+      const tags = TagListResponse.parse(
+        (await t.request("GET", `/api/v1/workspaces/${ws}/tags`)).json(),
+      ).data;
+      expect(tags.map((tag) => tag.name)).toEqual(["c"]);
+    });
+
+    it("takes all three opt-in statuses and records each move's time", async () => {
+      const contact = await created();
+      t.clock.advance(3_600_000);
+      const optedIn = ContactResponse.parse(
+        (await patch(contact.id, { opt_in_status: "opted_in" })).json(),
+      ).data;
+      expect(optedIn).toMatchObject({
+        opt_in_status: "opted_in",
+        opted_in_at: "2026-11-22T10:30:00Z",
+      });
+      t.clock.advance(3_600_000);
+      const optedOut = ContactResponse.parse(
+        (await patch(contact.id, { opt_in_status: "opted_out" })).json(),
+      ).data;
+      expect(optedOut).toMatchObject({
+        opt_in_status: "opted_out",
+        opted_out_at: "2026-11-22T11:30:00Z",
+        opted_in_at: "2026-11-22T10:30:00Z",
+      });
+      const reset = ContactResponse.parse(
+        (await patch(contact.id, { opt_in_status: "not_set" })).json(),
+      ).data;
+      expect(reset.opt_in_status).toBe("not_set");
+    });
+
+    it("refuses a phone change and an unknown contact", async () => {
+      const contact = await created();
+      const res = await patch(contact.id, { phone: ben });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details[0]).toMatchObject({ field: "phone" });
+      expect((await patch("ct_nope", { first_name: "X" })).statusCode).toBe(404);
+      expect((await t.request("GET", path("/ct_nope"))).statusCode).toBe(404);
+    });
+
+    it("refuses more than 50 custom fields after the merge", async () => {
+      const fields = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, "v"]));
+      const contact = await created({ custom_fields: fields });
+      const more = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`m${i}`, "v"]));
+      const res = await patch(contact.id, { custom_fields: more });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details[0].field).toBe("custom_fields");
+    });
+  });
+
+  describe("list and search", () => {
+    beforeEach(async () => {
+      await upsert({
+        phone: anna,
+        first_name: "Anna-Lena",
+        last_name: "Müller",
+        email: "anna.mueller@example.com",
+        tags: ["vip"],
+        opt_in_status: "opted_in",
+      });
+      await upsert({
+        phone: ben,
+        first_name: "Ben",
+        last_name: "Schmidt",
+        email: "ben@shop.test",
+        tags: ["vip", "b2b"],
+      });
+      await upsert({
+        phone: carl,
+        first_name: "Carl",
+        last_name: "O'Brien",
+        email: "carl@example.com",
+      });
+    });
+
+    const phones = (body: { data: { phone: string }[] }) => body.data.map((c) => c.phone);
+
+    it("lists newest first with the total", async () => {
+      const body = await list();
+      expect(phones(body)).toEqual([carl, ben, anna]);
+      expect(body.meta.pagination).toMatchObject({
+        page: 1,
+        per_page: 20,
+        total: 3,
+        total_pages: 1,
+        next_cursor: null,
+      });
+    });
+
+    it.each([
+      ["anna", [anna]],
+      ["ANNA lena", [anna]],
+      ["anna-lena", [anna]],
+      ["muller", [anna]],
+      ["Müll", [anna]],
+      ["schm", [ben]],
+      ["anna.mueller@exa", [anna]],
+      ["ben@shop.test", [ben]],
+      ["+49151", [anna]],
+      ["+49 152 234", [ben]],
+      ["1415555", [carl]],
+      ["o'brien", [carl]],
+      ["example", [carl, anna]],
+      ["nobody", []],
+    ])("finds %s by prefix in names, email and phone", async (search, expected) => {
+      expect(phones(await list(`?search=${encodeURIComponent(search)}`))).toEqual(expected);
+    });
+
+    it.each([
+      '"',
+      'anna"',
+      "AND",
+      "anna OR ben",
+      "NEAR(anna ben)",
+      "*",
+      "ben*",
+      "-anna",
+      "{first_name}:x",
+      "(",
+      "''",
+      "%",
+      "\\",
+    ])("searches %s literally, never a query error", async (search) => {
+      const res = await t.request("GET", `${path()}?search=${encodeURIComponent(search)}`);
+      expect(res.statusCode).toBe(200);
+    });
+
+    it("filters by tag and opt-in status, alone and together, with exact totals", async () => {
+      const vip = await list("?tag=vip");
+      expect(phones(vip)).toEqual([ben, anna]);
+      expect(vip.meta.pagination.total).toBe(2);
+      const optedIn = await list("?opt_in_status=opted_in");
+      expect(phones(optedIn)).toEqual([anna]);
+      expect(optedIn.meta.pagination.total).toBe(1);
+      expect(phones(await list("?tag=vip&opt_in_status=not_set"))).toEqual([ben]);
+      expect(phones(await list("?tag=vip&search=schmidt"))).toEqual([ben]);
+      expect((await list("?tag=unknown")).meta.pagination.total).toBe(0);
+    });
+
+    it("keeps a search inside its workspace", async () => {
+      const other = await t.createWorkspace({ name: "Other" });
+      await t.request("POST", `/api/v1/workspaces/${other}/contacts`, {
+        body: { phone: anna, first_name: "Anna" },
+      });
+      expect(phones(await list("?search=anna"))).toEqual([anna]);
+      const res = await t.request("GET", `/api/v1/workspaces/${other}/contacts?search=ben`);
+      expect(ContactListResponse.parse(res.json()).data).toEqual([]);
+    });
+
+    it("walks every page by cursor, and by page number, with the same rows", async () => {
+      const first = await list("?per_page=2");
+      expect(phones(first)).toEqual([carl, ben]);
+      const cursor = first.meta.pagination.next_cursor ?? "";
+      const second = await list(`?per_page=2&cursor=${cursor}`);
+      expect(phones(second)).toEqual([anna]);
+      expect(second.meta.pagination).toMatchObject({ page: 2, next_cursor: null });
+      expect(phones(await list("?per_page=2&page=2"))).toEqual([anna]);
+      const searched = await list("?per_page=1&search=example");
+      expect(phones(searched)).toEqual([carl]);
+      expect(searched.meta.pagination.total).toBe(2);
+      const more = await list(
+        `?per_page=1&search=example&cursor=${searched.meta.pagination.next_cursor}`,
+      );
+      expect(phones(more)).toEqual([anna]);
+      const tagged = await list("?per_page=1&tag=vip");
+      const next = await list(`?per_page=1&tag=vip&cursor=${tagged.meta.pagination.next_cursor}`);
+      expect(phones(next)).toEqual([anna]);
+    });
+
+    it("refuses bad paging and filters with a 422 naming the field", async () => {
+      for (const [query, field] of [
+        ["?per_page=101", "per_page"],
+        ["?page=0", "page"],
+        ["?opt_in_status=maybe", "opt_in_status"],
+        ["?cursor=garbage", "cursor"],
+      ]) {
+        const res = await t.request("GET", `${path()}${query}`);
+        expect(res.statusCode).toBe(422);
+        expect(res.json().details[0].field).toBe(field);
+      }
+    });
+
+    it("lists tags with their contact counts", async () => {
+      const res = await t.request("GET", `/api/v1/workspaces/${ws}/tags`);
+      const tags = TagListResponse.parse(res.json());
+      expect(tags.data.map((tag) => [tag.name, tag.contact_count])).toEqual([
+        ["b2b", 1],
+        ["vip", 2],
+      ]);
+      expect(tags.meta.pagination.total).toBe(2);
+    });
+  });
+});

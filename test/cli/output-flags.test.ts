@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { renderResult } from "../../src/cli/output/render.js";
+import { recordView, tableView, textView } from "../../src/cli/output/view.js";
+import { planList } from "../fixtures/plans.js";
+import { runCli } from "../helpers/cli.js";
+import { jsonHeaders, mockApi } from "../helpers/mock-api.js";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
+const ansi = /\u001b\[/;
+
+describe("colour and --quiet, the same for every command", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  async function plansList(
+    argv: string[],
+    options: { tty: boolean; env?: Record<string, string> },
+  ) {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET" })
+      .reply(200, planList, { headers: jsonHeaders });
+    return runCli(["plans", "list", ...argv], {
+      tty: options.tty,
+      env: { ...api.env, ...options.env },
+      dispatcher: api.agent,
+    });
+  }
+
+  it("colours tables at a terminal", async () => {
+    expect((await plansList([], { tty: true })).stdout).toMatch(ansi);
+  });
+
+  it("turns colour off with NO_COLOR, --no-color or FORCE_COLOR=0, tables kept", async () => {
+    for (const [argv, env] of [
+      [[], { NO_COLOR: "1" }],
+      [["--no-color"], {}],
+      [[], { FORCE_COLOR: "0" }],
+      [["--no-color"], { FORCE_COLOR: "1" }],
+    ] as const) {
+      const run = await plansList([...argv], { tty: true, env });
+      expect(run.stdout, JSON.stringify({ argv, env })).not.toMatch(ansi);
+      expect(run.stdout).toMatch(/^ID\s+NAME/);
+    }
+  });
+
+  it("keeps piped rows free of colour even with FORCE_COLOR, so scripts get clean values", async () => {
+    const run = await plansList([], { tty: false, env: { FORCE_COLOR: "1" } });
+    expect(run.stdout).not.toMatch(ansi);
+    expect(run.stdout.split("\n")[0]).toMatch(/^1\tFree/);
+  });
+
+  it("prints ids only with --quiet, at a terminal too", async () => {
+    const run = await plansList(["--quiet"], { tty: true });
+    expect(run.stdout).toBe("1\n2\n3\n");
+  });
+});
+
+describe("the output writer", () => {
+  const render = (
+    view: Parameters<typeof renderResult>[0]["view"],
+    mode: "plain" | "table" | "quiet",
+    color: boolean,
+  ) => {
+    let text = "";
+    renderResult({ view }, mode, { write: (t) => (text += t), color });
+    return text;
+  };
+
+  it("colours free text when piped only if colour was forced", () => {
+    const view = textView((paint) => paint.good("approved"));
+    expect(render(view, "plain", true)).toMatch(ansi);
+    expect(render(view, "plain", false)).toBe("approved\n");
+  });
+
+  it("never paints piped table rows or records", () => {
+    const rows = [{ id: "a", status: "active" }];
+    const table = tableView(rows, [
+      {
+        header: "Status",
+        key: "status",
+        value: (r) => r.status,
+        display: (r, p) => p.status(r.status),
+      },
+    ]);
+    expect(render(table, "plain", true)).toBe("active\n");
+    const record = recordView(rows[0], [
+      {
+        header: "Status",
+        key: "status",
+        value: (r) => r?.status,
+        display: (r, p) => p.status(r?.status ?? ""),
+      },
+    ]);
+    expect(render(record, "plain", true)).toBe("status\tactive\n");
+  });
+
+  it("prints the ids of every part with --quiet, nothing for free text without ids", () => {
+    expect(render(tableView([{ id: "x" }, { id: 7 }], []), "quiet", false)).toBe("x\n7\n");
+    expect(
+      render(
+        textView(() => "hello"),
+        "quiet",
+        false,
+      ),
+    ).toBe("");
+  });
+});

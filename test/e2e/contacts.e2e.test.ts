@@ -1,0 +1,250 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempConfigDir } from "../helpers/cli.js";
+import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+
+async function api(service: ServedService, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${service.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as { data: Record<string, unknown> & { id: string } };
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+async function createWorkspace(service: ServedService, name: string): Promise<string> {
+  return (
+    await api(service, "POST", "/api/v1/workspaces", {
+      name,
+      contact_email: "owner@example.test",
+      send_invitation: false,
+    })
+  ).id;
+}
+
+interface ImportRecord {
+  id: string;
+  status: string;
+  total_rows: number;
+  processed_rows: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  error_count: number;
+  errors: { row: number; phone: string | null; field: string; message: string }[];
+}
+
+/** Polls an import (bounded) until `done` says so. */
+async function waitFor(
+  service: ServedService,
+  workspace: string,
+  importId: string,
+  done: (record: ImportRecord) => boolean,
+  seconds = 120,
+): Promise<ImportRecord> {
+  const until = Date.now() + seconds * 1000;
+  for (;;) {
+    const record = (await api(
+      service,
+      "GET",
+      `/api/v1/workspaces/${workspace}/contacts/imports/${importId}`,
+    )) as unknown as ImportRecord;
+    if (done(record)) return record;
+    if (Date.now() > until) throw new Error(`import ${importId} is still ${record.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Every contact of a workspace, walked by cursor, without what differs from run to run. */
+async function everyContact(service: ServedService, workspace: string) {
+  const contacts: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const response = await fetch(
+      `${service.url}/api/v1/workspaces/${workspace}/contacts?per_page=100${cursor ? `&cursor=${cursor}` : ""}`,
+      { headers: { authorization: `Bearer ${service.token}` } },
+    );
+    const body = (await response.json()) as {
+      data: Record<string, unknown>[];
+      meta: { pagination: { next_cursor: string | null } };
+    };
+    // Ids, the source (`import:<id>`) and times differ between two runs; everything else may not.
+    for (const contact of body.data) {
+      const { id, opt_in_source, created_at, updated_at, opted_in_at, opted_out_at, ...rest } =
+        contact;
+      contacts.push({ ...rest, consent_times: [opted_in_at !== null, opted_out_at !== null] });
+    }
+    cursor = body.meta.pagination.next_cursor;
+  } while (cursor);
+  return contacts.sort((a, b) => String(a.phone).localeCompare(String(b.phone)));
+}
+
+/** A CSV with valid rows, some bad ones and some phones twice. */
+function bigCsv(rows: number): string {
+  const lines = ["phone,first_name,last_name,email,tags,opt_in_status,custom.city"];
+  for (let i = 0; i < rows; i++) {
+    const n = i % 97 === 0 ? Math.max(0, i - 50) : i; // now and then a phone seen earlier
+    const phone = i % 211 === 0 ? `0151${i}` : `+49151${String(10_000_000 + n)}`;
+    const status = ["opted_in", "not_set", "opted_out", ""][i % 4];
+    lines.push(
+      `${phone},Name${i},Family${i % 50},user${i}@example.com,"t${i % 7},all",${status},City${i % 9}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+describe("contacts with the reseller binary against a real local service", () => {
+  let service: ServedService;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    service = await startServe();
+    env = {
+      RESELLER_CONFIG_DIR: tempConfigDir(),
+      RESELLER_BASE_URL: service.url,
+      RESELLER_TOKEN: service.token,
+    };
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it("imports a CSV, exports it, and the export imports into another workspace unchanged", async () => {
+    const first = await createWorkspace(service, "First");
+    const csv =
+      "\ufeffPhone,First_Name,Last_Name,Email,Tags,Opt_In_Status,custom.city,custom.Birthday,notes\r\n" +
+      '+4915112345678,Anna,"Schmidt, Jr.",anna@example.com,"vip;newsletter",opted_in,Berlin,1990-01-01,x\r\n' +
+      "+4915223456789,Ben,,,,,Hamburg,,\r\n" +
+      '+14155550123,Carl,"O\'Brien\nthe second",carl@example.com,vip,opted_out,,,\r\n' +
+      "bad,Nobody,,,,,,,\r\n";
+    const source = join(service.dir, "contacts.csv");
+    writeFileSync(source, csv);
+    const imported = await reseller(["contacts", "import", source, "-w", first, "--json"], { env });
+    expect(imported.exitCode).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      status: "completed",
+      created: 3,
+      error_count: 1,
+      ignored_columns: ["notes"],
+    });
+
+    const upsert = await reseller(
+      [
+        "contacts",
+        "upsert",
+        "-w",
+        first,
+        "--phone",
+        "+4915223456789",
+        "--tag",
+        "walk-in",
+        "--field",
+        "shoe=44",
+      ],
+      { env },
+    );
+    expect(upsert.exitCode).toBe(0);
+    expect(upsert.stderr).toContain("Updated contact");
+
+    const exported = join(service.dir, "export.csv");
+    const exportRun = await reseller(["contacts", "export", "-w", first, "--output", exported], {
+      env,
+    });
+    expect(exportRun.exitCode).toBe(0);
+    expect(exportRun.stderr).toContain("Exported 3 contacts");
+    const firstExport = readFileSync(exported, "utf8");
+    expect(firstExport.split("\n")[0]).toBe(
+      "phone,first_name,last_name,email,tags,opt_in_status,opt_in_source,opted_in_at,opted_out_at,custom.Birthday,custom.city,custom.shoe",
+    );
+
+    const second = await createWorkspace(service, "Second");
+    const again = await reseller(["contacts", "import", exported, "-w", second, "--json"], { env });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      status: "completed",
+      created: 3,
+      error_count: 0,
+    });
+    const secondExport = join(service.dir, "export-2.csv");
+    await reseller(["contacts", "export", "-w", second, "--output", secondExport], { env });
+    expect(readFileSync(secondExport, "utf8")).toBe(firstExport);
+
+    const search = await reseller(
+      ["contacts", "list", "-w", second, "--search", "o'brien", "--json"],
+      { env },
+    );
+    expect(JSON.parse(search.stdout).map((c: { phone: string }) => c.phone)).toEqual([
+      "+14155550123",
+    ]);
+    const tags = await reseller(["tags", "list", "-w", second], { env });
+    expect(tags.stdout).toContain("vip\t2\t");
+  });
+
+  it("checks a file with --dry-run without sending it", async () => {
+    const file = join(service.dir, "dry.csv");
+    writeFileSync(file, "phone,email\n+4915112345678,ok@example.com\n+4915112345679,nope\n");
+    const run = await reseller(["contacts", "import", file, "--dry-run", "-w", "ws_unused"], {
+      env,
+    });
+    expect(run.exitCode).toBe(6);
+    expect(run.stderr).toContain("Dry run: 1 of 2 rows would be refused");
+  });
+
+  it("resumes an import after the service is killed mid-import and ends as an uninterrupted run", async () => {
+    const rows = 30_000;
+    const csv = Buffer.from(bigCsv(rows)).toString("base64");
+    let served = await startServe();
+    try {
+      const crashed = await createWorkspace(served, "Crashed");
+      const started = await api(served, "POST", `/api/v1/workspaces/${crashed}/contacts/import`, {
+        csv,
+      });
+      const midway = await waitFor(served, crashed, started.id, (r) => r.processed_rows > 0);
+      expect(midway.status).toBe("processing");
+      expect(midway.processed_rows).toBeLessThan(rows);
+      served.process.kill("SIGKILL");
+      await served.process;
+
+      served = await startServe({ dbFile: served.dbFile, token: served.token });
+      const resumed = await waitFor(served, crashed, started.id, (r) => r.status === "completed");
+
+      const reference = await createWorkspace(served, "Reference");
+      const second = await api(served, "POST", `/api/v1/workspaces/${reference}/contacts/import`, {
+        csv,
+      });
+      const uninterrupted = await waitFor(
+        served,
+        reference,
+        second.id,
+        (r) => r.status === "completed",
+      );
+
+      const counts = (r: ImportRecord) => ({
+        total_rows: r.total_rows,
+        processed_rows: r.processed_rows,
+        created: r.created,
+        updated: r.updated,
+        skipped: r.skipped,
+        error_count: r.error_count,
+        errors: r.errors,
+      });
+      expect(counts(resumed)).toEqual(counts(uninterrupted));
+      expect(resumed.error_count).toBeGreaterThan(0);
+      expect(resumed.updated).toBeGreaterThan(0);
+      const [a, b] = await Promise.all([
+        everyContact(served, crashed),
+        everyContact(served, reference),
+      ]);
+      expect(a.length).toBe(resumed.created);
+      expect(a).toEqual(b);
+    } finally {
+      await served.stop();
+    }
+  }, 240_000);
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Plan, PlansByPeriod } from "../../src/contract/plans.js";
+import { Token } from "../../src/contract/tokens.js";
+import { Workspace, WorkspaceWithUsage } from "../../src/contract/workspaces.js";
+import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+
+describe("--json, --quiet and --all against a real service", () => {
+  let service: ServedService;
+  let env: Record<string, string>;
+  const ids: string[] = [];
+  const cli = async (args: string[]) => {
+    const run = await reseller(args, { env });
+    expect(run.exitCode, `${args.join(" ")}\n${run.stderr}`).toBe(0);
+    return run.stdout;
+  };
+
+  beforeAll(async () => {
+    service = await startServe();
+    env = { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token };
+    for (const name of ["Acme", "Beta", "Gamma"]) {
+      ids.push(await cli(["workspaces", "create", "--name", name, "--email", "o@x.test", "-q"]));
+    }
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it("prints with --json exactly the data the API answers, valid against the contract", async () => {
+    const cases: [string[], string[], z.ZodType][] = [
+      [["plans", "list"], ["GET", "plans"], PlansByPeriod],
+      [["plans", "get", "2"], ["GET", "plans/2"], Plan],
+      [["workspaces", "get", ids[0] ?? ""], ["GET", `workspaces/${ids[0]}`], WorkspaceWithUsage],
+      [["workspaces", "list"], ["GET", "workspaces"], z.array(Workspace)],
+      [["tokens", "list"], ["GET", "tokens"], z.array(Token)],
+    ];
+    for (const [command, request, schema] of cases) {
+      const printed = JSON.parse(await cli([...command, "--json"]));
+      const answered = JSON.parse(await cli(["api", ...request])).data;
+      expect(printed, command.join(" ")).toEqual(answered);
+      expect(schema.safeParse(printed).success, command.join(" ")).toBe(true);
+    }
+  });
+
+  it("prints one id per line with --quiet", async () => {
+    for (const id of ids) expect(id).toMatch(/^ws_\w+$/);
+    expect((await cli(["workspaces", "list", "-q"])).split("\n")).toEqual([...ids].reverse());
+    expect(await cli(["workspaces", "get", ids[1] ?? "", "--quiet"])).toBe(ids[1]);
+    expect((await cli(["plans", "list", "-q"])).split("\n")).toEqual(
+      expect.arrayContaining(["1", "2"]),
+    );
+  });
+
+  it("follows every page with --all, as api --paginate does", async () => {
+    const all = (await cli(["workspaces", "list", "--all", "--per-page", "1", "-q"])).split("\n");
+    expect(all).toEqual([...ids].reverse());
+    const paginated = JSON.parse(await cli(["api", "GET", "workspaces?per_page=1", "--paginate"]));
+    expect(paginated.map((w: { id: string }) => w.id)).toEqual(all);
+    const onePage = await reseller(["workspaces", "list", "--per-page", "1"], { env });
+    expect(onePage.stdout.split("\t")[0]).toBe(ids[2]);
+    expect(onePage.stderr).toContain("--all for every page");
+  });
+});

@@ -1,0 +1,90 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempConfigDir } from "../helpers/cli.js";
+import { binPath, reseller, startServe } from "../helpers/serve.js";
+
+describe("reseller serve exec", () => {
+  it("runs a script against a fresh service, passes its exit code through and removes the database", async () => {
+    const tmp = tempConfigDir();
+    const script = `
+      const res = await fetch(process.env.RESELLER_BASE_URL + "/api/v1/tokens/current", {
+        headers: { authorization: "Bearer " + process.env.RESELLER_TOKEN },
+      });
+      console.log(res.status, (await res.json()).data.kind);
+      process.exit(3);
+    `;
+    const run = await reseller(
+      ["serve", "exec", "--", "node", "--input-type=module", "-e", script],
+      {
+        env: { TMPDIR: tmp },
+      },
+    );
+    expect(run.stdout).toBe("200 reseller");
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toMatch(
+      /reseller service on http:\/\/127\.0\.0\.1:\d+ \(temporary database\)/,
+    );
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("lets the command use the CLI with the service's credentials, the service's log kept off stdout", async () => {
+    const run = await reseller([
+      "serve",
+      "exec",
+      "--",
+      "node",
+      binPath,
+      "workspaces",
+      "create",
+      "--name",
+      "Acme",
+      "--email",
+      "owner@acme.test",
+      "--json",
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      name: "Acme",
+      contact_email: "owner@acme.test",
+    });
+  });
+
+  it("applies serve's own options, such as --plans, given before or after exec", async () => {
+    const plans = join(tempConfigDir(), "plans.json");
+    writeFileSync(
+      plans,
+      JSON.stringify({
+        currency: { code: "EUR", name: "Euro", symbol: "€" },
+        plans: [
+          { name: "Solo", slug: "solo", price: 9.5, billing_period: "monthly", features: [] },
+        ],
+      }),
+    );
+    const list = ["--", "node", binPath, "plans", "list", "--json"];
+    for (const argv of [
+      ["serve", "--plans", plans, "exec", ...list],
+      ["serve", "exec", "--plans", plans, ...list],
+    ]) {
+      const run = await reseller(argv);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).monthly.map((p: { slug: string }) => p.slug)).toContain("solo");
+    }
+  });
+
+  it("exits 127 when the command cannot be started", async () => {
+    const run = await reseller(["serve", "exec", "--", "no-such-command-reseller-test"]);
+    expect(run.exitCode).toBe(127);
+    expect(run.stderr).toContain("Cannot run no-such-command-reseller-test: command not found");
+  });
+
+  it("leaves `reseller serve` with its own flags running the service as before", async () => {
+    const service = await startServe();
+    const plans = await reseller(["plans", "list", "--json"], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token },
+    });
+    expect(plans.exitCode).toBe(0);
+    expect(Object.keys(JSON.parse(plans.stdout))).toContain("monthly");
+    expect((await service.stop()).exitCode).toBe(0);
+  });
+});
