@@ -5,6 +5,10 @@
  */
 export const errorCatalogue = {
   invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  invalid_url: {
+    status: 400,
+    message: "The URL's path does not decode: check its percent-escapes (%XX).",
+  },
   unauthenticated: {
     status: 401,
     message: "A valid bearer token is required: send 'Authorization: Bearer <token>'.",

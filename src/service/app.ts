@@ -11,7 +11,7 @@ import { jobHandlers } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
 import { installAuthentication } from "./plugins/authentication.js";
-import { installErrorHandling } from "./plugins/error-handling.js";
+import { frameworkErrors, installErrorHandling } from "./plugins/error-handling.js";
 import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
 import { installRateLimiting } from "./plugins/rate-limiting.js";
@@ -43,6 +43,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     genReqId: newRequestId,
     bodyLimit: bodyLimitBytes,
     return503OnClosing: true,
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -14,13 +14,13 @@ import {
 } from "./crash-support.js";
 
 /**
- * A contact import of 200,000 rows through a real `reseller serve`, stopped part-way (SIGKILL,
+ * A contact import of 100,000 rows through a real `reseller serve`, stopped part-way (SIGKILL,
  * then a clean SIGTERM) and resumed by a new process on the same database file. The outcome must
  * be that of the same file imported without interruption into a fresh service: the same counts,
  * contacts, tags, consent counters and row errors; nothing lost and nothing done twice.
  */
 
-const rows = 200_000;
+const rows = 100_000;
 const csv = largeCsv(rows);
 const args = ["--review-delay", "0"];
 

@@ -378,23 +378,20 @@ describe("hostile input: never a 5xx, always the error envelope, refusals change
     expect(wrong).toBeGreaterThan(50);
   });
 
-  // Fastify answers a URL whose percent-escapes do not decode (FST_ERR_BAD_URL) with its own
-  // `{"error","code","message","statusCode"}` body instead of the error envelope. Reported; when
-  // the service maps it (fastify's `frameworkErrors` option), this fails: flip it to `it`, and
-  // add `badEscapes` to the path parameters of the property above.
-  it.fails("answers a path whose percent-escapes do not decode with the envelope", async () => {
-    for (const escape of badEscapes.filter((e) => !pathEscapes.includes(e))) {
+  // The router's own errors (a path whose percent-escapes do not decode) go through the
+  // service's `frameworkErrors`, so they too are the envelope: 400 invalid_url.
+  it("answers a path whose percent-escapes do not decode with the envelope", async () => {
+    for (const bad of badEscapes.filter((e) => !pathEscapes.includes(e))) {
       await send({
         method: "GET",
-        url: `/api/v1/workspaces/${escape}`,
+        url: `/api/v1/workspaces/${bad}`,
         headers: { authorization: `Bearer ${adminToken}` },
       });
     }
   });
 
-  // Likewise a path parameter over fastify's maxParamLength (FST_ERR_MAX_PARAM_LENGTH) is a 414
-  // in fastify's own body, with a status the error catalogue does not have. Reported.
-  it.fails("answers a path parameter over 100 characters with the envelope", async () => {
+  // A path parameter over fastify's maxParamLength can be no id: 404 not_found in the envelope.
+  it("answers a path parameter over 100 characters with the envelope", async () => {
     await send({
       method: "GET",
       url: `/api/v1/workspaces/ws_${"x".repeat(maxParamLength)}`,
@@ -402,10 +399,9 @@ describe("hostile input: never a 5xx, always the error envelope, refusals change
     });
   });
 
-  // A body nested a few thousand levels deep with an Idempotency-Key is a 500: the request
-  // fingerprint (canonicalJson in plugins/idempotency.ts) recurses once per level and overflows
-  // the stack. Without the key it is an ordinary 422. Reported.
-  it.fails("answers a deeply nested body with an Idempotency-Key without a 5xx", async () => {
+  // A body nested a few thousand levels deep with an Idempotency-Key: the request fingerprint
+  // cannot be made, which is a 422 naming the body, not a 500.
+  it("answers a deeply nested body with an Idempotency-Key without a 5xx", async () => {
     await send({
       method: "POST",
       url: "/api/v1/workspaces",
@@ -418,11 +414,9 @@ describe("hostile input: never a 5xx, always the error envelope, refusals change
     });
   });
 
-  // A path with a trailing slash that no route takes (GET /api/v1/workspaces/ws_…/, which a
-  // last dot segment such as /contacts/.. leaves) is a 405 "GET is not allowed …; use GET or
-  // HEAD or PATCH": the not-found handler's route patterns accept a trailing slash that
-  // fastify's router does not. Expected: 404 not_found. Reported.
-  it.fails("answers a path with a trailing slash that no route takes with 404", async () => {
+  // A path with a trailing slash that no route takes (GET /api/v1/workspaces/ws_…/) is a 404,
+  // not a 405 that names the very method it refuses.
+  it("answers a path with a trailing slash that no route takes with 404", async () => {
     const res = await send({
       method: "GET",
       url: `/api/v1/workspaces/${world.workspaceId}/`,

@@ -85,9 +85,24 @@ function routeMatcher(app: App) {
             : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
       )
       .join("/");
-    routes.push({ methods, pattern: new RegExp(`^${source}/?$`) });
+    routes.push({ methods, pattern: new RegExp(`^${source}$`) });
   });
   return (path: string) => routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods);
+}
+
+/**
+ * Errors the router raises before any route runs (fastify's `frameworkErrors` option): a path
+ * whose percent-escapes do not decode, and a path parameter too long to be any id.
+ */
+export function frameworkErrors(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return send(reply, "not_found", "No resource has an id that long.");
+  }
+  return send(reply, "invalid_url");
 }
 
 /** Installs the error handler and the JSON 404/405 for unknown routes. */

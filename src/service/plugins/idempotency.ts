@@ -176,7 +176,14 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
     if (key === undefined) return;
     const ref = { tokenId: request.principal.tokenId, key };
     const flightId = `${ref.tokenId}\n${key}`;
-    const requestHash = requestFingerprint(request.method, request.url, request.body);
+    let requestHash: string;
+    try {
+      requestHash = requestFingerprint(request.method, request.url, request.body);
+    } catch (error) {
+      // Only a body nested thousands of levels deep overflows the canonical form; no field is that deep.
+      if (error instanceof RangeError) throw invalidField("(body)", "is nested too deeply");
+      throw error;
+    }
 
     if (clock.now().getTime() - lastPurge > purgeEveryMs) {
       lastPurge = clock.now().getTime();

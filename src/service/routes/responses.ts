@@ -6,8 +6,11 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
 }
 
-/** The statuses every authenticated route can answer with. */
-export const authErrors = [401, 403, 429] as const;
+/**
+ * The statuses every authenticated route can answer with: 400 for a path whose percent-escapes
+ * do not decode, 401, 403 and 429.
+ */
+export const authErrors = [400, 401, 403, 429] as const;
 
 /**
  * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
