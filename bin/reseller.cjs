@@ -39,7 +39,18 @@ process.stdout.on("error", (error) => {
 
 exported.exports
   .main(process.argv.slice(2), {
-    io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    // Getters: touching process.stdin builds its stream, which most commands never read.
+    io: {
+      get stdin() {
+        return process.stdin;
+      },
+      get stdout() {
+        return process.stdout;
+      },
+      get stderr() {
+        return process.stderr;
+      },
+    },
     env: process.env,
     // import() does not work inside a script compiled from a code cache, so it is done here.
     importModule: (file) => import(require("node:url").pathToFileURL(file).href),

@@ -24,6 +24,25 @@ await build({
   // import.meta does not exist in CommonJS; the bundle sits where main.js does, so its URL serves.
   define: { "import.meta.url": "__startUrl" },
   banner: { js: 'const __startUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [
+    {
+      // commander loads child_process up front, only for executable subcommands, which this
+      // CLI never uses; loading it lazily spares every start Node's child-process internals.
+      name: "lazy-child-process",
+      setup(builder) {
+        builder.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+          args.namespace === "lazy-builtin"
+            ? { path: "node:child_process", external: true }
+            : { path: "child_process", namespace: "lazy-builtin" },
+        );
+        builder.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, () => ({
+          contents:
+            'module.exports = new Proxy({}, { get: (_t, key) => require("node:child_process")[key] });',
+          loader: "js",
+        }));
+      },
+    },
+  ],
 });
 
 // One run writes the code cache next to the bundle (see bin/reseller.cjs).
