@@ -1,30 +1,6 @@
-import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import type { CommandSpec } from "../../src/cli/command-spec.js";
 import { buildProgram } from "../../src/cli/program.js";
-
-/** Parses argv and returns what the chosen command would receive, without running it. */
-async function parse(argv: string[]) {
-  let captured: { spec: CommandSpec; options: Record<string, unknown>; args: string[] } | undefined;
-  let errors = "";
-  const program = buildProgram(
-    {
-      writeOut: () => {},
-      writeErr: (t) => {
-        errors += t;
-      },
-    },
-    async (spec, command: Command) => {
-      captured = { spec, options: command.optsWithGlobals(), args: command.args };
-    },
-  );
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    return { error: (error as { code?: string }).code, errors };
-  }
-  return { captured, errors };
-}
+import { parse } from "../helpers/parse-cli.js";
 
 describe("channels, campaigns and sandbox inbound command-line parsing", () => {
   it("collects repeated --tag, --contacts and --var in order, with -w, --schedule and --yes", async () => {

@@ -1,24 +1,5 @@
-import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import type { CommandSpec } from "../../src/cli/command-spec.js";
-import { buildProgram } from "../../src/cli/program.js";
-
-/** Parses argv and returns what the chosen command would receive, without running it. */
-async function parse(argv: string[]) {
-  let captured: { spec: CommandSpec; options: Record<string, unknown>; args: string[] } | undefined;
-  const program = buildProgram(
-    { writeOut: () => {}, writeErr: () => {} },
-    async (spec, command: Command) => {
-      captured = { spec, options: command.optsWithGlobals(), args: command.args };
-    },
-  );
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    return { error: (error as { code?: string }).code };
-  }
-  return { captured };
-}
+import { parse } from "../helpers/parse-cli.js";
 
 describe("contacts command-line parsing", () => {
   it("collects repeated --tag and --field for upsert", async () => {

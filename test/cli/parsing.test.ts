@@ -4,29 +4,7 @@ import { type CommandSpec, type GroupSpec, isGroup } from "../../src/cli/command
 import { commandTree } from "../../src/cli/commands/tree.js";
 import { loadHandler } from "../../src/cli/module-loader.js";
 import { buildProgram } from "../../src/cli/program.js";
-
-/** Parses argv and returns what the chosen command would receive, without running it. */
-async function parse(argv: string[]) {
-  let captured: { spec: CommandSpec; options: Record<string, unknown>; args: string[] } | undefined;
-  let errors = "";
-  const program = buildProgram(
-    {
-      writeOut: () => {},
-      writeErr: (t) => {
-        errors += t;
-      },
-    },
-    async (spec, command: Command) => {
-      captured = { spec, options: command.optsWithGlobals(), args: command.args };
-    },
-  );
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    return { error: (error as { code?: string }).code, errors };
-  }
-  return { captured, errors };
-}
+import { parse } from "../helpers/parse-cli.js";
 
 function leaves(
   specs: (CommandSpec | GroupSpec)[],
