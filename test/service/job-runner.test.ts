@@ -1,11 +1,16 @@
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
-import { claimJob, enqueueJob } from "../../src/service/jobs/job-queue.js";
-import { type JobHandler, JobRunner, processOwner } from "../../src/service/jobs/job-runner.js";
+import {
+  checkpointJob,
+  claimJob,
+  enqueueJob,
+  LeaseLostError,
+} from "../../src/service/jobs/job-queue.js";
+import { type JobHandler, JobRunner } from "../../src/service/jobs/job-runner.js";
 import { TestClock } from "../helpers/test-app.js";
 
 describe("durable jobs", () => {
@@ -102,19 +107,156 @@ describe("durable jobs", () => {
     expect((await state(id)).attempts).toBe(2);
   });
 
-  it("takes over at once the jobs of a process on this machine that no longer runs", async () => {
-    const [host] = processOwner.split(":");
+  /** Records an instance as another `serve` would, last seen `agoMs` before the clock's now. */
+  const instance = async (id: string, options: { pid?: number; agoMs?: number } = {}) => {
+    const seen = new Date(clock.now().getTime() - (options.agoMs ?? 0)).toISOString();
+    await database.db
+      .insertInto("instances")
+      .values({
+        id,
+        host: hostname(),
+        pid: options.pid ?? process.pid,
+        started_at: seen,
+        last_seen_at: seen,
+      })
+      .execute();
+  };
+
+  it("takes over at once the jobs of an instance on this machine whose process is gone", async () => {
+    await instance("ins_crashed", { pid: 999_999_999 });
     const id = await enqueueJob(database.db, clock, { kind: "work", payload: {} });
-    await claimJob(database.db, clock, `${host}:999999999:1`, 30_000);
+    await claimJob(database.db, clock, "ins_crashed", 30_000);
     const runner = new JobRunner({
       db: database.db,
       clock,
       handlers: { work: async () => ({ state: "done" }) },
     });
+    expect(await runner.runDue()).toBe(0);
     await runner.start();
     await runner.stop();
     expect(await runner.runDue()).toBe(1);
     expect((await state(id)).state).toBe("done");
+  });
+
+  it("takes over the jobs of an instance that stopped sending heartbeats, before its lease ends", async () => {
+    await instance("ins_elsewhere", { pid: 1 });
+    const id = await enqueueJob(database.db, clock, { kind: "work", payload: {} });
+    await claimJob(database.db, clock, "ins_elsewhere", 30_000);
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      deadAfterMs: 20_000,
+      handlers: { work: async () => ({ state: "done" }) },
+    });
+    clock.advance(19_000);
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(1_001);
+    expect(await runner.runDue()).toBe(1);
+    expect(await state(id)).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  it("leaves the jobs of a live instance alone however long they run", async () => {
+    await instance("ins_busy", { pid: 1 });
+    await enqueueJob(database.db, clock, { kind: "work", payload: {} });
+    const claimed = await claimJob(database.db, clock, "ins_busy", 30_000);
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: { work: async () => ({ state: "done" }) },
+    });
+    for (let i = 0; i < 4; i++) {
+      clock.advance(15_000);
+      // The busy instance's heartbeat and lease extension.
+      await database.db
+        .updateTable("instances")
+        .set({ last_seen_at: clock.now().toISOString() })
+        .execute();
+      await database.db
+        .updateTable("jobs")
+        .set({ lease_until: new Date(clock.now().getTime() + 30_000).toISOString() })
+        .where("id", "=", claimed?.id ?? "")
+        .execute();
+      expect(await runner.runDue()).toBe(0);
+    }
+  });
+
+  it("never lets two instances on one database file claim the same job", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-claims-"));
+    const file = join(dir, "claims.db");
+    const handles = [await openDatabase(file), await openDatabase(file), await openDatabase(file)];
+    try {
+      const first = handles[0];
+      if (!first) throw new Error("no database");
+      for (let i = 0; i < 60; i++) {
+        await enqueueJob(first.db, clock, { kind: "work", payload: { i } });
+      }
+      const claims = await Promise.all(
+        handles.map(async (handle, n) => {
+          const mine: string[] = [];
+          for (;;) {
+            const job = await claimJob(handle.db, clock, `ins_${n}`, 30_000);
+            if (!job) return mine;
+            mine.push(job.id);
+          }
+        }),
+      );
+      const all = claims.flat();
+      expect(all).toHaveLength(60);
+      expect(new Set(all).size).toBe(60);
+      expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+    } finally {
+      for (const handle of handles) await handle.close();
+    }
+  });
+
+  it("refuses the checkpoint of a worker whose job was taken over, rolling back its work", async () => {
+    const id = await enqueueJob(database.db, clock, { kind: "work", payload: {} });
+    await claimJob(database.db, clock, "ins_slow", 30_000);
+    clock.advance(30_001);
+    expect((await claimJob(database.db, clock, "ins_fast", 30_000))?.id).toBe(id);
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable("jobs")
+          .set({ last_error: "written by the slow worker" })
+          .where("id", "=", id)
+          .execute();
+        await checkpointJob(trx, clock, { jobId: id, owner: "ins_slow" }, { at: 5 }, 30_000);
+      }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await state(id)).toMatchObject({ lease_owner: "ins_fast", last_error: null });
+  });
+
+  it("hands its jobs back to the queue and leaves the instances on a graceful stop", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        long: async (_job, ctx) => {
+          started();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          return { state: "interrupted" };
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "long", payload: {} });
+    await runner.start();
+    await running;
+    expect(await database.db.selectFrom("instances").select("id").execute()).toEqual([
+      { id: runner.instanceId },
+    ]);
+    expect((await state(id)).lease_owner).toBe(runner.instanceId);
+    await runner.stop();
+    expect(await state(id)).toMatchObject({
+      state: "queued",
+      lease_owner: null,
+      lease_until: null,
+    });
+    expect(await database.db.selectFrom("instances").select("id").execute()).toEqual([]);
   });
 
   it("retries a handler that throws with growing delays, then records the failure", async () => {

@@ -75,6 +75,33 @@ export async function issueToken(
   return { id, secret };
 }
 
+async function isArchived(db: Db, workspaceId: string): Promise<boolean> {
+  const workspace = await db
+    .selectFrom("workspaces")
+    .select("status")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  return workspace?.status === "archived";
+}
+
+/** `last_used_at` is kept to this precision: one write per token per minute at most. */
+export const lastUseResolutionMs = 60_000;
+
+/**
+ * Records that a token was used, unless its `last_used_at` is less than a minute old. The
+ * condition is in the UPDATE, so instances that see the same token at once write it once.
+ */
+export async function noteTokenUse(db: Db, clock: Clock, tokenId: string): Promise<void> {
+  const now = clock.now();
+  const staleBefore = isoSeconds(new Date(now.getTime() - lastUseResolutionMs));
+  await db
+    .updateTable("tokens")
+    .set({ last_used_at: isoSeconds(now) })
+    .where("id", "=", tokenId)
+    .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", staleBefore)]))
+    .execute();
+}
+
 /** The principal behind a bearer secret, or null when it is unknown, revoked or expired. */
 export async function authenticate(
   db: Db,
@@ -88,6 +115,8 @@ export async function authenticate(
     .executeTakeFirst();
   if (!row || row.revoked_at !== null) return null;
   if (row.expires_at !== null && row.expires_at <= isoSeconds(clock.now())) return null;
+  // An archived workspace's tokens stop working (restoring it brings them back).
+  if (row.workspace_id !== null && (await isArchived(db, row.workspace_id))) return null;
   return {
     tokenId: row.id,
     resellerId: row.reseller_id,

@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import type { Database } from "../db/schema.js";
 import type { JobTable } from "../db/tables/jobs.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
@@ -13,6 +14,20 @@ export interface Job<P = unknown, C = unknown> {
   /** What the handler saved last time, or null on a first run. */
   checkpoint: C | null;
 }
+
+/** The job's lease went to another instance (ours ran out): the work in hand must not commit. */
+export class LeaseLostError extends Error {
+  constructor(jobId: string) {
+    super(`the lease of job ${jobId} was taken over by another instance`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** How long an instance may miss heartbeats before its leases are taken over. */
+export const defaultDeadAfterMs = 20_000;
+
+/** How many due jobs one claim looks at, so instances racing for the first one fall through. */
+const claimCandidates = 8;
 
 function iso(date: Date): string {
   // Millisecond precision: leases and schedules are compared as text.
@@ -58,83 +73,118 @@ function toJob(row: JobTable): Job {
 }
 
 /**
- * Claims one due job for `owner`: a queued job whose time has come, or a running one whose
- * lease has expired or whose owner is known dead. One UPDATE, so two runners never share a job.
+ * The condition that makes a job claimable by `owner` at `now`: queued and due, or running under
+ * a lease that ran out or whose owner instance stopped sending heartbeats. Both the search and
+ * the claiming UPDATE use it, so a job another instance claimed in between is never taken.
+ */
+function claimable(now: Date, owner: string, deadAfterMs: number) {
+  const nowIso = iso(now);
+  const staleBefore = iso(new Date(now.getTime() - deadAfterMs));
+  return (eb: ExpressionBuilder<Database, "jobs">) =>
+    eb.or([
+      eb.and([eb("state", "=", "queued"), eb("run_at", "<=", nowIso)]),
+      eb.and([
+        eb("state", "=", "running"),
+        eb.or([
+          eb("lease_until", "<", nowIso),
+          eb.and([
+            // Never our own: with an injected clock our heartbeat may look old to ourselves.
+            eb("lease_owner", "<>", owner),
+            eb(
+              "lease_owner",
+              "in",
+              eb.selectFrom("instances").select("id").where("last_seen_at", "<", staleBefore),
+            ),
+          ]),
+        ]),
+      ]),
+    ]);
+}
+
+/**
+ * Claims one due job for `owner` (an instance id): a queued job whose time has come, or a running
+ * one whose lease ran out or whose owner is dead. The claim is a conditional UPDATE that repeats
+ * the search's conditions and must change exactly one row, so two instances never both win, on
+ * SQLite or on a database with concurrent writers.
  */
 export async function claimJob(
   db: Db,
   clock: Clock,
   owner: string,
   leaseMs: number,
-  deadOwners: readonly string[] = [],
+  deadAfterMs = defaultDeadAfterMs,
 ): Promise<Job | null> {
   const now = clock.now();
-  const row = await db
-    .updateTable("jobs")
-    .set({
-      state: "running",
-      lease_owner: owner,
-      lease_until: iso(new Date(now.getTime() + leaseMs)),
-      attempts: sql<number>`attempts + 1`,
-      updated_at: isoSeconds(now),
-    })
-    .where(
-      "id",
-      "=",
-      db
-        .selectFrom("jobs")
-        .select("id")
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("state", "=", "queued"), eb("run_at", "<=", iso(now))]),
-            eb.and([
-              eb("state", "=", "running"),
-              eb.or([
-                eb("lease_until", "<", iso(now)),
-                ...(deadOwners.length > 0 ? [eb("lease_owner", "in", deadOwners)] : []),
-              ]),
-            ]),
-          ]),
-        )
-        .orderBy("run_at")
-        .limit(1),
-    )
-    .returningAll()
-    .executeTakeFirst();
-  return row ? toJob(row) : null;
+  const condition = claimable(now, owner, deadAfterMs);
+  // PostgreSQL: this search gets `FOR UPDATE SKIP LOCKED` (inside the claim's transaction), so
+  // racing instances pick different jobs instead of queueing behind one row lock.
+  const candidates = await db
+    .selectFrom("jobs")
+    .select("id")
+    .where(condition)
+    .orderBy("run_at")
+    .limit(claimCandidates)
+    .execute();
+  for (const { id } of candidates) {
+    const row = await db
+      .updateTable("jobs")
+      .set({
+        state: "running",
+        lease_owner: owner,
+        lease_until: iso(new Date(now.getTime() + leaseMs)),
+        attempts: sql<number>`attempts + 1`,
+        updated_at: isoSeconds(now),
+      })
+      .where("id", "=", id)
+      .where(condition)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) return toJob(row);
+    // Another instance claimed it between our search and our update: try the next one.
+  }
+  return null;
 }
 
-/** Saves progress to resume from and extends the lease; call it in the transaction of the work. */
+/**
+ * Saves progress to resume from and extends the lease; call it in the transaction of the work.
+ * Throws LeaseLostError (rolling that transaction back) when `owner` no longer holds the lease.
+ */
 export async function checkpointJob(
   db: Db,
   clock: Clock,
-  jobId: string,
+  lease: { jobId: string; owner: string },
   checkpoint: unknown,
   leaseMs: number,
 ): Promise<void> {
   const now = clock.now();
-  await db
+  const result = await db
     .updateTable("jobs")
     .set({
       checkpoint: JSON.stringify(checkpoint),
       lease_until: iso(new Date(now.getTime() + leaseMs)),
       updated_at: isoSeconds(now),
     })
-    .where("id", "=", jobId)
-    .execute();
+    .where("id", "=", lease.jobId)
+    .where("state", "=", "running")
+    .where("lease_owner", "=", lease.owner)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(lease.jobId);
 }
 
-/** Ends a job: done, failed (with the reason), or back in the queue for later. */
+/**
+ * Ends a job held by `owner`: done, failed (with the reason), or back in the queue for later.
+ * Returns false when the lease had already gone to another instance, which now decides.
+ */
 export async function settleJob(
   db: Db,
   clock: Clock,
-  jobId: string,
+  lease: { jobId: string; owner: string },
   outcome:
     | { state: "done" }
     | { state: "failed"; error: string }
     | { state: "queued"; runAt: Date },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable("jobs")
     .set({
       state: outcome.state,
@@ -144,18 +194,45 @@ export async function settleJob(
       ...(outcome.state === "queued" ? { run_at: iso(outcome.runAt) } : {}),
       updated_at: isoSeconds(clock.now()),
     })
-    .where("id", "=", jobId)
+    .where("id", "=", lease.jobId)
+    .where("state", "=", "running")
+    .where("lease_owner", "=", lease.owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Extends the leases `owner` still holds on `jobIds`; those taken over are left alone. */
+export async function extendLeases(
+  db: Db,
+  clock: Clock,
+  owner: string,
+  jobIds: readonly string[],
+  leaseMs: number,
+): Promise<void> {
+  if (jobIds.length === 0) return;
+  await db
+    .updateTable("jobs")
+    .set({ lease_until: iso(new Date(clock.now().getTime() + leaseMs)) })
+    .where("id", "in", jobIds)
+    .where("state", "=", "running")
+    .where("lease_owner", "=", owner)
     .execute();
 }
 
-/** Owners of running jobs, to find those whose process died (see JobRunner). */
-export async function leaseOwners(db: Db): Promise<string[]> {
-  const rows = await db
-    .selectFrom("jobs")
-    .select("lease_owner")
-    .distinct()
+/** Puts every job `owner` still holds back in the queue, due now: a graceful stop's last act. */
+export async function releaseLeases(db: Db, clock: Clock, owner: string): Promise<number> {
+  const now = clock.now();
+  const result = await db
+    .updateTable("jobs")
+    .set({
+      state: "queued",
+      lease_owner: null,
+      lease_until: null,
+      run_at: iso(now),
+      updated_at: isoSeconds(now),
+    })
     .where("state", "=", "running")
-    .where("lease_owner", "is not", null)
-    .execute();
-  return rows.flatMap((r) => (r.lease_owner ? [r.lease_owner] : []));
+    .where("lease_owner", "=", owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -1,7 +1,16 @@
-import { hostname } from "node:os";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
-import { checkpointJob, claimJob, type Job, leaseOwners, settleJob } from "./job-queue.js";
+import { defaultHeartbeatMs, InstanceRegistry } from "./instances.js";
+import {
+  checkpointJob,
+  claimJob,
+  defaultDeadAfterMs,
+  extendLeases,
+  type Job,
+  LeaseLostError,
+  releaseLeases,
+  settleJob,
+} from "./job-queue.js";
 
 /** What a handler gets besides its job. */
 export interface JobContext {
@@ -9,7 +18,10 @@ export interface JobContext {
   clock: Clock;
   /** Aborted when the service stops: save a checkpoint and return `{ state: "interrupted" }`. */
   signal: AbortSignal;
-  /** Saves progress and extends the lease (use inside the transaction of the work it records). */
+  /**
+   * Saves progress and extends the lease (use inside the transaction of the work it records).
+   * Throws when another instance took the job over, so that transaction rolls back.
+   */
   checkpoint(db: Db, data: unknown): Promise<void>;
 }
 
@@ -32,28 +44,19 @@ export interface JobRunnerOptions {
   /** How often to look for due jobs when idle. */
   pollMs?: number;
   concurrency?: number;
+  /** How often this instance's heartbeat row is refreshed (and dead local instances looked for). */
+  heartbeatMs?: number;
+  /** How long without a heartbeat before an instance's leases are taken over. */
+  deadAfterMs?: number;
   /** Reports a failure: of a job's handler, or (with `job` null) of the runner's own polling. */
   onError?: (error: unknown, job: Job | null) => void;
 }
 
-/** This process's identity as a lease owner: host, pid and start time. */
-export const processOwner = `${hostname()}:${process.pid}:${Date.now()}`;
-
-/** Whether a lease owner is a process on this host that no longer runs. */
-function isDeadLocalOwner(owner: string): boolean {
-  const [host, pid] = owner.split(":");
-  if (host !== hostname() || owner === processOwner || !pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
-
 /**
- * Runs due jobs with their handlers. Claims are leases kept alive by a heartbeat, so a job of a
- * crashed process is taken over when its lease ends, or at once when that process is known dead.
+ * Runs due jobs with their handlers, as one of possibly several instances on one database.
+ * Claims are leases owned by this instance's id, kept alive by a heartbeat; the jobs of an
+ * instance that stops beating are taken over within `deadAfterMs` (at once when it was a process
+ * on this machine that is gone), and a graceful stop hands its jobs back to the queue.
  */
 export class JobRunner {
   private readonly options: Required<Omit<JobRunnerOptions, "onError">> &
@@ -63,18 +66,35 @@ export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, Job>();
-  private deadOwners: string[] = [];
+  private readonly instance: InstanceRegistry;
+  private started = false;
 
   constructor(options: JobRunnerOptions) {
-    this.options = { leaseMs: 30_000, pollMs: 200, concurrency: 2, ...options };
+    this.options = {
+      leaseMs: 30_000,
+      pollMs: 200,
+      concurrency: 2,
+      heartbeatMs: defaultHeartbeatMs,
+      deadAfterMs: defaultDeadAfterMs,
+      ...options,
+    };
+    this.instance = new InstanceRegistry(this.options.db, this.options.clock);
   }
 
-  /** Starts polling (and takes over the jobs of dead processes on this host). */
+  /** This instance's id: the owner of the leases it holds. */
+  get instanceId(): string {
+    return this.instance.id;
+  }
+
+  /** Joins the instances (heartbeat row), takes over jobs of dead ones, and starts polling. */
   async start(): Promise<void> {
-    this.deadOwners = (await leaseOwners(this.options.db)).filter(isDeadLocalOwner);
+    this.started = true;
+    // A busy database must not keep the service from starting: the next heartbeat retries.
+    await this.beat().catch((error) => this.options.onError?.(error, null));
+    const everyMs = Math.min(this.options.heartbeatMs, this.options.leaseMs / 3);
     this.heartbeat = setInterval(
-      () => void this.extendLeases().catch((error) => this.options.onError?.(error, null)),
-      this.options.leaseMs / 3,
+      () => void this.beat().catch((error) => this.options.onError?.(error, null)),
+      everyMs,
     );
     this.heartbeat.unref();
     this.schedule(0);
@@ -89,13 +109,7 @@ export class JobRunner {
   async runDue(limit = 1000): Promise<number> {
     let count = 0;
     while (count < limit) {
-      const job = await claimJob(
-        this.options.db,
-        this.options.clock,
-        processOwner,
-        this.options.leaseMs,
-        this.deadOwners,
-      );
+      const job = await this.claim();
       if (!job) break;
       await this.execute(job);
       count += 1;
@@ -103,13 +117,31 @@ export class JobRunner {
     return count;
   }
 
-  /** Stops claiming, asks running handlers to checkpoint, and waits for them. */
+  /**
+   * Stops claiming, asks running handlers to checkpoint and waits for them, then hands back any
+   * lease still held and leaves the instances, so other instances resume the work at once.
+   */
   async stop(): Promise<void> {
     this.abort.abort();
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
     this.timer = undefined;
     await Promise.allSettled([...this.running]);
+    if (this.started) {
+      this.started = false;
+      try {
+        await releaseLeases(this.options.db, this.options.clock, this.instance.id);
+        await this.instance.leave();
+      } catch (error) {
+        // The leases then run out by themselves and other instances take the jobs over.
+        this.options.onError?.(error, null);
+      }
+    }
+  }
+
+  private claim(): Promise<Job | null> {
+    const { db, clock, leaseMs, deadAfterMs } = this.options;
+    return claimJob(db, clock, this.instance.id, leaseMs, deadAfterMs);
   }
 
   private schedule(delay: number): void {
@@ -122,13 +154,7 @@ export class JobRunner {
     if (this.abort.signal.aborted) return;
     try {
       while (this.running.size < this.options.concurrency) {
-        const job = await claimJob(
-          this.options.db,
-          this.options.clock,
-          processOwner,
-          this.options.leaseMs,
-          this.deadOwners,
-        );
+        const job = await this.claim();
         if (!job) break;
         // A job that cannot even be settled is left to its lease, which another claim takes over.
         const run = this.execute(job)
@@ -149,6 +175,7 @@ export class JobRunner {
 
   private async execute(job: Job): Promise<void> {
     const { db, clock, leaseMs } = this.options;
+    const lease = { jobId: job.id, owner: this.instance.id };
     const handler = this.options.handlers[job.kind];
     this.active.set(job.id, job);
     try {
@@ -157,24 +184,26 @@ export class JobRunner {
             db,
             clock,
             signal: this.abort.signal,
-            checkpoint: (trx, data) => checkpointJob(trx, clock, job.id, data, leaseMs),
+            checkpoint: (trx, data) => checkpointJob(trx, clock, lease, data, leaseMs),
           })
         : { state: "failed", error: `no handler for job kind '${job.kind}'` };
       if (result.state === "interrupted") {
-        await settleJob(db, clock, job.id, { state: "queued", runAt: clock.now() });
+        await settleJob(db, clock, lease, { state: "queued", runAt: clock.now() });
       } else if (result.state === "retry") {
-        await settleJob(db, clock, job.id, { state: "queued", runAt: result.at });
+        await settleJob(db, clock, lease, { state: "queued", runAt: result.at });
       } else {
-        await settleJob(db, clock, job.id, result);
+        await settleJob(db, clock, lease, result);
       }
     } catch (error) {
+      // Another instance runs the job now; its checkpoint is the truth, not our work in hand.
+      if (error instanceof LeaseLostError) return;
       this.options.onError?.(error, job);
       // An unexpected failure is retried with backoff a few times, then recorded as failed.
       const backoff = Math.min(60_000, 1000 * 2 ** job.attempts);
       await settleJob(
         db,
         clock,
-        job.id,
+        lease,
         job.attempts >= 5
           ? { state: "failed", error: String(error) }
           : { state: "queued", runAt: new Date(clock.now().getTime() + backoff) },
@@ -184,15 +213,11 @@ export class JobRunner {
     }
   }
 
-  private async extendLeases(): Promise<void> {
-    const until = new Date(this.options.clock.now().getTime() + this.options.leaseMs).toISOString();
-    for (const id of this.active.keys()) {
-      await this.options.db
-        .updateTable("jobs")
-        .set({ lease_until: until })
-        .where("id", "=", id)
-        .where("lease_owner", "=", processOwner)
-        .execute();
-    }
+  /** The heartbeat: this instance is alive, its leases are extended, dead neighbours found. */
+  private async beat(): Promise<void> {
+    const { db, clock, leaseMs } = this.options;
+    await this.instance.beat();
+    await extendLeases(db, clock, this.instance.id, [...this.active.keys()], leaseMs);
+    await this.instance.sweep();
   }
 }

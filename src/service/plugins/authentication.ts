@@ -1,50 +1,105 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ServiceError } from "../domain/service-error.js";
-import { authenticate, type Principal } from "../domain/tokens.js";
+import {
+  authenticate,
+  lastUseResolutionMs,
+  noteTokenUse,
+  type Principal,
+} from "../domain/tokens.js";
 
 /**
- * Resolves the bearer token of every route that names a scope, then checks that scope:
- * 401 for a missing or unusable token, 403 naming the scope it lacks.
+ * How long a token seen valid is trusted without asking the database again. Another instance
+ * may revoke it (or archive its workspace) at any time; this bounds how long we can miss it.
  */
-export function installAuthentication(app: App, deps: { db: Db; clock: Clock }): void {
-  // Recently seen tokens, so a busy client is not a database lookup per request. Revocation
-  // (a route with `revokesToken`) clears it; expiry is checked on every use.
-  const known = new Map<string, Principal>();
+export const tokenRecheckMs = 500;
+
+/**
+ * Counts a request against its caller's budget (the token's, or the client address's when
+ * `caller` is null), setting the rate limit headers; throws when the budget is spent.
+ */
+export type Meter = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  caller: Principal | null,
+) => Promise<void>;
+
+/**
+ * Resolves the bearer token of every route that names a scope, has the request counted by
+ * `meter` (rate limiting), then checks the token and the scope: 401 for a missing or unusable
+ * token, 403 naming the scope it lacks. Counting comes before refusing, so failed attempts are
+ * counted too (per client address). An unknown route's request is counted against its token
+ * when it has a valid one, without getting a principal (its answer stays the 404).
+ */
+export function installAuthentication(
+  app: App,
+  deps: { db: Db; clock: Clock; meter?: Meter | undefined },
+): void {
+  // Recently seen tokens, so a busy client is not a database lookup per request.
+  const known = new Map<string, { principal: Principal; checkedAt: number }>();
   app.decorateRequest("principal", null);
   app.addHook("onResponse", async (request, reply) => {
+    // Our own revocations take effect at once; other instances' within tokenRecheckMs.
     if (request.routeOptions.config.revokesToken && reply.statusCode < 300) known.clear();
   });
-  app.addHook("onRequest", async (request) => {
+
+  // When this process last recorded each token's use (clock ms): a write a minute at most.
+  const noted = new Map<string, number>();
+  app.addHook("onSend", (request, reply, _payload, done) => {
+    const tokenId = request.principal?.tokenId;
+    // Only a request that succeeded: a refused one changes nothing, not even this.
+    if (!tokenId || reply.statusCode >= 400) return done();
+    const now = deps.clock.now().getTime();
+    const last = noted.get(tokenId);
+    if (last !== undefined && now - last < lastUseResolutionMs) return done();
+    if (noted.size >= 10_000) noted.clear();
+    noted.set(tokenId, now);
+    noteTokenUse(deps.db, deps.clock, tokenId).then(
+      () => done(),
+      (error) => {
+        // Bookkeeping only: the answer goes out; the next minute's use tries again.
+        noted.delete(tokenId);
+        request.log.warn({ err: error }, "could not record the token's last use");
+        done();
+      },
+    );
+  });
+
+  async function principalFor(secret: string): Promise<Principal | null> {
+    const now = Date.now();
+    const seen = known.get(secret);
+    if (seen && now - seen.checkedAt < tokenRecheckMs) {
+      const expiresAt = seen.principal.expiresAt;
+      if (!expiresAt || expiresAt > isoSeconds(deps.clock.now())) return seen.principal;
+    }
+    known.delete(secret);
+    const principal = await authenticate(deps.db, deps.clock, secret);
+    if (principal) {
+      if (known.size >= 10_000) known.clear();
+      known.set(secret, { principal, checkedAt: now });
+    }
+    return principal;
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
     const scope = request.routeOptions.config.scope;
-    if (scope === undefined) return;
+    if (scope === undefined && !request.is404) return;
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) {
+    const principal = match?.[1] ? await principalFor(match[1]) : null;
+    await deps.meter?.(request, reply, principal);
+    if (scope === undefined) return;
+    if (!principal) {
       throw new ServiceError(
         "unauthenticated",
-        header
-          ? "The Authorization header must be 'Bearer <token>'."
-          : "Missing bearer token: send 'Authorization: Bearer <token>'.",
+        match?.[1]
+          ? "The token is invalid, revoked or expired."
+          : header
+            ? "The Authorization header must be 'Bearer <token>'."
+            : "Missing bearer token: send 'Authorization: Bearer <token>'.",
       );
-    }
-    const secret = match[1];
-    let principal = known.get(secret) ?? null;
-    if (principal?.expiresAt && principal.expiresAt <= isoSeconds(deps.clock.now())) {
-      known.delete(secret);
-      principal = null;
-    }
-    if (!principal) {
-      principal = await authenticate(deps.db, deps.clock, secret);
-      if (principal) {
-        if (known.size >= 10_000) known.clear();
-        known.set(secret, principal);
-      }
-    }
-    if (!principal) {
-      throw new ServiceError("unauthenticated", "The token is invalid, revoked or expired.");
     }
     if (scope !== "any" && !principal.scopes.has(scope)) {
       throw new ServiceError(

@@ -1,24 +1,38 @@
-import rateLimit from "@fastify/rate-limit";
 import type { App } from "../app-types.js";
 import type { RateLimit } from "../config.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "../domain/clock.js";
+import { SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import { ServiceError } from "../domain/service-error.js";
+import type { Meter } from "./authentication.js";
 
 /**
- * Per-token rate limiting with the IETF `RateLimit-*` headers and `Retry-After`. It runs after
- * authentication, so the budget belongs to the token, not to an address that many share.
+ * Rate limiting with the IETF `RateLimit-*` headers and `Retry-After`, counted across every
+ * instance on the database; authentication calls it once it has resolved the token and before
+ * it refuses one (see installAuthentication), so the budget belongs to the token, and requests
+ * without a valid token (none, unknown, revoked) spend their client address's budget: tokens
+ * cannot be guessed at full speed. Every route with a scope and every unknown route is counted;
+ * public pages (docs, OpenAPI, health checks, provider webhooks) are not.
  */
-export async function installRateLimiting(app: App, limit: RateLimit): Promise<void> {
-  await app.register(rateLimit, {
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    enableDraftSpec: true,
-    keyGenerator: (request) => request.principal?.tokenId ?? request.ip,
-    // Public pages (docs, OpenAPI) carry no scope and are not budgeted.
-    allowList: (request) => request.principal === null,
-    errorResponseBuilder: (_request, context) =>
-      new ServiceError(
-        "rate_limited",
-        `Rate limit of ${context.max} requests exceeded; retry in ${context.after}.`,
-      ),
+export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock: Clock }): Meter {
+  const counter = new SharedRateCounter(deps.db, deps.clock, limit, {
+    onError: (error) => app.log.warn({ err: error }, "rate limit counts not written yet"),
   });
+  // Unwritten counts go to the database before it closes.
+  app.addHook("onClose", () => counter.close());
+  return async (request, reply, caller) => {
+    const bucket = caller ? `token:${caller.tokenId}` : `address:${request.ip}`;
+    const decision = await counter.hit(bucket);
+    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+    reply.header("RateLimit-Limit", decision.limit);
+    reply.header("RateLimit-Remaining", decision.remaining);
+    reply.header("RateLimit-Reset", resetSeconds);
+    if (!decision.allowed) {
+      reply.header("Retry-After", resetSeconds);
+      throw new ServiceError(
+        "rate_limited",
+        `Rate limit of ${decision.limit} requests exceeded; retry in ${resetSeconds} s.`,
+      );
+    }
+  };
 }

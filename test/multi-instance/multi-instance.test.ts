@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finished, importOf, largeCsv, startImport, until } from "../crash/crash-support.js";
+import { call, type Instances, startInstances } from "./instances.js";
+
+/** A fresh reseller token with `scopes`, created through the first instance. */
+async function tokenOn(
+  service: Instances,
+  scopes: string[],
+): Promise<{ id: string; token: string }> {
+  const created = await call(service.all[0]?.url ?? "", service.token, "POST", "/api/v1/tokens", {
+    name: `multi ${Math.random()}`,
+    scopes,
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body?.data?.id ?? "", token: String(created.body?.data?.token) };
+}
+
+/**
+ * Three `reseller serve` processes on one database behave as one service: what one instance
+ * does (revoking a token, counting requests, holding a job) every other one respects.
+ */
+describe("several instances on one database", () => {
+  let service: Instances;
+  const urls = () => service.all.map((s) => s.url);
+
+  beforeAll(async () => {
+    service = await startInstances(3, ["--review-delay", "0"]);
+  }, 60_000);
+  afterAll(() => service?.close(), 60_000);
+
+  const newToken = (scopes: string[]) => tokenOn(service, scopes);
+
+  it("refuses a token on every instance within a second of its revocation on one", async () => {
+    const [a, b, c] = urls() as [string, string, string];
+    const { id, token } = await newToken(["plans:read", "workspaces:read", "workspaces:write"]);
+    // Every instance has seen (and remembers) the token as valid.
+    for (const url of [a, b, c]) {
+      expect((await call(url, token, "GET", "/api/v1/plans")).status).toBe(200);
+    }
+    expect((await call(a, token, "DELETE", `/api/v1/tokens/${id}`)).status).toBe(200);
+    const revokedAt = Date.now();
+    const refusedAfter = await Promise.all(
+      [b, c].map((url) =>
+        until(
+          `the revocation to reach ${url}`,
+          async () =>
+            (await call(url, token, "GET", "/api/v1/plans")).status === 401
+              ? Date.now() - revokedAt
+              : undefined,
+          { timeoutMs: 5000, everyMs: 20 },
+        ),
+      ),
+    );
+    for (const ms of refusedAfter) expect(ms).toBeLessThan(1000);
+    // Nor can it mint a new token on any instance.
+    for (const url of [a, b, c]) {
+      const attempt = await call(url, token, "POST", "/api/v1/tokens", {
+        name: "successor",
+        scopes: ["plans:read"],
+      });
+      expect(attempt.status).toBe(401);
+    }
+  });
+
+  it("records when a token was last used, whichever instance it called", async () => {
+    const { id, token } = await newToken(["plans:read", "workspaces:read", "workspaces:write"]);
+    const before = await call(urls()[0] ?? "", token, "GET", "/api/v1/tokens/current");
+    expect(before.status).toBe(200);
+    const listed = await call(urls()[2] ?? "", service.token, "GET", "/api/v1/tokens?limit=100");
+    const tokens = (listed.body?.data ?? []) as unknown as {
+      id: string;
+      last_used_at: string | null;
+    }[];
+    const row = tokens.find((t) => t.id === id);
+    expect(row?.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it("replays an Idempotency-Key retried on another instance instead of doing the work twice", async () => {
+    const [a, b] = urls() as [string, string];
+    const send = (url: string) =>
+      fetch(`${url}/api/v1/workspaces`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${service.token}`,
+          "content-type": "application/json",
+          "idempotency-key": "multi-instance-retry-1",
+        },
+        body: JSON.stringify({
+          name: "Retried once",
+          contact_email: "retry@example.test",
+          send_invitation: false,
+        }),
+      });
+    const first = await send(a);
+    expect(first.status).toBe(201);
+    const retried = await send(b);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retried.json()).toEqual(await first.json());
+    const [count] = service.query<{ n: number }>(
+      "SELECT count(*) AS n FROM workspaces WHERE name = 'Retried once'",
+    );
+    expect(count?.n).toBe(1);
+  });
+
+  it("finishes an import on another instance when the one running it is killed", async () => {
+    const csv = largeCsv(40_000);
+    const [a] = urls() as [string];
+    const { importPath } = await startImport(a, service.token, csv);
+    const read = importOf(a, service.token, importPath);
+    await until(
+      "the import to be under way",
+      async () => ((await read()).processed_rows > 0 ? true : undefined),
+      { timeoutMs: 30_000, everyMs: 5 },
+    );
+    // Whichever instance claimed the import job, that one dies without warning.
+    const [owner] = service.query<{ pid: number }>(
+      "SELECT i.pid FROM jobs j JOIN instances i ON i.id = j.lease_owner WHERE j.kind = 'contact_import' AND j.state = 'running'",
+    );
+    const victim = service.all.find((s) => s.process.pid === owner?.pid);
+    expect(victim).toBeDefined();
+    victim?.process.kill("SIGKILL");
+    await victim?.process;
+    const survivor = service.all.find((s) => s !== victim && s.process.exitCode === null);
+    const killedAt = Date.now();
+    const record = await finished(survivor?.url ?? "", service.token, importPath, 60_000);
+    const tookMs = Date.now() - killedAt;
+    console.log(`import taken over and finished ${tookMs} ms after its instance was killed`);
+    expect(tookMs).toBeLessThan(30_000);
+    expect(record).toMatchObject({ status: "completed", total_rows: 40_000 });
+    expect(record.processed_rows).toBe(40_000);
+    expect(record.created + record.updated + record.skipped + record.error_count).toBe(40_000);
+  }, 90_000);
+
+  it("hands its job to another instance at once when stopped with SIGTERM, and exits 0", async () => {
+    const alive = service.all.filter((s) => s.process.exitCode === null && !s.process.killed);
+    expect(alive.length).toBeGreaterThanOrEqual(2);
+    const [first] = alive as [(typeof alive)[number]];
+    const { importPath } = await startImport(first.url, service.token, largeCsv(40_000));
+    const read = importOf(first.url, service.token, importPath);
+    await until(
+      "the import to be under way",
+      async () => ((await read()).processed_rows > 0 ? true : undefined),
+      { timeoutMs: 30_000, everyMs: 5 },
+    );
+    const [owner] = service.query<{ id: string; pid: number }>(
+      "SELECT i.id, i.pid FROM jobs j JOIN instances i ON i.id = j.lease_owner WHERE j.kind = 'contact_import' AND j.state = 'running'",
+    );
+    const stopping = alive.find((s) => s.process.pid === owner?.pid);
+    expect(stopping).toBeDefined();
+    const { exitCode } = (await stopping?.stop()) ?? {};
+    expect(exitCode).toBe(0);
+    // Its lease was handed back and it left the instances: nobody waits for a timeout.
+    expect(service.query("SELECT id FROM instances WHERE id = ?", owner?.id)).toEqual([]);
+    expect(service.query("SELECT id FROM jobs WHERE lease_owner = ?", owner?.id)).toEqual([]);
+    const other = alive.find((s) => s !== stopping);
+    const stoppedAt = Date.now();
+    const record = await finished(other?.url ?? "", service.token, importPath, 60_000);
+    expect(record).toMatchObject({ status: "completed", processed_rows: 40_000 });
+    expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+  }, 90_000);
+});
+
+describe("rate limits of several instances on one database", () => {
+  let service: Instances;
+  const urls = () => service.all.map((s) => s.url);
+  beforeAll(async () => {
+    service = await startInstances(3, ["--rate-limit", "40/1m"]);
+  }, 60_000);
+  afterAll(() => service?.close(), 60_000);
+  const newToken = (scopes: string[]) => tokenOn(service, scopes);
+
+  it("counts a token's rate limit across all instances", async () => {
+    const { token } = await newToken(["plans:read"]);
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      last = await call(urls()[i % 3] ?? "", token, "GET", "/api/v1/plans");
+      statuses.push(last.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(40);
+    expect(statuses.slice(40).every((s) => s === 429)).toBe(true);
+    expect(last?.headers.get("ratelimit-limit")).toBe("40");
+    expect(last?.headers.get("ratelimit-remaining")).toBe("0");
+    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("counts requests with a bad or missing token per address across instances, with the headers on every refusal", async () => {
+    // The bootstrap token and the other tests' tokens have their own budgets; this address has not
+    // spent any on unauthenticated requests yet.
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const url = urls()[i % 3] ?? "";
+      const answer =
+        i % 5 === 4
+          ? await call(url, null, "GET", "/api/v1/no-such-route")
+          : await call(url, i % 2 ? `rsk_guess_${i}` : null, "GET", "/api/v1/workspaces");
+      expect(answer.headers.get("ratelimit-limit")).toBe("40");
+      expect(answer.headers.get("ratelimit-remaining")).toMatch(/^\d+$/);
+      expect(answer.headers.get("ratelimit-reset")).toMatch(/^\d+$/);
+      statuses.push(answer.status);
+    }
+    expect(statuses.slice(0, 40).every((s) => s === 401 || s === 404)).toBe(true);
+    expect(statuses.slice(40)).toEqual(Array(10).fill(429));
+  });
+});
