@@ -472,6 +472,7 @@ describe("templates", () => {
         approved: 1,
         rejected: 1,
         paused: 0,
+        disabled: 0,
       });
     });
   });

@@ -81,15 +81,21 @@ describe("the sandbox operator's content rules", () => {
   });
 
   it("is a messaging provider of kind sandbox with the configured review delay", async () => {
-    const provider = sandboxMessagingProvider({ reviewDelayMs: 1234 });
+    const provider = sandboxMessagingProvider({
+      reviewDelayMs: 1234,
+      sender: { send: async () => [] },
+    });
     expect(provider.kind).toBe("sandbox");
     expect(provider.reviewDelayMs).toBe(1234);
     expect(
-      await provider.reviewTemplate({
-        ...utility("Hello there."),
-        id: "tpl_1",
-        workspace_id: "ws_1",
-      }),
+      await provider.reviewTemplate(
+        {
+          ...utility("Hello there."),
+          id: "tpl_1",
+          workspace_id: "ws_1",
+        },
+        null,
+      ),
     ).toEqual({ status: "approved" });
   });
 });

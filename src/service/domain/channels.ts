@@ -1,59 +1,101 @@
-import type { Channel, CreateChannelBody } from "../../contract/channels.js";
-import { checkE164 } from "../../contract/phones.js";
+import type { Channel, ChannelProvider, CreateChannelBody } from "../../contract/channels.js";
 import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
+import { ensureJob } from "../messaging/ensure-job.js";
+import type { MessagingProviders } from "../messaging/provider-routing.js";
+import { whatsappSyncJob } from "../messaging/whatsapp-webhooks.js";
+import type { JobScheduler } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
+import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
 
-/** A channel as the API shows it. */
+/** A channel as the API shows it: never its access token. */
 export function toChannel(row: ChannelTable): Channel {
   return {
     id: row.id,
     phone: row.phone,
     name: row.name,
     status: row.status as Channel["status"],
-    provider: row.provider,
+    provider: row.provider as ChannelProvider,
+    phone_number_id: row.phone_number_id ?? null,
+    waba_id: row.waba_id ?? null,
+    verified_name: row.verified_name ?? null,
+    quality_rating: row.quality_rating ?? null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
-/** Connects a number to a workspace (locally, through the sandbox operator). */
+/** What connecting a channel needs: the database, time, the operators, the job queue. */
+export interface ChannelServices {
+  db: Db;
+  clock: Clock;
+  messaging: MessagingProviders;
+  jobs: JobScheduler;
+}
+
+async function refuseTakenPhone(db: Db, workspaceId: string, phone: string, field: string) {
+  const existing = await db
+    .selectFrom("channels")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("phone", "=", phone)
+    .executeTakeFirst();
+  if (existing) throw invalidField(field, `is already connected as channel ${existing.id}`);
+}
+
+/**
+ * Connects a number to a workspace once its operator has checked it: a sandbox number is valid
+ * E.164; a WhatsApp Cloud API number is confirmed by the Graph API (its display number and
+ * verified name are kept, its token sealed).
+ */
 export async function createChannel(
-  deps: { db: Db; clock: Clock; provider: string },
+  deps: ChannelServices,
   principal: Principal,
   workspaceId: string,
   body: CreateChannelBody,
 ): Promise<Channel> {
   const workspace = await loadActiveWorkspaceFor(deps.db, principal, workspaceId);
-  const phone = checkE164(body.phone);
-  if (!phone.ok) throw invalidField("phone", phone.message);
-  const existing = await deps.db
-    .selectFrom("channels")
-    .select("id")
-    .where("workspace_id", "=", workspace.id)
-    .where("phone", "=", phone.e164)
-    .executeTakeFirst();
-  if (existing) {
-    throw invalidField("phone", `is already connected as channel ${existing.id}`);
-  }
+  const provider = deps.messaging.of(body.provider);
+  const number = await provider.connectNumber(workspace.id, body);
+  // The number is named by the field it came from: `phone`, or Meta's answer for the id.
+  await refuseTakenPhone(
+    deps.db,
+    workspace.id,
+    number.phone,
+    body.phone !== undefined ? "phone" : "phone_number_id",
+  );
   const now = isoSeconds(deps.clock.now());
   const row: ChannelTable = {
     id: newId("ch"),
     workspace_id: workspace.id,
-    phone: phone.e164,
     name: body.name,
     status: "connected",
-    provider: deps.provider,
+    provider: provider.kind,
+    ...number,
     created_at: now,
     updated_at: now,
   };
-  await deps.db.insertInto("channels").values(row).execute();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.insertInto("channels").values(row).execute();
+    await recordWorkspaceEvent(
+      trx,
+      deps.clock,
+      row.workspace_id,
+      "channel.connected",
+      toChannel(row),
+    );
+    // The periodic template sync (missed webhooks) runs while any cloud channel exists.
+    if (provider.kind === "whatsapp_cloud") {
+      await ensureJob(trx, deps.jobs, whatsappSyncJob, deps.clock.now());
+    }
+  });
+  deps.jobs.poke();
   return toChannel(row);
 }
 
@@ -73,6 +115,17 @@ export async function listChannels(
   return { ...result, rows: result.rows.map(toChannel) };
 }
 
+/** One channel of a workspace the caller may see. */
+export async function getChannel(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  channelId: string,
+): Promise<Channel> {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  return toChannel(await loadChannel(db, workspace.id, channelId));
+}
+
 /** A channel of the workspace, or 404. */
 export async function loadChannel(
   db: Db,
@@ -87,4 +140,32 @@ export async function loadChannel(
     .executeTakeFirst();
   if (!row) throw new ServiceError("not_found", `Channel '${channelId}' was not found.`);
   return row;
+}
+
+/** Marks a cloud channel disconnected (Meta refused its token); answers whether it changed. */
+export async function disconnectChannel(db: Db, clock: Clock, channelId: string): Promise<boolean> {
+  // The change and its channel.disconnected event commit together (see events.ts).
+  const apply = async (trx: Db): Promise<boolean> => {
+    const result = await trx
+      .updateTable("channels")
+      .set({ status: "disconnected", updated_at: isoSeconds(clock.now()) })
+      .where("id", "=", channelId)
+      .where("status", "=", "connected")
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    const row = await trx
+      .selectFrom("channels")
+      .selectAll()
+      .where("id", "=", channelId)
+      .executeTakeFirstOrThrow();
+    await recordWorkspaceEvent(
+      trx,
+      clock,
+      row.workspace_id,
+      "channel.disconnected",
+      toChannel(row),
+    );
+    return true;
+  };
+  return db.isTransaction ? apply(db) : db.transaction().execute(apply);
 }

@@ -2,6 +2,8 @@ import { checkE164 } from "../../contract/phones.js";
 import type { Db } from "../db/database.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { ContactWriter } from "./contact-store.js";
+import { toContact } from "./contacts.js";
+import { recordConsentEvent } from "./events.js";
 import { invalidField } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadWorkspaceFor } from "./workspace-access.js";
@@ -31,26 +33,49 @@ export async function receiveInbound(
   const workspace = await loadWorkspaceFor(deps.db, principal, input.workspace_id);
   const phone = checkE164(input.from);
   if (!phone.ok) throw invalidField("from", phone.message);
-  const keyword = consentKeyword(input.text);
-  return deps.db.transaction().execute(async () => {
-    const writer = new ContactWriter(deps.sqlite, workspace.id);
-    const contact = writer.byPhone(phone.e164);
-    if (!contact) return { contact_id: null, action: "none" as const, opt_in_status: null };
-    if (!keyword)
-      return {
-        contact_id: contact.id,
-        action: "none" as const,
-        opt_in_status: contact.opt_in_status,
-      };
-    const result = writer.update(
-      contact,
-      {
-        opt_in_status: keyword,
-        ...(keyword === "opted_in" ? { opt_in_source: "whatsapp_reply" } : {}),
-      },
-      { now: isoSeconds(deps.clock.now()), source: "whatsapp_reply" },
+  return deps.db
+    .transaction()
+    .execute(async (trx) =>
+      applyInboundMessage({ ...deps, db: trx }, workspace.id, phone.e164, input.text),
     );
-    if ("field" in result) throw invalidField(result.field, result.message);
-    return { contact_id: contact.id, action: keyword, opt_in_status: result.opt_in_status };
-  });
+}
+
+/**
+ * The consent rules of an inbound message, for the sandbox and the Cloud API's webhooks alike:
+ * STOP or UNSUBSCRIBE opts the sender out, START opts them back in; other text changes nothing.
+ * Runs inside the caller's transaction.
+ */
+export async function applyInboundMessage(
+  deps: { db: Db; sqlite: Sqlite; clock: Clock },
+  workspaceId: string,
+  phone: string,
+  text: string,
+) {
+  const keyword = consentKeyword(text);
+  const writer = new ContactWriter(deps.sqlite, workspaceId);
+  const contact = writer.byPhone(phone);
+  if (!contact) return { contact_id: null, action: "none" as const, opt_in_status: null };
+  if (!keyword)
+    return {
+      contact_id: contact.id,
+      action: "none" as const,
+      opt_in_status: contact.opt_in_status,
+    };
+  const result = writer.update(
+    contact,
+    {
+      opt_in_status: keyword,
+      ...(keyword === "opted_in" ? { opt_in_source: "whatsapp_reply" } : {}),
+    },
+    { now: isoSeconds(deps.clock.now()), source: "whatsapp_reply" },
+  );
+  if ("field" in result) throw invalidField(result.field, result.message);
+  await recordConsentEvent(
+    deps.db,
+    deps.clock,
+    workspaceId,
+    contact.opt_in_status,
+    toContact(result),
+  );
+  return { contact_id: contact.id, action: keyword, opt_in_status: result.opt_in_status };
 }

@@ -18,9 +18,11 @@ import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { TemplateTable } from "../db/tables/templates.js";
 import type { JobHandler } from "../jobs/job-runner.js";
-import type { MessagingProvider, TemplateUnderReview } from "../messaging/provider.js";
+import type { TemplateDecision, TemplateUnderReview } from "../messaging/provider.js";
+import type { MessagingProviders } from "../messaging/provider-routing.js";
 import type { JobScheduler } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
+import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { enforcePlanLimit } from "./plan-limits.js";
 import { ServiceError } from "./service-error.js";
@@ -32,7 +34,7 @@ export interface TemplateServices {
   db: Db;
   clock: Clock;
   jobs: JobScheduler;
-  messaging: MessagingProvider;
+  messaging: MessagingProviders;
 }
 
 /** The durable job that asks the operator for its decision about a pending template. */
@@ -179,6 +181,7 @@ export async function createTemplate(
     updated_at: isoSeconds(now),
     submitted_at: draft ? null : isoSeconds(now),
     reviewed_at: null,
+    provider_template_id: null,
   };
   try {
     await db.transaction().execute(async (trx) => {
@@ -267,10 +270,7 @@ export async function deleteTemplate(
   return { id: current.id, name: current.name, language: current.language, deleted: true };
 }
 
-type Decision =
-  | { status: "approved" }
-  | { status: "rejected"; reason: RejectionReason; detail?: string | undefined }
-  | { status: "paused" };
+type Decision = TemplateDecision;
 
 /** Records a decision if the template is still in one of `from`; answers whether it was. */
 async function recordDecision(
@@ -281,19 +281,36 @@ async function recordDecision(
   from: readonly TemplateStatus[],
 ): Promise<boolean> {
   const now = isoSeconds(clock.now());
-  const result = await db
-    .updateTable("templates")
-    .set({
-      status: decision.status,
-      rejection_reason: decision.status === "rejected" ? decision.reason : null,
-      rejection_detail: decision.status === "rejected" ? (decision.detail ?? null) : null,
-      reviewed_at: now,
-      updated_at: now,
-    })
-    .where("id", "=", templateId)
-    .where("status", "in", from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  // The change and its template.status_changed event commit together (see events.ts).
+  const apply = async (trx: Db): Promise<boolean> => {
+    const result = await trx
+      .updateTable("templates")
+      .set({
+        status: decision.status,
+        rejection_reason: decision.status === "rejected" ? decision.reason : null,
+        rejection_detail: decision.status === "rejected" ? (decision.detail ?? null) : null,
+        reviewed_at: now,
+        updated_at: now,
+      })
+      .where("id", "=", templateId)
+      .where("status", "in", from)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    const row = await trx
+      .selectFrom("templates")
+      .selectAll()
+      .where("id", "=", templateId)
+      .executeTakeFirstOrThrow();
+    await recordWorkspaceEvent(
+      trx,
+      clock,
+      row.workspace_id,
+      "template.status_changed",
+      toTemplate(row),
+    );
+    return true;
+  };
+  return db.isTransaction ? apply(db) : db.transaction().execute(apply);
 }
 
 function underReview(row: TemplateTable): TemplateUnderReview {
@@ -305,7 +322,30 @@ function underReview(row: TemplateTable): TemplateUnderReview {
     category: template.category,
     language: template.language,
     components: template.components as TemplateComponent[],
+    provider_template_id: row.provider_template_id,
   };
+}
+
+/** Which statuses an operator's report may move a template from (forward and sideways only). */
+const reportSources: Record<Decision["status"], readonly TemplateStatus[]> = {
+  approved: ["pending", "paused"],
+  rejected: ["pending"],
+  paused: ["approved"],
+  disabled: ["pending", "approved", "paused"],
+};
+
+/**
+ * Applies what the operator reports about a template (a Cloud API webhook, the template sync),
+ * inside the caller's transaction; a report that does not fit the current status (a repeat, an
+ * older one) changes nothing. Answers whether it changed the template.
+ */
+export async function applyTemplateStatus(
+  db: Db,
+  clock: Clock,
+  templateId: string,
+  decision: Decision,
+): Promise<boolean> {
+  return recordDecision(db, clock, templateId, decision, reportSources[decision.status]);
 }
 
 /**
@@ -324,7 +364,8 @@ export function templateReviewJob(services: TemplateServices): JobHandler {
       .where("id", "=", templateId)
       .executeTakeFirst();
     if (row?.status !== "pending") return { state: "done" };
-    const outcome = await services.messaging.reviewTemplate(underReview(row));
+    const { provider, channel } = await services.messaging.forWorkspace(row.workspace_id);
+    const outcome = await provider.reviewTemplate(underReview(row), channel);
     if (outcome.status === "pending") return { state: "retry", at: outcome.checkAgainAt };
     await recordDecision(services.db, services.clock, templateId, outcome, ["pending"]);
     return { state: "done" };
@@ -340,7 +381,7 @@ const decisionSources: Record<SandboxReviewBody["decision"], readonly TemplateSt
 
 /**
  * The sandbox operator's controls: approve (a pending or paused template), reject with a reason
- * (a pending one), pause (an approved one). Only when the service runs the sandbox operator, and
+ * (a pending one), pause (an approved one). Only for a template the sandbox reviews (not one submitted to Meta), and
  * only for a template in a workspace the caller may see (404 otherwise).
  */
 export async function decideAsOperator(
@@ -350,12 +391,6 @@ export async function decideAsOperator(
   body: SandboxReviewBody,
 ): Promise<Template> {
   const { db, clock } = services;
-  if (services.messaging.kind !== "sandbox") {
-    throw new ServiceError(
-      "not_found",
-      "Operator controls exist only when the service runs the sandbox operator.",
-    );
-  }
   const found = await db
     .selectFrom("templates")
     .innerJoin("workspaces", "workspaces.id", "templates.workspace_id")
@@ -368,6 +403,12 @@ export async function decideAsOperator(
     !canSeeWorkspace(principal, { id: found.workspace_id, reseller_id: found.reseller_id })
   ) {
     throw templateNotFound(templateId);
+  }
+  if (found.provider_template_id) {
+    throw new ServiceError(
+      "template_not_reviewable",
+      `Template '${templateId}' was submitted to Meta (WhatsApp Cloud API), which decides about it; the sandbox's operator controls do not apply.`,
+    );
   }
   if (body.decision === "reject" && body.reason === undefined) {
     throw new ServiceError("validation_failed", "reason: a rejection needs a reason.", {

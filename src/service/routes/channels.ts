@@ -1,4 +1,5 @@
 import {
+  ChannelIdParams,
   ChannelListResponse,
   ChannelResponse,
   CreateChannelBody,
@@ -6,14 +7,14 @@ import {
 import { PageQuery } from "../../contract/pagination.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
-import { createChannel, listChannels } from "../domain/channels.js";
+import { createChannel, getChannel, listChannels } from "../domain/channels.js";
 import { principalOf } from "../plugins/authentication.js";
 import type { Services } from "../services.js";
 import { authErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Channels"];
 
-/** GET/POST /api/v1/workspaces/:id/channels: the numbers a workspace sends from. */
+/** GET/POST /api/v1/workspaces/:id/channels and GET …/channels/:channel_id: the numbers a workspace sends from. */
 export function channelRoutes(app: App, services: Services): void {
   app.get(
     "/api/v1/workspaces/:id/channels",
@@ -39,6 +40,29 @@ export function channelRoutes(app: App, services: Services): void {
     },
   );
 
+  app.get(
+    "/api/v1/workspaces/:id/channels/:channel_id",
+    {
+      config: { scope: "campaigns:read" },
+      schema: {
+        tags,
+        operationId: "getChannel",
+        summary: "Get one channel, with Meta's verified name and quality rating for a cloud number",
+        params: ChannelIdParams,
+        response: { 200: ChannelResponse, ...errorResponses(...authErrors, 404) },
+      },
+    },
+    async (request) => {
+      const data = await getChannel(
+        services.db,
+        principalOf(request),
+        request.params.id,
+        request.params.channel_id,
+      );
+      return { status: "success" as const, data, meta: {} };
+    },
+  );
+
   app.post(
     "/api/v1/workspaces/:id/channels",
     {
@@ -47,15 +71,16 @@ export function channelRoutes(app: App, services: Services): void {
         tags,
         operationId: "createChannel",
         summary: "Connect a number to the workspace",
-        description: `Locally the operator is the sandbox, which connects any valid E.164 number at once. 422 when the number is invalid or already connected.`,
+        description:
+          "`provider: sandbox` (default) connects any valid E.164 `phone` at once. `provider: whatsapp_cloud` takes `phone_number_id`, `waba_id` and `access_token`, checks the number with Meta's Graph API (GET /<phone_number_id>) and keeps its display number, verified name and quality rating; the token is stored encrypted and never returned. 422 naming the field when the number is invalid or taken, Meta refuses the token or id, or the service has no RESELLER_SECRET_KEY; 503 when Meta cannot be reached.",
         params: WorkspaceIdParams,
         body: CreateChannelBody,
-        response: { 201: ChannelResponse, ...errorResponses(...postErrors, 404) },
+        response: { 201: ChannelResponse, ...errorResponses(...postErrors, 404, 503) },
       },
     },
     async (request, reply) => {
       const data = await createChannel(
-        { db: services.db, clock: services.clock, provider: services.messaging.kind },
+        services,
         principalOf(request),
         request.params.id,
         request.body,

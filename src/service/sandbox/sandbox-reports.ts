@@ -1,9 +1,11 @@
+import type BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { recordStatusReports } from "../domain/campaign-engine.js";
-import { type Clock, isoSeconds } from "../domain/clock.js";
+import type { Clock } from "../domain/clock.js";
 import type { JobHandler } from "../jobs/job-runner.js";
+import { ensureJob } from "../messaging/ensure-job.js";
 import type { MessageStatusReport } from "../messaging/message-sender.js";
+import { applyProviderEvents } from "../messaging/provider-events.js";
 import type { JobScheduler } from "../services.js";
 import { reportsFor } from "./magic-numbers.js";
 import { type SandboxTiming, sandboxReportsJob } from "./sandbox-sender.js";
@@ -11,29 +13,10 @@ import { type SandboxTiming, sandboxReportsJob } from "./sandbox-sender.js";
 /** How long the sandbox keeps trying a report whose message the service has not recorded yet. */
 const unmatchedPatienceMs = 10 * 60 * 1000;
 
-/**
- * Makes sure a `sandbox.reports` job runs by `at`: one job serves every pending report, so a
- * new one is queued only when none is waiting (an earlier time moves the waiting one forward).
- */
+/** Makes sure a `sandbox.reports` job runs by `at` (one job serves every pending report). */
 export async function scheduleSandboxReports(db: Db, jobs: JobScheduler, at: Date): Promise<void> {
-  const waiting = await db
-    .selectFrom("jobs")
-    .select(["id", "state", "run_at"])
-    .where("kind", "=", sandboxReportsJob)
-    .where("state", "in", ["queued", "running"])
-    .orderBy("run_at")
-    .executeTakeFirst();
-  if (!waiting) {
-    await jobs.enqueue(db, { kind: sandboxReportsJob, payload: {}, runAt: at });
-    jobs.poke();
-  } else if (waiting.state === "queued" && waiting.run_at > at.toISOString()) {
-    await db
-      .updateTable("jobs")
-      .set({ run_at: at.toISOString() })
-      .where("id", "=", waiting.id)
-      .execute();
-    jobs.poke();
-  }
+  await ensureJob(db, jobs, sandboxReportsJob, at);
+  jobs.poke();
 }
 
 /**
@@ -42,6 +25,8 @@ export async function scheduleSandboxReports(db: Db, jobs: JobScheduler, at: Dat
  */
 export function sandboxReportsHandler(deps: {
   db: Db;
+  /** The raw handle of `db`'s connection (consent changes of the event path). */
+  sqlite: BetterSqlite3.Database;
   clock: Clock;
   timing: SandboxTiming;
 }): JobHandler {
@@ -65,7 +50,11 @@ export function sandboxReportsHandler(deps: {
           status: m.next_status === "read" ? "read" : "delivered",
           at: now,
         }));
-        const { unmatched } = await recordStatusReports(trx, clock, reports);
+        // The same event path as the Cloud API's status webhooks.
+        const { unmatched } = await applyProviderEvents(
+          { db: trx, sqlite: deps.sqlite, clock },
+          reports.map((report) => ({ kind: "status" as const, report })),
+        );
         const waiting = new Set(unmatched);
         for (const message of due) {
           const acceptedAt = Date.parse(message.accepted_at);
@@ -100,5 +89,3 @@ export function sandboxReportsHandler(deps: {
     return next?.at ? { state: "retry", at: new Date(next.at) } : { state: "done" };
   };
 }
-
-export { isoSeconds };

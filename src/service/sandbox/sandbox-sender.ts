@@ -3,8 +3,9 @@ import type { Db } from "../db/database.js";
 import type { SandboxMessageTable } from "../db/tables/campaigns.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
+import { sendOutcomeForCode } from "../messaging/graph-errors.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
-import { refusalFor, reportsFor } from "./magic-numbers.js";
+import { graphErrorFor, refusalFor, reportsFor } from "./magic-numbers.js";
 
 /** How quickly the sandbox reports deliveries and reads. */
 export interface SandboxTiming {
@@ -38,6 +39,8 @@ export function sandboxSender(deps: {
   const byKey = deps.sqlite.prepare<[string], { id: string }>(
     "SELECT id FROM sandbox_messages WHERE idempotency_key = ?",
   );
+  // Keys whose first attempt met a one-time error (4004, 4005); the next attempt goes through.
+  const retried = new Set<string>();
   return {
     async send(messages: readonly OutboundMessage[]): Promise<SendOutcome[]> {
       const now = deps.clock.now();
@@ -48,6 +51,11 @@ export function sandboxSender(deps: {
         messages.map((message): SendOutcome => {
           const refusal = refusalFor(message.to);
           if (refusal) return { status: "failed", ...refusal };
+          const error = graphErrorFor(message.to);
+          if (error && !(error.firstAttemptOnly && retried.has(message.idempotencyKey))) {
+            if (error.firstAttemptOnly) retried.add(message.idempotencyKey);
+            return sendOutcomeForCode(error.code);
+          }
           const delivers = reportsFor(message.to).delivered;
           const id = newId("msg");
           const { changes } = insert.run({

@@ -1,18 +1,19 @@
-import { ChannelResponse, type CreateChannelBody } from "../../../contract/channels.js";
+import { ChannelResponse, type CreateChannelInput } from "../../../contract/channels.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
-import { channelColumns, channelsPath } from "./channel-format.js";
+import { readStdin } from "../../read-stdin.js";
+import { channelDetailColumns, channelsPath } from "./channel-format.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
 /** Flags that are missing (empty counts as missing). */
-function missingFlags(options: Options): string[] {
-  return (["phone", "name"] as const)
+function missingFlags(options: Options, keys: readonly string[]): string[] {
+  return keys
     .filter((key) => (stringOption(options, key) ?? "").trim() === "")
-    .map((key) => `--${key}`);
+    .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
 }
 
 async function flagOrAsk(ctx: Context, options: Options, key: string, question: string) {
@@ -25,26 +26,86 @@ async function flagOrAsk(ctx: Context, options: Options, key: string, question: 
   return answer.trim();
 }
 
-/** `reseller channels add --phone +E164 --name N`: connects a number to the workspace. */
-export const run: Handler = async (ctx, { options }) => {
-  const missing = missingFlags(options);
-  if (missing.length > 0 && !ctx.canPrompt) {
+/** The body of a WhatsApp Cloud API channel: Graph ids from flags, the token from stdin or a hidden prompt. */
+async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelInput> {
+  const missing = missingFlags(options, ["phoneNumberId", "wabaId", "name"]);
+  const tokenFromStdin = options.accessTokenStdin === true;
+  if (stringOption(options, "phone") !== undefined) {
     throw usageError(
-      `Missing ${missing.join(" and ")}.`,
-      "Pass --phone +E164 and --name N (or run at a terminal to be asked).",
+      "--phone is not used with --provider whatsapp_cloud.",
+      "Meta tells the service the number; pass --phone-number-id and --waba-id.",
     );
   }
-  const workspaceId = await ctx.workspaceId();
-  const body: CreateChannelBody = {
-    phone: await flagOrAsk(ctx, options, "phone", "Number to connect (E.164, e.g. +4915112340000)"),
-    name: await flagOrAsk(ctx, options, "name", "Name of the channel"),
+  if ((missing.length > 0 || !tokenFromStdin) && !ctx.canPrompt) {
+    throw usageError(
+      `Missing ${[...missing, ...(tokenFromStdin ? [] : ["--access-token-stdin"])].join(", ")}.`,
+      "Pass --phone-number-id, --waba-id, --name and the token on standard input with --access-token-stdin (or run at a terminal to be asked).",
+    );
+  }
+  const phoneNumberId = await flagOrAsk(
+    ctx,
+    options,
+    "phoneNumberId",
+    "Phone number id (WhatsApp Manager, API Setup)",
+  );
+  const wabaId = await flagOrAsk(ctx, options, "wabaId", "WhatsApp Business Account id");
+  const name = await flagOrAsk(ctx, options, "name", "Name of the channel");
+  const token = tokenFromStdin
+    ? (await readStdin(ctx.io.stdin)).trim()
+    : (
+        await ctx.prompter.password({ message: "Access token (system user, never shown again)" })
+      ).trim();
+  if (token === "") {
+    throw usageError(
+      "The access token is empty.",
+      "Pipe the token in: … --access-token-stdin < token.txt",
+    );
+  }
+  return {
+    provider: "whatsapp_cloud",
+    name,
+    phone_number_id: phoneNumberId,
+    waba_id: wabaId,
+    access_token: token,
   };
+}
+
+/**
+ * `reseller channels add`: connects a number to the workspace, a sandbox number by `--phone`, a
+ * WhatsApp Cloud API number by `--provider whatsapp_cloud --phone-number-id --waba-id
+ * --access-token-stdin`.
+ */
+export const run: Handler = async (ctx, { options }) => {
+  const provider = stringOption(options, "provider") ?? "sandbox";
+  let body: CreateChannelInput;
+  if (provider === "whatsapp_cloud") {
+    body = await cloudBody(ctx, options);
+  } else {
+    const missing = missingFlags(options, ["phone", "name"]);
+    if (missing.length > 0 && !ctx.canPrompt) {
+      throw usageError(
+        `Missing ${missing.join(" and ")}.`,
+        "Pass --phone +E164 and --name N (or run at a terminal to be asked).",
+      );
+    }
+    body = {
+      phone: await flagOrAsk(
+        ctx,
+        options,
+        "phone",
+        "Number to connect (E.164, e.g. +4915112340000)",
+      ),
+      name: await flagOrAsk(ctx, options, "name", "Name of the channel"),
+    };
+  }
+  const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const response = await client.call("POST", channelsPath(workspaceId), ChannelResponse, { body });
   const channel = response.body.data;
+  const verified = channel.verified_name ? `, verified as ${channel.verified_name}` : "";
   return {
     data: response.raw.data,
-    view: recordView(channel, channelColumns),
-    message: `Connected ${channel.phone} as channel ${channel.id} (${channel.name}, ${channel.status}). Use it with \`reseller campaigns create --channel ${channel.id} …\`.`,
+    view: recordView(channel, channelDetailColumns),
+    message: `Connected ${channel.phone} as channel ${channel.id} (${channel.name}, ${channel.provider}${verified}). Use it with \`reseller campaigns create --channel ${channel.id} …\`.`,
   };
 };

@@ -28,6 +28,16 @@ export const channelColumns: Column<Channel>[] = [
   },
 ];
 
+/** One channel in full: a cloud number's Graph ids, verified name and quality rating too. */
+export const channelDetailColumns: Column<Channel>[] = [
+  ...channelColumns.slice(0, -1),
+  { header: "Verified name", key: "verified_name", value: (c) => c.verified_name ?? "" },
+  { header: "Quality", key: "quality_rating", value: (c) => c.quality_rating ?? "" },
+  { header: "Phone number id", key: "phone_number_id", value: (c) => c.phone_number_id ?? "" },
+  { header: "WABA id", key: "waba_id", value: (c) => c.waba_id ?? "" },
+  ...channelColumns.slice(-1),
+];
+
 /** A list of channels. */
 export function channelTable(rows: readonly Channel[]): View {
   return tableView(rows, channelColumns, {

@@ -13,7 +13,7 @@ export interface TemplateTable {
   language: string;
   /** JSON array of the normalised components (see contract/template-rules.ts). */
   components: string;
-  /** draft, pending, approved, rejected or paused. */
+  /** draft, pending, approved, rejected, paused or disabled. */
   status: string;
   /** One of the operator's rejection reasons, while rejected. */
   rejection_reason: string | null;
@@ -22,4 +22,6 @@ export interface TemplateTable {
   updated_at: string;
   submitted_at: string | null;
   reviewed_at: string | null;
+  /** The Graph id of the template once submitted to the WhatsApp Cloud API (migration 0008). */
+  provider_template_id: string | null;
 }

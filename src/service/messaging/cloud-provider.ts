@@ -1,0 +1,417 @@
+import { checkE164 } from "../../contract/phones.js";
+import type { TemplateComponent } from "../../contract/template-rules.js";
+import {
+  type TemplateRejectionReason,
+  templateRejectionReasons,
+} from "../../contract/vocabulary.js";
+import type { Db } from "../db/database.js";
+import type { ChannelTable } from "../db/tables/campaigns.js";
+import type { Clock } from "../domain/clock.js";
+import { invalidField, ServiceError } from "../domain/service-error.js";
+import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
+import { sendOutcomeForCode } from "./graph-errors.js";
+import type { OutboundMessage, SendOutcome } from "./message-sender.js";
+import type {
+  ConnectedNumber,
+  MessagingProvider,
+  NumberRequest,
+  TemplateDecision,
+  TemplateReviewOutcome,
+  TemplateStatusReport,
+  TemplateUnderReview,
+} from "./provider.js";
+import { type SecretBox, secretKeyVariable } from "./token-crypto.js";
+
+/** What Meta says about a phone number (GET /<phone_number_id>). */
+interface NumberProfile {
+  display_phone_number: string;
+  verified_name: string | null;
+  quality_rating: string | null;
+}
+
+/** A template as `GET /<waba_id>/message_templates` lists it. */
+interface GraphTemplate {
+  id: string;
+  name: string;
+  language: string;
+  status: string;
+  rejected_reason?: string;
+}
+
+/** Meta's template statuses mapped to ours; others (IN_APPEAL, PENDING_DELETION…) change nothing. */
+function templateStatusFromGraph(
+  status: string,
+): "approved" | "rejected" | "paused" | "disabled" | "pending" | null {
+  switch (status.toUpperCase()) {
+    case "APPROVED":
+      return "approved";
+    case "REJECTED":
+      return "rejected";
+    case "PAUSED":
+      return "paused";
+    case "DISABLED":
+      return "disabled";
+    case "PENDING":
+      return "pending";
+    default:
+      return null;
+  }
+}
+
+/** Meta's rejection reason as one of ours; an unlisted one (NONE, newer values) is INVALID_FORMAT. */
+function rejectionReasonFromGraph(reason: string | undefined): TemplateRejectionReason {
+  const upper = (reason ?? "").toUpperCase();
+  return (templateRejectionReasons as readonly string[]).includes(upper)
+    ? (upper as TemplateRejectionReason)
+    : "INVALID_FORMAT";
+}
+
+/**
+ * What a Graph template status (a webhook's `event`, a listing's `status`) decides, with Meta's
+ * rejection reason; null while Meta has not decided or for a status that changes nothing.
+ */
+export function templateDecisionFromGraph(
+  status: string,
+  reason: string | null | undefined,
+): TemplateDecision | null {
+  const ours = templateStatusFromGraph(status);
+  if (ours === null || ours === "pending") return null;
+  if (ours !== "rejected") return { status: ours };
+  return {
+    status: "rejected",
+    reason: rejectionReasonFromGraph(reason ?? undefined),
+    detail:
+      reason && reason.toUpperCase() !== "NONE" ? `Meta: ${reason}` : "Meta rejected the template",
+  };
+}
+
+/** A channel's Graph identity with its opened token (kept in memory only for the call). */
+interface CloudCredentials {
+  phoneNumberId: string;
+  wabaId: string;
+  token: string;
+}
+
+/** The template message of one recipient, as POST /<phone_number_id>/messages takes it. */
+export function templateMessagePayload(message: OutboundMessage): Record<string, unknown> {
+  // Shape: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+  // (template object, components with text parameters) and
+  // https://developers.facebook.com/docs/whatsapp/cloud-api/guides/send-message-templates
+  const components: Record<string, unknown>[] = [];
+  const text = (value: string) => ({ type: "text", text: value });
+  if (message.parameters.header.length > 0) {
+    components.push({ type: "header", parameters: message.parameters.header.map(text) });
+  }
+  if (message.parameters.body.length > 0) {
+    components.push({ type: "body", parameters: message.parameters.body.map(text) });
+  }
+  return {
+    messaging_product: "whatsapp",
+    recipient_type: "individual",
+    to: message.to.replace(/^\+/, ""),
+    type: "template",
+    template: {
+      name: message.templateName,
+      language: { code: message.templateLanguage },
+      ...(components.length > 0 ? { components } : {}),
+    },
+    biz_opaque_callback_data: message.recipientId,
+  };
+}
+
+/** The Graph check of a number failed: a refused token or id is a 422 naming the field. */
+function numberCheckFailure(error: unknown): Error {
+  if (error instanceof GraphUnreachable) {
+    return new ServiceError(
+      "service_unavailable",
+      `${error.message}; the number could not be checked, try again.`,
+    );
+  }
+  if (!(error instanceof GraphError)) return error as Error;
+  // 190: invalid or expired token; 10 and 200-299: the token lacks a permission.
+  if (error.code === 190 || error.code === 10 || (error.code >= 200 && error.code < 300)) {
+    return invalidField(
+      "access_token",
+      `Meta refused the access token (code ${error.code}): use a system user token with whatsapp_business_messaging and whatsapp_business_management`,
+    );
+  }
+  return invalidField(
+    "phone_number_id",
+    `Meta does not know this phone number id for that token (code ${error.code})`,
+  );
+}
+
+function required(request: NumberRequest, field: "phone_number_id" | "waba_id" | "access_token") {
+  const value = request[field];
+  if (value === undefined) throw invalidField(field, "is required with provider whatsapp_cloud");
+  return value;
+}
+
+/**
+ * The WhatsApp Cloud API adapter: checks numbers, submits and follows templates, and sends
+ * template messages, each as the channel's own access token. Tokens are opened from their
+ * sealed form only for the call and never appear in errors or logs.
+ */
+export class WhatsappCloudProvider implements MessagingProvider {
+  readonly kind = "whatsapp_cloud" as const;
+  /** The Cloud API has no idempotency keys: a send that may have arrived is never repeated. */
+  readonly exactlyOnce = false;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      graph: GraphClient;
+      /** Null when RESELLER_SECRET_KEY is not set: cloud channels cannot be added or used. */
+      secrets: SecretBox | null;
+      /** How long until a pending template is asked about again (missed webhooks). */
+      recheckMs: number;
+    },
+  ) {}
+
+  /**
+   * Checks the number with the Graph API (GET /<phone_number_id> as the holder of the token)
+   * and seals the token; the workspace's cloud channels share one WABA.
+   */
+  async connectNumber(workspaceId: string, request: NumberRequest): Promise<ConnectedNumber> {
+    const secrets = this.deps.secrets;
+    if (!secrets) {
+      throw invalidField(
+        "provider",
+        `whatsapp_cloud channels need ${secretKeyVariable} set on the service (32 bytes, base64: openssl rand -base64 32) to store access tokens encrypted`,
+      );
+    }
+    const phoneNumberId = required(request, "phone_number_id");
+    const wabaId = required(request, "waba_id");
+    const token = required(request, "access_token");
+    if (request.phone !== undefined) {
+      throw invalidField("phone", "comes from Meta for a whatsapp_cloud channel; leave it out");
+    }
+    const otherWaba = await this.deps.db
+      .selectFrom("channels")
+      .select(["id", "waba_id"])
+      .where("workspace_id", "=", workspaceId)
+      .where("provider", "=", "whatsapp_cloud")
+      .where("waba_id", "!=", wabaId)
+      .executeTakeFirst();
+    if (otherWaba) {
+      throw invalidField(
+        "waba_id",
+        `the workspace's cloud channels share one WhatsApp Business Account (${otherWaba.waba_id}, channel ${otherWaba.id})`,
+      );
+    }
+    const taken = await this.deps.db
+      .selectFrom("channels")
+      .select("id")
+      .where("provider", "=", "whatsapp_cloud")
+      .where("phone_number_id", "=", phoneNumberId)
+      .executeTakeFirst();
+    if (taken) throw invalidField("phone_number_id", `is already connected as channel ${taken.id}`);
+    let profile: Partial<NumberProfile>;
+    try {
+      // Fields: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers
+      profile = await this.deps.graph.get<Partial<NumberProfile>>(token, phoneNumberId, {
+        fields: "display_phone_number,verified_name,quality_rating",
+      });
+    } catch (error) {
+      throw numberCheckFailure(error);
+    }
+    const phone = checkE164(`+${String(profile.display_phone_number ?? "").replace(/\D/g, "")}`);
+    if (!phone.ok) {
+      throw invalidField("phone_number_id", "Meta answered without a usable display phone number");
+    }
+    return {
+      phone: phone.e164,
+      verified_name: profile.verified_name ?? null,
+      quality_rating: profile.quality_rating ?? null,
+      phone_number_id: phoneNumberId,
+      waba_id: wabaId,
+      access_token_encrypted: secrets.seal(token),
+    };
+  }
+
+  /** The credentials of a cloud channel, or null when it has none that can be opened. */
+  private credentials(channel: ChannelTable): CloudCredentials | null {
+    const secrets = this.deps.secrets;
+    if (
+      !secrets ||
+      !channel.access_token_encrypted ||
+      !channel.phone_number_id ||
+      !channel.waba_id
+    ) {
+      return null;
+    }
+    try {
+      return {
+        phoneNumberId: channel.phone_number_id,
+        wabaId: channel.waba_id,
+        token: secrets.open(channel.access_token_encrypted),
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Submits a template to the workspace's WABA on the first call (POST
+   * /<waba_id>/message_templates, keeping the Graph id), and afterwards reads its status;
+   * `pending` until Meta decides (the webhook usually says so first).
+   */
+  async reviewTemplate(
+    template: TemplateUnderReview,
+    channel: ChannelTable | null,
+  ): Promise<TemplateReviewOutcome> {
+    const recheck = () => ({
+      status: "pending" as const,
+      checkAgainAt: new Date(this.deps.clock.now().getTime() + this.deps.recheckMs),
+    });
+    const credentials = channel ? this.credentials(channel) : null;
+    if (!credentials) return recheck();
+    try {
+      let graphId = template.provider_template_id ?? null;
+      let status: string;
+      let reason: string | undefined;
+      if (!graphId) {
+        // Body and answer: https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
+        const created = await this.deps.graph.post<{ id: string; status?: string }>(
+          credentials.token,
+          `${credentials.wabaId}/message_templates`,
+          {
+            name: template.name,
+            language: template.language,
+            category: template.category.toUpperCase(),
+            components: template.components satisfies TemplateComponent[],
+          },
+        );
+        graphId = String(created.id);
+        await this.deps.db
+          .updateTable("templates")
+          .set({ provider_template_id: graphId })
+          .where("id", "=", template.id)
+          .execute();
+        status = created.status ?? "PENDING";
+      } else {
+        const found = await this.deps.graph.get<{ status?: string; rejected_reason?: string }>(
+          credentials.token,
+          graphId,
+          { fields: "id,name,status,rejected_reason" },
+        );
+        status = found.status ?? "PENDING";
+        reason = found.rejected_reason;
+      }
+      const decision = templateDecisionFromGraph(status, reason);
+      // Paused or disabled before it was ever approved: the webhook or the sync records it.
+      if (decision?.status === "approved" || decision?.status === "rejected") return decision;
+      return recheck();
+    } catch (error) {
+      if (error instanceof GraphError && !template.provider_template_id && error.httpStatus < 500) {
+        // Meta refused the submission itself (invalid components, name taken at Meta…).
+        if (error.code !== 4 && error.code !== 80007 && error.code !== 190) {
+          return {
+            status: "rejected",
+            reason: "INVALID_FORMAT",
+            detail: `Meta refused the submission (code ${error.code}): ${error.details ?? error.message}`,
+          };
+        }
+      }
+      if (error instanceof GraphError || error instanceof GraphUnreachable) return recheck();
+      throw error;
+    }
+  }
+
+  /** Every decided template of the channel's WABA as Meta lists it (follows the paging cursors). */
+  async templateStatuses(channel: ChannelTable): Promise<TemplateStatusReport[]> {
+    const credentials = this.credentials(channel);
+    if (!credentials) return [];
+    const reports: TemplateStatusReport[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      // Paging: https://developers.facebook.com/docs/graph-api/results (cursor-based)
+      const answer = await this.deps.graph.get<{
+        data?: GraphTemplate[];
+        paging?: { cursors?: { after?: string }; next?: string };
+      }>(credentials.token, `${credentials.wabaId}/message_templates`, {
+        fields: "id,name,language,status,rejected_reason",
+        limit: "100",
+        ...(after ? { after } : {}),
+      });
+      for (const graph of answer.data ?? []) {
+        const decision = templateDecisionFromGraph(graph.status, graph.rejected_reason);
+        if (decision) reports.push({ providerTemplateId: String(graph.id), decision });
+      }
+      after = answer.paging?.next ? answer.paging.cursors?.after : undefined;
+      if (!after) break;
+    }
+    return reports;
+  }
+
+  /** One POST per message, in order, stopping at a rate limit or a campaign-wide refusal. */
+  async send(messages: readonly OutboundMessage[]): Promise<SendOutcome[]> {
+    const outcomes: SendOutcome[] = [];
+    const channelId = messages[0]?.channelId;
+    const channel = channelId
+      ? await this.deps.db
+          .selectFrom("channels")
+          .selectAll()
+          .where("id", "=", channelId)
+          .executeTakeFirst()
+      : undefined;
+    const credentials = channel ? this.credentials(channel) : null;
+    let wall: SendOutcome | null = null;
+    for (const message of messages) {
+      if (!credentials) {
+        outcomes.push({
+          status: "campaign_failed",
+          reason: "channel_credentials_unavailable",
+          code: 0,
+        });
+        continue;
+      }
+      // After a rate limit or a campaign-wide failure the rest of the batch is not tried.
+      if (wall) {
+        outcomes.push(
+          wall.status === "backoff"
+            ? wall
+            : { status: "backoff", reason: "not_attempted", code: 0 },
+        );
+        continue;
+      }
+      const outcome = await this.sendOne(credentials, message);
+      if (outcome.status === "backoff" || outcome.status === "campaign_failed") wall = outcome;
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  private async sendOne(
+    credentials: CloudCredentials,
+    message: OutboundMessage,
+  ): Promise<SendOutcome> {
+    try {
+      // Answer: {"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid…"}]}
+      // https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+      const answer = await this.deps.graph.post<{ messages?: { id?: string }[] }>(
+        credentials.token,
+        `${credentials.phoneNumberId}/messages`,
+        templateMessagePayload(message),
+      );
+      const id = answer.messages?.[0]?.id;
+      if (!id) return { status: "unknown", detail: "Graph answered without a message id" };
+      return { status: "accepted", providerMessageId: id };
+    } catch (error) {
+      if (error instanceof GraphUnreachable) {
+        return error.mayHaveArrived
+          ? { status: "unknown", detail: error.message }
+          : { status: "backoff", reason: "provider_unreachable", code: 0 };
+      }
+      if (!(error instanceof GraphError)) throw error;
+      // No Graph error in the answer: a 5xx, or a 2xx whose body could not be read, may mean
+      // Meta took the message, so it is never sent again by itself.
+      const taken = error.httpStatus >= 500 || (error.httpStatus >= 200 && error.httpStatus < 300);
+      if (error.code === 0 && taken) {
+        return { status: "unknown", detail: `Graph answered HTTP ${error.httpStatus}` };
+      }
+      return sendOutcomeForCode(error.code);
+    }
+  }
+}

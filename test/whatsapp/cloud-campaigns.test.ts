@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
+import { ChannelThrottles } from "../../src/service/domain/throttle.js";
+import { JobRunner } from "../../src/service/jobs/job-runner.js";
+import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
+import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
+
+const ada = "+4915112345671";
+const bob = "+4915112345672";
+
+describe("campaigns sent through the WhatsApp Cloud API", () => {
+  let w: CloudWorld;
+  let channelId: string;
+  beforeEach(async () => {
+    w = await cloudWorld();
+    channelId = (await w.connect()).id;
+    await w.approvedTemplate();
+  });
+  afterEach(() => w.close());
+
+  const recipients = (campaignId: string) =>
+    w.t.database.db
+      .selectFrom("campaign_recipients")
+      .selectAll()
+      .where("campaign_id", "=", campaignId)
+      .orderBy("phone")
+      .execute();
+
+  it("sends template messages whose components carry the mapped variables and the recipient id", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    const campaign = await w.campaign(channelId);
+    const [send] = w.graph.sends();
+    expect(send?.path).toBe(`/${phoneNumberId}/messages`);
+    expect(send?.body).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "4915112345671",
+      type: "template",
+      template: {
+        name: "spring_news",
+        language: { code: "en_US" },
+        components: [
+          { type: "header", parameters: [{ type: "text", text: "Ada" }] },
+          {
+            type: "body",
+            parameters: [
+              { type: "text", text: "Ada" },
+              { type: "text", text: "A-1" },
+            ],
+          },
+        ],
+      },
+      biz_opaque_callback_data: `${campaign.id}:${contact.id}`,
+    });
+    const [row] = await recipients(campaign.id);
+    expect(row).toMatchObject({ state: "sent", provider_message_id: "wamid.FAKE000002" });
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, queued: 0 });
+  });
+
+  it("moves the funnel forward only: a read before its delivered counts both, repeats count once", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    const campaign = await w.campaign(channelId);
+    const [row] = await recipients(campaign.id);
+    const id = row?.provider_message_id ?? "";
+    const status = (s: "sent" | "delivered" | "read") =>
+      statusWebhook(phoneNumberId, [{ id, status: s, to: "4915112345671" }]);
+    await w.deliver(status("read"));
+    await w.deliver(status("delivered"));
+    await w.deliver(status("read"));
+    await w.deliver(status("sent"));
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, delivered: 1, read: 1 });
+    expect((await recipients(campaign.id))[0]?.state).toBe("read");
+  });
+
+  it("stores a repeated webhook delivery once", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    const campaign = await w.campaign(channelId);
+    const id = (await recipients(campaign.id))[0]?.provider_message_id ?? "";
+    const payload = statusWebhook(phoneNumberId, [
+      { id, status: "delivered", to: "4915112345671" },
+    ]);
+    expect((await w.graph.deliver(payload)).body).toContain('"stored":1');
+    expect((await w.graph.deliver(payload)).body).toContain('"stored":0');
+    await w.t.runJobs();
+    expect(await w.stats(campaign.id)).toMatchObject({ delivered: 1 });
+  });
+
+  it("matches a status by biz_opaque_callback_data when the send's answer was lost", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    w.graph.silentFor.add("4915112345671");
+    const campaign = await w.campaign(channelId);
+    expect((await recipients(campaign.id))[0]?.state).toBe("outcome_unknown");
+    expect(w.graph.sends()).toHaveLength(1);
+    await w.deliver(
+      statusWebhook(phoneNumberId, [
+        {
+          id: "wamid.LOST",
+          status: "delivered",
+          to: "4915112345671",
+          recipientId: `${campaign.id}:${contact.id}`,
+        },
+      ]),
+    );
+    expect((await recipients(campaign.id))[0]).toMatchObject({
+      state: "delivered",
+      provider_message_id: "wamid.LOST",
+    });
+    expect(await w.stats(campaign.id)).toMatchObject({ queued: 0, sent: 1, delivered: 1 });
+    // Counted in the month's meter once confirmed, not before.
+    const meter = await w.t.database.db
+      .selectFrom("message_counts")
+      .select("sent")
+      .where("workspace_id", "=", w.ws)
+      .executeTakeFirst();
+    expect(meter?.sent).toBe(1);
+  });
+
+  it("treats a 200 answer it cannot read as an unknown outcome, never as a failure or a resend", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    w.graph.garbledFor.add("4915112345671");
+    const campaign = await w.campaign(channelId);
+    expect((await recipients(campaign.id))[0]?.state).toBe("outcome_unknown");
+    expect(await w.stats(campaign.id)).toMatchObject({ failed: 0, queued: 1 });
+    await w.t.runJobs();
+    expect(w.graph.sends()).toHaveLength(1);
+  });
+
+  it("fails an unknown outcome with that reason when no status comes within 24 hours", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    w.graph.silentFor.add("4915112345671");
+    const campaign = await w.campaign(channelId);
+    w.t.clock.advance(24 * 3600 * 1000 + 1000);
+    await w.t.runJobs();
+    expect((await recipients(campaign.id))[0]).toMatchObject({
+      state: "failed",
+      failure_reason: "outcome_unknown",
+    });
+    const stats = await w.stats(campaign.id);
+    expect(stats).toMatchObject({ queued: 0, failed: 1 });
+    expect(stats.failures).toEqual([{ reason: "outcome_unknown", count: 1 }]);
+    expect(w.graph.sends()).toHaveLength(1);
+  });
+
+  it("never sends again by itself a message whose send was under way when the process died", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    const draft = await w.post("/campaigns", {
+      name: "Crash",
+      channel_id: channelId,
+      template_name: "spring_news",
+      template_language: "en_US",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name", "2": "custom.code" },
+    });
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    // The process dies inside the provider call: the batch was marked `sending` before it.
+    const dying = campaignRunHandler({
+      db: w.t.database.db,
+      sqlite: w.t.database.sqlite,
+      clock: w.t.clock,
+      throttles: new ChannelThrottles(0),
+      sender: {
+        exactlyOnce: () => false,
+        send: async () => {
+          throw new Error("process died mid-send");
+        },
+      },
+    });
+    await new JobRunner({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      handlers: { "campaign.run": dying },
+    }).runDue();
+    expect((await recipients(draft.id)).map((r) => r.state)).toEqual(["sending", "sending"]);
+    // The restarted service resumes the campaign.
+    w.t.clock.advance(3600 * 1000);
+    await w.t.runJobs();
+    expect((await recipients(draft.id)).map((r) => r.state)).toEqual([
+      "outcome_unknown",
+      "outcome_unknown",
+    ]);
+    expect(w.graph.sends()).toHaveLength(0);
+  });
+
+  it("opts a contact out on an inbound STOP and back in on START", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada" });
+    await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN1"));
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_out");
+    await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "start", "wamid.IN2"));
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
+  });
+
+  it("answers 200 to events for a number it does not know, and ignores them", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada" });
+    await w.deliver(inboundWebhook("555555555", "4915112345671", "STOP", "wamid.IN3"));
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
+  });
+
+  it("refuses a missing or wrong signature with 401 and changes nothing", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada" });
+    const storedEvents = () =>
+      w.t.database.db.selectFrom("whatsapp_webhook_events").select("id").execute();
+    const before = (await storedEvents()).length;
+    const payload = inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN4");
+    const missing = await w.graph.deliver(payload, { signature: null });
+    const wrong = await w.graph.deliver(payload, { signature: `sha256=${"0".repeat(64)}` });
+    // A signature of the same JSON written differently: the bytes, not the meaning, are signed.
+    const reencoded = await w.graph.deliver(payload, {
+      raw: JSON.stringify(payload, null, 2),
+      signature: (await signed(JSON.stringify(payload))) ?? "",
+    });
+    for (const answer of [missing, wrong, reencoded]) {
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body).error_code).toBe("unauthenticated");
+    }
+    await w.t.runJobs();
+    expect(await storedEvents()).toHaveLength(before);
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
+  });
+});
+
+async function signed(raw: string): Promise<string> {
+  const { createHmac } = await import("node:crypto");
+  return `sha256=${createHmac("sha256", "fake-app-secret").update(raw).digest("hex")}`;
+}

@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  accessToken,
+  type CloudWorld,
+  cloudWorld,
+  phoneNumberId,
+  verifyToken,
+  wabaId,
+} from "./world.js";
+
+describe("WhatsApp Cloud API channels", () => {
+  let w: CloudWorld;
+  beforeEach(async () => {
+    w = await cloudWorld();
+  });
+  afterEach(() => w.close());
+
+  it("connects a number after Meta confirmed it, keeping its display number, verified name and quality", async () => {
+    const channel = await w.connect();
+    expect(channel).toMatchObject({
+      provider: "whatsapp_cloud",
+      phone: "+4915112340000",
+      phone_number_id: phoneNumberId,
+      waba_id: wabaId,
+      verified_name: "Acme Shop",
+      quality_rating: "GREEN",
+      status: "connected",
+    });
+    const check = w.graph.requests.find(
+      (r) => r.method === "GET" && r.path === `/${phoneNumberId}`,
+    );
+    expect(check?.authorization).toBe(`Bearer ${accessToken}`);
+    expect(check?.query.fields).toContain("verified_name");
+    expect(await w.get(`/channels/${channel.id}`)).toEqual(channel);
+  });
+
+  it("stores the access token encrypted and never shows or logs it", async () => {
+    const channel = await w.connect();
+    const row = await w.t.database.db
+      .selectFrom("channels")
+      .select("access_token_encrypted")
+      .where("id", "=", channel.id)
+      .executeTakeFirstOrThrow();
+    expect(row.access_token_encrypted).toMatch(/^v1\./);
+    expect(row.access_token_encrypted).not.toContain(accessToken);
+    const list = await w.t.request("GET", `${w.base}/channels`);
+    const one = await w.t.request("GET", `${w.base}/channels/${channel.id}`);
+    for (const body of [list.body, one.body, JSON.stringify(channel)]) {
+      expect(body).not.toContain(accessToken);
+    }
+    expect(w.logs.length).toBeGreaterThan(0);
+    expect(w.logs.join("")).not.toContain(accessToken);
+  });
+
+  it("refuses a token Meta rejects with a 422 naming access_token", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        name: "Shop",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: "EAAG-expired",
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details[0].field).toBe("access_token");
+    expect(res.body).not.toContain("EAAG-expired");
+    expect(w.logs.join("")).not.toContain("EAAG-expired");
+  });
+
+  it("refuses a phone number id Meta does not know with a 422 naming phone_number_id", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        name: "Shop",
+        phone_number_id: "999999999",
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details[0].field).toBe("phone_number_id");
+  });
+
+  it("asks for the missing Graph ids of a cloud channel, one field at a time", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        name: "Shop",
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details[0]).toMatchObject({ field: "phone_number_id" });
+  });
+
+  it("connects the same number only once", async () => {
+    await w.connect();
+    const again = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        name: "Again",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(again.statusCode).toBe(422);
+    expect(again.json().details[0].field).toBe("phone_number_id");
+  });
+
+  it("answers Meta's webhook verification with the challenge, and 403 to a wrong verify token", async () => {
+    // Meta wants the challenge back as plain text, which the JSON conformance check cannot read.
+    const ok = await w.t.app.inject({
+      method: "GET",
+      url: `/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1158201444`,
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(ok.body).toBe("1158201444");
+    const wrong = await w.t.app.inject({
+      method: "GET",
+      url: "/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=1158201444",
+    });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.body).not.toContain("1158201444");
+  });
+});
+
+describe("WhatsApp Cloud API channels without RESELLER_SECRET_KEY", () => {
+  it("refuses a cloud channel with a 422 that says what to set", async () => {
+    const w = await cloudWorld({ secretKey: null });
+    try {
+      const res = await w.t.request("POST", `${w.base}/channels`, {
+        body: {
+          provider: "whatsapp_cloud",
+          name: "Shop",
+          phone_number_id: phoneNumberId,
+          waba_id: wabaId,
+          access_token: accessToken,
+        },
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().message).toContain("RESELLER_SECRET_KEY");
+      expect(w.graph.requests).toHaveLength(0);
+    } finally {
+      await w.close();
+    }
+  });
+});

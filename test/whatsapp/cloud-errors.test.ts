@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { statusWebhook } from "../helpers/fake-graph.js";
+import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
+
+const ada = "+4915112345671";
+const bob = "+4915112345672";
+
+describe("Graph errors as campaign outcomes", () => {
+  let w: CloudWorld;
+  let channelId: string;
+  beforeEach(async () => {
+    w = await cloudWorld();
+    channelId = (await w.connect()).id;
+    await w.approvedTemplate();
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+  });
+  afterEach(() => w.close());
+
+  const campaignOf = async (id: string) =>
+    (await w.get(`/campaigns/${id}`)) as { status: string; failure_reason: string | null };
+
+  it.each([
+    [131026, "undeliverable"],
+    [131049, "marketing_limit"],
+    [131050, "user_stopped_marketing"],
+    [132000, "template_parameter_mismatch"],
+    [131047, "provider_error_131047"],
+  ])("fails the message on code %i as %s and sends the rest", async (code, reason) => {
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    w.graph.failSends("4915112345671", code);
+    const campaign = await w.campaign(channelId);
+    const stats = await w.stats(campaign.id);
+    expect(stats).toMatchObject({ sent: 1, failed: 1, queued: 0 });
+    expect(stats.failures).toEqual([{ reason, count: 1 }]);
+    expect((await campaignOf(campaign.id)).status).toBe("completed");
+  });
+
+  it("opts the contact out with source provider when Meta says the person stopped marketing (131050)", async () => {
+    w.graph.failSends("4915112345671", 131050);
+    await w.campaign(channelId);
+    const [contact] = (
+      await w.t.request("GET", `${w.base}/contacts?phone=${encodeURIComponent(ada)}`)
+    ).json().data;
+    expect(contact).toMatchObject({ opt_in_status: "opted_out", opt_in_source: "provider" });
+  });
+
+  it.each([130429, 131056, 80007, 4])(
+    "waits and sends again after the rate limit code %i, the recipient staying queued meanwhile",
+    async (code) => {
+      w.graph.failSends("4915112345671", code);
+      const campaign = await w.campaign(channelId);
+      expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, failed: 0, queued: 0 });
+      expect(w.graph.sends()).toHaveLength(2);
+    },
+  );
+
+  it.each([
+    [132001, "template_unavailable", "approved"],
+    [132015, "template_paused", "paused"],
+    [132016, "template_paused", "disabled"],
+  ])("fails the campaign on code %i as %s", async (code, reason, templateStatus) => {
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    w.graph.failSends("4915112345671", code);
+    const campaign = await w.campaign(channelId);
+    expect(await campaignOf(campaign.id)).toMatchObject({
+      status: "failed",
+      failure_reason: reason,
+    });
+    expect(w.graph.sends()).toHaveLength(1);
+    const [template] = (await w.t.request("GET", `${w.base}/templates`)).json().data;
+    expect(template.status).toBe(templateStatus);
+  });
+
+  it("disconnects the channel and fails the campaign as channel_disconnected on code 190", async () => {
+    w.graph.failSends("4915112345671", 190);
+    const campaign = await w.campaign(channelId);
+    expect(await campaignOf(campaign.id)).toMatchObject({
+      status: "failed",
+      failure_reason: "channel_disconnected",
+    });
+    expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+  });
+
+  it("fails a sent message by the code of its failed status webhook, so it no longer counts as sent", async () => {
+    const campaign = await w.campaign(channelId);
+    const [row] = await w.t.database.db
+      .selectFrom("campaign_recipients")
+      .select("provider_message_id")
+      .where("campaign_id", "=", campaign.id)
+      .execute();
+    await w.deliver(
+      statusWebhook(phoneNumberId, [
+        {
+          id: row?.provider_message_id ?? "",
+          status: "failed",
+          to: "4915112345671",
+          errorCode: 131026,
+        },
+      ]),
+    );
+    const stats = await w.stats(campaign.id);
+    // The contract's funnel: at the end sent + failed equals the recipients with consent.
+    expect(stats).toMatchObject({ sent: 0, failed: 1, queued: 0 });
+    expect(stats.failures).toEqual([{ reason: "undeliverable", count: 1 }]);
+  });
+});

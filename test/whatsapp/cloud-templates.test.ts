@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { templateStatusWebhook } from "../helpers/fake-graph.js";
+import { type CloudWorld, cloudWorld, wabaId } from "./world.js";
+
+describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
+  let w: CloudWorld;
+  beforeEach(async () => {
+    w = await cloudWorld();
+    await w.connect();
+  });
+  afterEach(() => w.close());
+
+  it("submits the template to the WABA in Graph's shapes and keeps it pending until Meta decides", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    const submission = w.graph.requests.find(
+      (r) => r.method === "POST" && r.path === `/${wabaId}/message_templates`,
+    );
+    expect(submission?.body).toMatchObject({
+      name: "spring_news",
+      language: "en_US",
+      category: "MARKETING",
+      components: [
+        { type: "HEADER", format: "TEXT", text: "News for {{1}}!" },
+        { type: "BODY", text: "Hello {{1}}, your code is {{2}}." },
+      ],
+    });
+    expect(graphId).not.toBe("");
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+  });
+
+  it("approves the template when Meta's status webhook says APPROVED", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED"));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("approved");
+  });
+
+  it("rejects the template with Meta's reason", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "REJECTED", "INCORRECT_CATEGORY"));
+    expect(await w.get(`/templates/${template.id}`)).toMatchObject({
+      status: "rejected",
+      rejection_reason: "INCORRECT_CATEGORY",
+    });
+  });
+
+  it("follows an approved template to paused, back to approved, and to the new status disabled", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    const status = async () => (await w.get(`/templates/${template.id}`)).status;
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 1));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", 2));
+    expect(await status()).toBe("paused");
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 3));
+    expect(await status()).toBe("approved");
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "DISABLED", "NONE", 4));
+    expect(await status()).toBe("disabled");
+    const listed = await w.t.request("GET", `${w.base}/templates?status=disabled`);
+    expect(listed.json().data).toHaveLength(1);
+  });
+
+  it("catches a missed status webhook with the periodic template sync", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    w.graph.setTemplateStatus(graphId, "APPROVED");
+    w.t.clock.advance(15 * 60 * 1000);
+    await w.t.runJobs();
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("approved");
+    const syncs = w.graph.requests.filter(
+      (r) => r.method === "GET" && r.path === `/${wabaId}/message_templates`,
+    );
+    expect(syncs.length).toBeGreaterThan(0);
+  });
+
+  it("ignores a template status webhook for a WABA it does not know", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook("111111111", graphId, "APPROVED"));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+  });
+});
+
+describe("the sandbox's operator controls and Meta's templates", () => {
+  it("refuses to decide about a template Meta is reviewing", async () => {
+    const w = await cloudWorld();
+    try {
+      await w.connect();
+      const { template } = await w.submitTemplate();
+      const res = await w.t.request("POST", `/api/v1/sandbox/templates/${template.id}/review`, {
+        body: { decision: "approve" },
+      });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error_code: "template_not_reviewable" });
+      expect(res.json().message).toContain("Meta");
+    } finally {
+      await w.close();
+    }
+  });
+});
