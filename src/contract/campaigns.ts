@@ -8,21 +8,29 @@ export type CampaignStatus = z.infer<typeof CampaignStatus>;
 
 /** Who a campaign goes to: exactly one of the three options. */
 export const Audience = z
-  .union([
-    z.strictObject({ all: z.literal(true) }),
-    z.strictObject({
-      tags: z
-        .array(z.string().trim().min(1).max(100))
-        .min(1, { error: "tags must name at least one tag" })
-        .max(100),
-    }),
-    z.strictObject({
-      contact_ids: z
-        .array(z.string().min(1))
-        .min(1, { error: "contact_ids must name at least one contact" })
-        .max(10_000),
-    }),
-  ])
+  .union(
+    [
+      z.strictObject({ all: z.literal(true) }),
+      z.strictObject({
+        tags: z
+          .array(z.string().trim().min(1).max(100))
+          .min(1, { error: "tags must name at least one tag" })
+          .max(100),
+      }),
+      z.strictObject({
+        contact_ids: z
+          .array(z.string().min(1))
+          .min(1, { error: "contact_ids must name at least one contact" })
+          .max(10_000),
+      }),
+    ],
+    {
+      error: (issue) =>
+        issue.code === "invalid_union"
+          ? 'audience must be exactly one of {"all": true}, {"tags": ["vip", …]} or {"contact_ids": ["ct_…", …]}'
+          : undefined,
+    },
+  )
   .describe(
     'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (contacts with any of them) or `{"contact_ids": ["ct_…", …]}`.',
   )
@@ -54,7 +62,12 @@ export const CreateCampaignBody = z.strictObject({
     .string()
     .datetime({
       offset: true,
-      error: "scheduled_at must be an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z",
+      // A date-time without Z or ±hh:mm is valid ISO 8601 but names no instant: say so.
+      error: (issue) =>
+        typeof issue.input === "string" &&
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(issue.input)
+          ? "scheduled_at needs a time-zone offset: add Z for UTC or ±hh:mm, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00"
+          : "scheduled_at must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z",
     })
     .optional(),
   variable_mapping: VariableMapping.optional(),
@@ -96,6 +109,9 @@ export const CampaignStats = z
     delivered: Count.describe("Messages delivered (a read one counts too)."),
     read: Count,
     failed: Count.describe("Messages that ended in failure."),
+    cancelled: Count.default(0).describe(
+      "Recipients not yet sent when the campaign was cancelled (its consenting audience when it never started).",
+    ),
     delivery_rate: z
       .number()
       .min(0)

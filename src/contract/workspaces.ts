@@ -36,6 +36,14 @@ export const Workspace = z
     plan_id: z.string().nullable().describe("The plan's id as a string; null without a plan."),
     plan: WorkspacePlan.nullable(),
     status: WorkspaceStatus,
+    suspended_reason: z
+      .string()
+      .nullable()
+      // Answers of services from before the field parse as null.
+      .default(null)
+      .describe(
+        "Why the service suspended it: `trial_ended` when its trial passed; null otherwise.",
+      ),
     trial_ends_at: z.string().nullable().describe("Set when the workspace started on a trial."),
     invitation: Invitation,
     created_at: z.string(),
@@ -46,11 +54,14 @@ export type Workspace = z.infer<typeof Workspace>;
 
 const Count = z.number().int().min(0);
 
+/** A status count that reads as 0 when a service from before the status left it out. */
+const StatusCount = Count.default(0);
+
 /** `{total, <value>: count…}` for one vocabulary of statuses. */
 function countsOf<const S extends readonly string[]>(values: S) {
-  const shape = Object.fromEntries(values.map((v) => [v, Count])) as Record<
+  const shape = Object.fromEntries(values.map((v) => [v, StatusCount])) as Record<
     S[number],
-    typeof Count
+    typeof StatusCount
   >;
   return z.object({ total: Count, ...shape });
 }
@@ -115,9 +126,19 @@ export const UpdateWorkspaceBody = z.strictObject({
   name: name.optional(),
   status: z
     .enum(settableWorkspaceStatuses, {
-      error: "status must be active or suspended; trial and archived are set by the service",
+      error:
+        "status must be active or suspended; trial is set by the service, archived by POST …/archive",
     })
-    .optional(),
+    .optional()
+    .describe("`active` also restores an archived workspace."),
+  plan_id: z
+    .union([z.string(), z.number().int()], {
+      error: 'plan_id must be a plan id such as "3"',
+    })
+    .optional()
+    .describe(
+      "Moves the workspace to this plan. A paid plan makes a trial (or trial-ended) workspace active; a plan whose limits are below current usage is a 409 plan_limit_exceeded naming each feature.",
+    ),
 });
 export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;
 
@@ -125,7 +146,7 @@ export const WorkspaceListQuery = PageQuery.extend({
   status: z
     .enum(workspaceStatuses, { error: `status must be one of ${workspaceStatuses.join(", ")}` })
     .optional()
-    .describe("Only workspaces in this status."),
+    .describe("Only workspaces in this status; archived ones are listed only when asked for."),
 });
 
 export const WorkspaceIdParams = z.object({ id: z.string().describe("The workspace's id.") });

@@ -157,8 +157,25 @@ describe("workspaces", () => {
       expect(ws.status).toBe("trial");
       expect(ws.usage).toEqual({
         contacts: { total: 0, opted_in: 0, not_set: 0, opted_out: 0 },
-        templates: { total: 0, draft: 0, pending: 0, approved: 0, rejected: 0, paused: 0 },
-        campaigns: { total: 0, draft: 0, scheduled: 0, running: 0, completed: 0, failed: 0 },
+        templates: {
+          total: 0,
+          draft: 0,
+          pending: 0,
+          approved: 0,
+          rejected: 0,
+          paused: 0,
+          disabled: 0,
+        },
+        campaigns: {
+          total: 0,
+          draft: 0,
+          scheduled: 0,
+          running: 0,
+          paused: 0,
+          completed: 0,
+          failed: 0,
+          cancelled: 0,
+        },
         messages_sent_this_month: 0,
         limits: [
           { key: "contacts", name: "Contacts", type: "limit", limit: 500, used: 0 },

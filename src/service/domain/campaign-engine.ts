@@ -4,17 +4,16 @@ import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import type { JobHandler, JobResult } from "../jobs/job-runner.js";
-import type {
-  MessageSender,
-  MessageStatusReport,
-  OutboundMessage,
-  SendOutcome,
-} from "../messaging/message-sender.js";
+import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
+import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
+import { campaignControl, recordCampaignEvent } from "./campaign-control.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { templateTexts } from "./campaigns.js";
+import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { planAllowance } from "./plan-limits.js";
+import { applyTemplateStatus } from "./templates.js";
 import type { ChannelThrottles } from "./throttle.js";
 
 /** What the engine needs: the database, time, the operator, and per-channel throughput. */
@@ -29,7 +28,16 @@ export interface CampaignEngineDeps {
   batchSize?: number;
   /** Waits for the throttle; tests replace it. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** First wait after the operator's rate-limit answer; doubles up to 30 s (default 1 s). */
+  backoffBaseMs?: number;
 }
+
+/** How a batch ended: all answered, or the operator asked to wait, or the campaign must fail. */
+type BatchEnd =
+  | { kind: "empty" }
+  | { kind: "sent" }
+  | { kind: "backoff" }
+  | { kind: "failed"; reason: string };
 
 interface RunCheckpoint {
   snapshotted: boolean;
@@ -70,17 +78,20 @@ async function failCampaign(
   reason: string,
 ): Promise<JobResult> {
   const now = isoSeconds(clock.now());
-  await db
-    .updateTable("campaigns")
-    .set({
-      status: "failed",
-      failure_reason: reason,
-      completed_at: now,
-      updated_at: now,
-      stats_updated_at: now,
-    })
-    .where("id", "=", campaignId)
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("campaigns")
+      .set({
+        status: "failed",
+        failure_reason: reason,
+        completed_at: now,
+        updated_at: now,
+        stats_updated_at: now,
+      })
+      .where("id", "=", campaignId)
+      .execute();
+    await recordCampaignEvent(trx, clock, campaignId, "campaign.failed");
+  });
   return { state: "done" };
 }
 
@@ -141,6 +152,7 @@ async function start(
       })
       .where("id", "=", campaign.id)
       .execute();
+    await recordCampaignEvent(trx, clock, campaign.id, "campaign.started");
     await checkpoint(trx);
   });
 }
@@ -179,20 +191,24 @@ async function pendingRecipients(
 }
 
 /** Records one batch's outcomes: recipient rows, counters, failure reasons and the month's meter. */
-async function record(
-  deps: CampaignEngineDeps,
-  campaign: CampaignTable,
-  outcomes: { contactId: string; state: string; providerMessageId?: string; reason?: string }[],
-  tally: Tally,
-) {
+async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcomes: Outcome[]) {
   const now = isoSeconds(deps.clock.now());
+  // `sending` rows are this batch's own; a status webhook may have resolved one meanwhile, and
+  // then the webhook's count stands and this outcome is not counted again.
   const update = deps.sqlite.prepare(
     `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?, updated_at = ?
-     WHERE campaign_id = ? AND contact_id = ? AND state = 'queued'`,
+     WHERE campaign_id = ? AND contact_id = ? AND state IN ('queued', 'sending')`,
   );
+  const tally: Tally = {
+    sent: 0,
+    failed: 0,
+    skippedOptedOut: 0,
+    skippedNoConsent: 0,
+    failures: new Map(),
+  };
   await deps.db.transaction().execute(async (trx) => {
     for (const outcome of outcomes) {
-      update.run(
+      const { changes } = update.run(
         outcome.state,
         outcome.providerMessageId ?? null,
         outcome.reason ?? null,
@@ -200,6 +216,24 @@ async function record(
         campaign.id,
         outcome.contactId,
       );
+      if (changes !== 1) continue;
+      if (outcome.state === "sent") tally.sent += 1;
+      else if (outcome.state === "failed") {
+        tally.failed += 1;
+        const reason = outcome.reason ?? "unknown";
+        tally.failures.set(reason, (tally.failures.get(reason) ?? 0) + 1);
+        if (outcome.optOut) {
+          await optOutByProvider(
+            { db: trx, sqlite: deps.sqlite, clock: deps.clock },
+            campaign.workspace_id,
+            outcome.contactId,
+          );
+        }
+      } else if (outcome.state === "skipped") {
+        if (outcome.noConsent) tally.skippedNoConsent += 1;
+        else tally.skippedOptedOut += 1;
+      }
+      // outcome_unknown stays counted as queued until a status webhook or the 24 h limit decides.
     }
     const done = tally.sent + tally.failed + tally.skippedNoConsent + tally.skippedOptedOut;
     await trx
@@ -244,15 +278,48 @@ async function record(
   });
 }
 
-/** Sends one batch of queued recipients; false when none were left. */
+/** One recipient's outcome in a batch. */
+interface Outcome {
+  contactId: string;
+  state: string;
+  providerMessageId?: string;
+  reason?: string;
+  /** The operator says the person stopped marketing messages: opt the contact out. */
+  optOut?: boolean;
+  /** A skip for a contact who never gave consent (rather than one who opted out). */
+  noConsent?: boolean;
+}
+
+/**
+ * Marks the recipients about to go to a provider without idempotency as `sending`, committed
+ * before the call: after a crash these are never sent again by themselves.
+ */
+async function markSending(
+  deps: CampaignEngineDeps,
+  campaignId: string,
+  contactIds: readonly string[],
+) {
+  const now = isoSeconds(deps.clock.now());
+  const mark = deps.sqlite.prepare(
+    `UPDATE campaign_recipients SET state = 'sending', sending_at = ?, updated_at = ?
+     WHERE campaign_id = ? AND contact_id = ? AND state = 'queued'`,
+  );
+  // Through Kysely's transaction, which owns the connection while it runs.
+  await deps.db.transaction().execute(async () => {
+    for (const id of contactIds) mark.run(now, now, campaignId, id);
+  });
+}
+
+/** Sends one batch of queued recipients and says how it ended. */
 async function sendBatch(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
   size: number,
-): Promise<boolean> {
+  exactlyOnce: boolean,
+): Promise<BatchEnd> {
   const { db, clock } = deps;
   const recipients = await pendingRecipients(db, campaign.id, size);
-  if (recipients.length === 0) return false;
+  if (recipients.length === 0) return { kind: "empty" };
   const texts = templateTexts(
     (
       await db
@@ -274,31 +341,19 @@ async function sendBatch(
       ? Math.max(0, allowance.limit - allowance.used)
       : Number.POSITIVE_INFINITY;
 
-  const tally: Tally = {
-    sent: 0,
-    failed: 0,
-    skippedOptedOut: 0,
-    skippedNoConsent: 0,
-    failures: new Map(),
-  };
-  const outcomes: {
-    contactId: string;
-    state: string;
-    providerMessageId?: string;
-    reason?: string;
-  }[] = [];
-  const fail = (contactId: string, reason: string) => {
-    outcomes.push({ contactId, state: "failed", reason });
-    tally.failed += 1;
-    tally.failures.set(reason, (tally.failures.get(reason) ?? 0) + 1);
+  const outcomes: Outcome[] = [];
+  const fail = (contactId: string, reason: string, optOut?: boolean) => {
+    outcomes.push({ contactId, state: "failed", reason, ...(optOut ? { optOut } : {}) });
   };
   const toSend: { recipient: PendingRecipient; message: OutboundMessage }[] = [];
   for (const recipient of recipients) {
     // Consent is checked again at send time: a STOP since the snapshot is honoured.
     if (recipient.opt_in_status !== "opted_in") {
-      outcomes.push({ contactId: recipient.contact_id, state: "skipped" });
-      if (recipient.opt_in_status === "not_set") tally.skippedNoConsent += 1;
-      else tally.skippedOptedOut += 1;
+      outcomes.push({
+        contactId: recipient.contact_id,
+        state: "skipped",
+        noConsent: recipient.opt_in_status === "not_set",
+      });
       continue;
     }
     const rendered = renderMessage(texts, mapping, recipient);
@@ -315,27 +370,98 @@ async function sendBatch(
       recipient,
       message: {
         idempotencyKey: `${campaign.id}:${recipient.contact_id}`,
+        recipientId: `${campaign.id}:${recipient.contact_id}`,
         channelId: campaign.channel_id,
         to: recipient.phone,
         templateName: campaign.template_name,
         templateLanguage: campaign.template_language,
         body: rendered.body,
+        parameters: rendered.parameters,
       },
     });
   }
+  if (!exactlyOnce && toSend.length > 0) {
+    await markSending(
+      deps,
+      campaign.id,
+      toSend.map((s) => s.recipient.contact_id),
+    );
+  }
   const results: SendOutcome[] =
     toSend.length > 0 ? await deps.sender.send(toSend.map((s) => s.message)) : [];
+  let end: BatchEnd = { kind: "sent" };
+  const notSent: string[] = [];
   results.forEach((result, i) => {
     const contactId = toSend[i]?.recipient.contact_id ?? "";
-    if (result.status === "accepted") {
-      outcomes.push({ contactId, state: "sent", providerMessageId: result.providerMessageId });
-      tally.sent += 1;
-    } else {
-      fail(contactId, result.reason);
+    switch (result.status) {
+      case "accepted":
+        outcomes.push({ contactId, state: "sent", providerMessageId: result.providerMessageId });
+        break;
+      case "failed":
+        fail(contactId, result.reason, result.optOut);
+        break;
+      case "unknown":
+        outcomes.push({ contactId, state: "outcome_unknown" });
+        break;
+      case "backoff":
+        notSent.push(contactId);
+        if (end.kind === "sent") end = { kind: "backoff" };
+        break;
+      case "campaign_failed":
+        notSent.push(contactId);
+        if (end.kind !== "failed") end = { kind: "failed", reason: result.reason };
+        break;
     }
   });
-  await record(deps, campaign, outcomes, tally);
-  return true;
+  await record(deps, campaign, outcomes);
+  if (notSent.length > 0) await requeue(deps, campaign.id, notSent);
+  const wall = results.find((r) => r.status === "campaign_failed");
+  if (wall?.status === "campaign_failed") await applyCampaignWall(deps, campaign, wall);
+  return end;
+}
+
+/** Puts recipients the operator did not take (rate limit, campaign failure) back in the queue. */
+async function requeue(
+  deps: CampaignEngineDeps,
+  campaignId: string,
+  contactIds: readonly string[],
+) {
+  const back = deps.sqlite.prepare(
+    `UPDATE campaign_recipients SET state = 'queued', sending_at = NULL
+     WHERE campaign_id = ? AND contact_id = ? AND state = 'sending'`,
+  );
+  await deps.db.transaction().execute(async () => {
+    for (const id of contactIds) back.run(campaignId, id);
+  });
+}
+
+/** What a campaign-wide refusal says about the template or the channel, recorded as such. */
+async function applyCampaignWall(
+  deps: CampaignEngineDeps,
+  campaign: CampaignTable,
+  wall: Extract<SendOutcome, { status: "campaign_failed" }>,
+) {
+  if (wall.disconnectChannel) await disconnectChannel(deps.db, deps.clock, campaign.channel_id);
+  if (wall.templateStatus) {
+    // The same rule (and template.status_changed event) as the operator's status webhooks.
+    await applyTemplateStatus(deps.db, deps.clock, campaign.template_id, {
+      status: wall.templateStatus,
+    });
+  }
+}
+
+/**
+ * After a crash: recipients whose send to a provider without idempotency began but whose answer
+ * was never recorded may have been messaged, so they become `outcome_unknown` and are not sent
+ * again; a status webhook resolves them, or the 24 h limit fails them.
+ */
+async function settleInterruptedSends(deps: CampaignEngineDeps, campaignId: string) {
+  await deps.db
+    .updateTable("campaign_recipients")
+    .set({ state: "outcome_unknown", updated_at: isoSeconds(deps.clock.now()) })
+    .where("campaign_id", "=", campaignId)
+    .where("state", "=", "sending")
+    .execute();
 }
 
 async function planOf(db: Db, workspaceId: string): Promise<number | null> {
@@ -360,6 +486,9 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
     const { campaign_id: campaignId } = job.payload as { campaign_id: string };
     const load = () =>
       deps.db.selectFrom("campaigns").selectAll().where("id", "=", campaignId).executeTakeFirst();
+    // Paused, cancelled or scheduled for later (see campaign-control.ts): wait or stop.
+    const control = await campaignControl(deps.db, deps.clock, campaignId);
+    if (control) return control;
     let campaign = await load();
     if (
       !campaign ||
@@ -379,8 +508,19 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
       campaign = await load();
       if (!campaign) return { state: "done" };
     }
+    const channel = await deps.db
+      .selectFrom("channels")
+      .select("provider")
+      .where("id", "=", campaign.channel_id)
+      .executeTakeFirst();
+    const exactlyOnce = deps.sender.exactlyOnce?.(channel?.provider ?? "sandbox") ?? true;
+    if (!exactlyOnce) await settleInterruptedSends(deps, campaignId);
+    let backoffMs = 0;
     for (;;) {
       if (ctx.signal.aborted) return { state: "interrupted" };
+      // Checked before every batch, so a pause or cancel stops sending after the one in flight.
+      const stop = await campaignControl(deps.db, deps.clock, campaignId);
+      if (stop) return stop;
       const reason = await blocker(deps.db, campaign);
       if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
       const { granted, waitMs } = deps.throttles.take(campaign.channel_id, batchSize, Date.now());
@@ -388,65 +528,32 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
         await sleep(waitMs, ctx.signal);
         continue;
       }
-      if (!(await sendBatch(deps, campaign, granted))) break;
+      const end = await sendBatch(deps, campaign, granted, exactlyOnce);
+      if (end.kind === "empty") break;
+      if (end.kind === "failed") return failCampaign(deps.db, deps.clock, campaignId, end.reason);
+      if (end.kind === "backoff") {
+        // The operator's throughput or rate limit: wait longer each time, up to 30 s.
+        backoffMs = Math.min(
+          30_000,
+          backoffMs === 0 ? (deps.backoffBaseMs ?? 1000) : backoffMs * 2,
+        );
+        await sleep(backoffMs, ctx.signal);
+      } else {
+        backoffMs = 0;
+      }
     }
     const now = isoSeconds(deps.clock.now());
-    await deps.db
-      .updateTable("campaigns")
-      .set({ status: "completed", completed_at: now, updated_at: now, stats_updated_at: now })
-      .where("id", "=", campaignId)
-      .where("status", "=", "running")
-      .execute();
+    await deps.db.transaction().execute(async (trx) => {
+      const completed = await trx
+        .updateTable("campaigns")
+        .set({ status: "completed", completed_at: now, updated_at: now, stats_updated_at: now })
+        .where("id", "=", campaignId)
+        .where("status", "=", "running")
+        .executeTakeFirst();
+      if (Number(completed.numUpdatedRows) > 0) {
+        await recordCampaignEvent(trx, deps.clock, campaignId, "campaign.completed");
+      }
+    });
     return { state: "done" };
   };
-}
-
-/**
- * Applies the operator's delivery and read reports to recipients and campaign counters. Each
- * report moves a recipient one step (sent → delivered → read) and is ignored when it was already
- * applied, so a repeated report never counts twice.
- */
-export async function recordStatusReports(
-  db: Db,
-  clock: Clock,
-  reports: readonly MessageStatusReport[],
-): Promise<{ unmatched: string[] }> {
-  const now = isoSeconds(clock.now());
-  const byCampaign = new Map<string, { delivered: number; read: number }>();
-  const unmatched: string[] = [];
-  for (const report of reports) {
-    const from = report.status === "delivered" ? ["sent"] : ["delivered"];
-    const row = await db
-      .updateTable("campaign_recipients")
-      .set({ state: report.status, updated_at: now })
-      .where("provider_message_id", "=", report.providerMessageId)
-      .where("state", "in", from)
-      .returning("campaign_id")
-      .executeTakeFirst();
-    if (!row) {
-      // No recipient holds this message id yet: its batch is still being recorded (or resumed).
-      const known = await db
-        .selectFrom("campaign_recipients")
-        .select("campaign_id")
-        .where("provider_message_id", "=", report.providerMessageId)
-        .executeTakeFirst();
-      if (!known) unmatched.push(report.providerMessageId);
-      continue;
-    }
-    const counts = byCampaign.get(row.campaign_id) ?? { delivered: 0, read: 0 };
-    counts[report.status] += 1;
-    byCampaign.set(row.campaign_id, counts);
-  }
-  for (const [campaignId, counts] of byCampaign) {
-    await db
-      .updateTable("campaigns")
-      .set((eb) => ({
-        delivered: eb("delivered", "+", counts.delivered),
-        read: eb("read", "+", counts.read),
-        stats_updated_at: now,
-      }))
-      .where("id", "=", campaignId)
-      .execute();
-  }
-  return { unmatched };
 }

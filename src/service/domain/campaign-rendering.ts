@@ -43,7 +43,9 @@ export function renderMessage(
   texts: TemplateTexts,
   mapping: Record<string, string>,
   contact: ContactFields,
-): { ok: true; body: string } | { ok: false; reason: "missing_variable"; variable: number } {
+):
+  | { ok: true; body: string; parameters: { header: string[]; body: string[] } }
+  | { ok: false; reason: "missing_variable"; variable: number } {
   const values = new Map<number, string>();
   for (const n of templateVariables(texts)) {
     const field = mapping[String(n)];
@@ -54,5 +56,11 @@ export function renderMessage(
   const fill = (text: string) =>
     text.replace(/\{\{\s*(\d+)\s*\}\}/g, (m, n) => values.get(Number(n)) ?? m);
   const body = texts.header ? `${fill(texts.header)}\n\n${fill(texts.body)}` : fill(texts.body);
-  return { ok: true, body };
+  // The operator fills each text's placeholders in the order they number them.
+  const ordered = (text: string) => variableNumbers(text).map((n) => values.get(n) ?? "");
+  return {
+    ok: true,
+    body,
+    parameters: { header: texts.header ? ordered(texts.header) : [], body: ordered(texts.body) },
+  };
 }

@@ -188,6 +188,7 @@ export async function createCampaign(
     delivered: 0,
     read: 0,
     failed: 0,
+    cancelled: 0,
     stats_updated_at: now,
     created_at: now,
     updated_at: now,
@@ -229,7 +230,8 @@ export async function previewCampaign(
   };
 }
 
-async function loadCampaign(
+/** The workspace's campaign of that id, or 404 not_found. */
+export async function loadCampaign(
   db: Db,
   workspaceId: string,
   campaignId: string,
@@ -343,6 +345,7 @@ export async function campaignStats(
     delivered: campaign.delivered,
     read: campaign.read,
     failed: campaign.failed,
+    cancelled: campaign.cancelled,
     delivery_rate: rate(campaign.delivered, campaign.sent),
     read_rate: rate(campaign.read, campaign.delivered),
     failures,

@@ -1,4 +1,5 @@
 import type { ListMeta } from "../../contract/pagination.js";
+import type { Feature } from "../../contract/plans.js";
 import type {
   CreateWorkspaceBody,
   UpdateWorkspaceBody,
@@ -10,13 +11,14 @@ import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { PlanTable, WorkspaceTable } from "../db/schema.js";
 import { type Clock, isoSeconds } from "./clock.js";
+import { recordEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invitationMail } from "./invitations.js";
 import { type Mailer, type OutboxEntry, sendFromOutbox, writeToOutbox } from "./outbox.js";
 import { planFeatures } from "./plan-limits.js";
-import { invalidField } from "./service-error.js";
+import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { computeUsage } from "./usage.js";
+import { computeUsage, isMetered, meteredUsage } from "./usage.js";
 import { loadWorkspaceFor, requireResellerToken } from "./workspace-access.js";
 
 /** What the workspace rules need beyond the database: time, links and mail. */
@@ -52,6 +54,7 @@ function toWorkspace(row: WorkspaceWithPlanRow): Workspace {
         ? null
         : { id: row.plan_id, name: row.plan_name, slug: row.plan_slug },
     status: row.status as WorkspaceStatus,
+    suspended_reason: row.suspended_reason ?? null,
     trial_ends_at: row.trial_ends_at,
     invitation: { sent: row.invitation_sent_at !== null, sent_at: row.invitation_sent_at },
     created_at: row.created_at,
@@ -59,7 +62,8 @@ function toWorkspace(row: WorkspaceWithPlanRow): Workspace {
   };
 }
 
-async function readWorkspace(db: Db, id: string): Promise<Workspace> {
+/** One workspace as the API shows it (inside a transaction too: events carry it). */
+export async function readWorkspace(db: Db, id: string): Promise<Workspace> {
   return toWorkspace(
     await selectWorkspaces(db).where("workspaces.id", "=", id).executeTakeFirstOrThrow(),
   );
@@ -120,7 +124,11 @@ export async function listWorkspaces(
   if (principal.workspaceId !== null) {
     select = select.where("workspaces.id", "=", principal.workspaceId);
   }
-  if (query.status !== undefined) select = select.where("workspaces.status", "=", query.status);
+  // Archived workspaces are out of sight unless asked for by status.
+  select =
+    query.status !== undefined
+      ? select.where("workspaces.status", "=", query.status)
+      : select.where("workspaces.status", "!=", "archived");
   const page = await paginate(select, "workspaces.id", query);
   return { data: page.rows.map(toWorkspace), meta: { pagination: page.pagination } };
 }
@@ -146,6 +154,7 @@ export async function createWorkspace(
     contact_email: input.contact_email,
     plan_id: plan?.id ?? null,
     status: onTrial ? "trial" : "active",
+    suspended_reason: null,
     trial_ends_at:
       onTrial && plan.trial_days !== null
         ? isoSeconds(new Date(now.getTime() + plan.trial_days * dayMs))
@@ -158,6 +167,7 @@ export async function createWorkspace(
   // commit, since it may be slow and a failed send must not undo the workspace.
   const invitation = await db.transaction().execute(async (trx) => {
     await trx.insertInto("workspaces").values(row).execute();
+    await recordWorkspaceUpdate(trx, clock, row, "workspace.created");
     return input.send_invitation ? queueInvitation(trx, services, row, plan) : null;
   });
   if (invitation && services.mailer) {
@@ -178,7 +188,76 @@ export async function getWorkspace(
   return { ...(await readWorkspace(db, row.id)), usage };
 }
 
-/** Changes only the given fields (name, status active|suspended); an empty change changes nothing. */
+/** Records `workspace.created` or `workspace.updated` with the workspace as it now is. */
+async function recordWorkspaceUpdate(
+  trx: Db,
+  clock: Clock,
+  row: Pick<WorkspaceTable, "id" | "reseller_id">,
+  type: "workspace.created" | "workspace.updated",
+): Promise<void> {
+  await recordEvent(trx, clock, {
+    resellerId: row.reseller_id,
+    workspaceId: row.id,
+    type,
+    data: await readWorkspace(trx, row.id),
+  });
+}
+
+/**
+ * Refuses a plan whose limits are below what the workspace uses now: one 409
+ * plan_limit_exceeded naming every such feature.
+ */
+async function requirePlanFits(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  plan: Pick<PlanTable, "features" | "name">,
+): Promise<void> {
+  const over: { field: string; message: string; limit: number; used: number }[] = [];
+  for (const feature of (JSON.parse(plan.features) as Feature[]).filter(isMetered)) {
+    const limit = feature.value ?? -1;
+    if (limit === -1) continue;
+    const used = await meteredUsage(db, clock, workspaceId, feature.key);
+    if (used > limit) {
+      over.push({ field: feature.key, message: `limit ${limit}, used ${used}`, limit, used });
+    }
+  }
+  if (over.length > 0) {
+    throw new ServiceError(
+      "plan_limit_exceeded",
+      `Plan '${plan.name}' allows less than the workspace uses: ${over.map((o) => `${o.field} (limit ${o.limit}, used ${o.used})`).join(", ")}; free some capacity or pick a larger plan.`,
+      { details: over },
+    );
+  }
+}
+
+type WorkspaceChanges = Partial<
+  Pick<WorkspaceTable, "name" | "status" | "plan_id" | "trial_ends_at" | "suspended_reason">
+>;
+
+/** What a plan change does to the record: a paid plan ends a trial, or a trial's suspension. */
+function planChanges(
+  row: WorkspaceTable,
+  plan: Pick<PlanTable, "is_free"> & { id: number },
+): WorkspaceChanges {
+  const changes: WorkspaceChanges = { plan_id: plan.id };
+  if (plan.is_free === 0) {
+    // A paid plan ends any trial, whatever the workspace's status now.
+    if (row.trial_ends_at !== null) changes.trial_ends_at = null;
+    if (row.status === "trial") Object.assign(changes, { status: "active", trial_ends_at: null });
+    if (row.status === "suspended" && row.suspended_reason === "trial_ended") {
+      Object.assign(changes, { status: "active", trial_ends_at: null, suspended_reason: null });
+    }
+  }
+  return changes;
+}
+
+/**
+ * Changes only the given fields: name, status (active or suspended; active also restores an
+ * archived workspace) and plan_id (see planChanges and requirePlanFits). An archived workspace
+ * takes only its restore; a workspace whose trial ended becomes active through a paid plan.
+ * An empty change changes nothing and records no event.
+ */
 export async function updateWorkspace(
   db: Db,
   clock: Clock,
@@ -187,15 +266,100 @@ export async function updateWorkspace(
   input: UpdateWorkspaceBody,
 ): Promise<Workspace> {
   const row = await loadWorkspaceFor(db, principal, workspaceId);
-  const changes: Partial<Pick<WorkspaceTable, "name" | "status">> = {};
+  // What a client pays for is the reseller's to decide, not a workspace token's.
+  if (input.plan_id !== undefined) requireResellerToken(principal, "change a workspace's plan");
+  const plan =
+    input.plan_id !== undefined && String(input.plan_id).trim() !== String(row.plan_id)
+      ? await resolvePlan(db, input.plan_id)
+      : null;
+  if (row.status === "archived" && (input.status !== "active" || plan !== null)) {
+    throw new ServiceError(
+      "workspace_not_active",
+      `Workspace '${row.id}' is archived and read-only; restore it first with status active.`,
+    );
+  }
+  const changes: WorkspaceChanges = {};
   if (input.name !== undefined && input.name !== row.name) changes.name = input.name;
-  if (input.status !== undefined && input.status !== row.status) changes.status = input.status;
+  if (plan) {
+    await requirePlanFits(db, clock, row.id, plan);
+    Object.assign(changes, planChanges(row, plan));
+  }
+  if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
+    if (
+      input.status === "active" &&
+      row.suspended_reason === "trial_ended" &&
+      changes.status === undefined
+    ) {
+      throw invalidField(
+        "status",
+        "the workspace's trial has ended; move it to a paid plan (plan_id) to make it active",
+      );
+    }
+    changes.status = input.status;
+    changes.suspended_reason = null;
+  }
   if (Object.keys(changes).length > 0) {
-    await db
-      .updateTable("workspaces")
-      .set({ ...changes, updated_at: isoSeconds(clock.now()) })
-      .where("id", "=", row.id)
-      .execute();
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("workspaces")
+        .set({ ...changes, updated_at: isoSeconds(clock.now()) })
+        .where("id", "=", row.id)
+        .execute();
+      await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
+    });
   }
   return readWorkspace(db, row.id);
+}
+
+/**
+ * Archives a workspace: read-only, nothing is sent, its workspace tokens stop working. PATCH
+ * status active restores it. Archiving an archived workspace changes nothing.
+ */
+export async function archiveWorkspace(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  workspaceId: string,
+): Promise<Workspace> {
+  requireResellerToken(principal, "archive workspaces");
+  const row = await loadWorkspaceFor(db, principal, workspaceId);
+  if (row.status !== "archived") {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("workspaces")
+        .set({ status: "archived", updated_at: isoSeconds(clock.now()) })
+        .where("id", "=", row.id)
+        .execute();
+      await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
+    });
+  }
+  return readWorkspace(db, row.id);
+}
+
+/**
+ * Suspends every trial workspace whose trial_ends_at has passed, with suspended_reason
+ * `trial_ended` and a workspace.updated event each; returns how many.
+ */
+export async function expireTrials(db: Db, clock: Clock): Promise<number> {
+  const now = isoSeconds(clock.now());
+  const due = await db
+    .selectFrom("workspaces")
+    .select(["id", "reseller_id"])
+    .where("status", "=", "trial")
+    .where("trial_ends_at", "<=", now)
+    .execute();
+  for (const row of due) {
+    await db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("workspaces")
+        .set({ status: "suspended", suspended_reason: "trial_ended", updated_at: now })
+        .where("id", "=", row.id)
+        .where("status", "=", "trial")
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) {
+        await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
+      }
+    });
+  }
+  return due.length;
 }

@@ -9,6 +9,7 @@ import {
 } from "../../contract/campaigns.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
+import { cancelCampaign, pauseCampaign, resumeCampaign } from "../domain/campaign-control.js";
 import {
   campaignStats,
   createCampaign,
@@ -27,7 +28,7 @@ const CampaignParams = z.object({
   campaign_id: z.string().describe("The campaign's id (`cmp_…`)."),
 });
 
-/** Broadcast campaigns: create, preview, list, get, launch and live statistics. */
+/** Broadcast campaigns: create, preview, list, get, launch, pause/resume/cancel and live statistics. */
 export function campaignRoutes(app: App, services: Services): void {
   const { db } = services;
 
@@ -174,4 +175,56 @@ export function campaignRoutes(app: App, services: Services): void {
       return { status: "success" as const, data, meta: {} };
     },
   );
+
+  const controls = [
+    {
+      move: "pause",
+      act: pauseCampaign,
+      operationId: "pauseCampaign",
+      summary: "Pause a running or scheduled campaign",
+      description:
+        "The campaign becomes `paused`: the batch in flight finishes, nothing more is sent until it is resumed. 409 campaign_state_conflict from any other status.",
+    },
+    {
+      move: "resume",
+      act: resumeCampaign,
+      operationId: "resumeCampaign",
+      summary: "Resume a paused campaign",
+      description:
+        "The campaign becomes `running` again, or `scheduled` when it never started and its scheduled time is still ahead. No recipient gets a second message. 409 campaign_state_conflict unless paused.",
+    },
+    {
+      move: "cancel",
+      act: cancelCampaign,
+      operationId: "cancelCampaign",
+      summary: "Cancel a campaign that has not ended",
+      description:
+        "From draft, scheduled, running or paused to `cancelled`: nothing more is sent, and recipients not yet sent count as `cancelled` in the stats. 409 campaign_state_conflict from completed, failed or cancelled.",
+    },
+  ] as const;
+  for (const control of controls) {
+    app.post(
+      `/api/v1/workspaces/:id/campaigns/:campaign_id/${control.move}`,
+      {
+        config: { scope: "campaigns:write" },
+        schema: {
+          tags,
+          operationId: control.operationId,
+          summary: control.summary,
+          description: control.description,
+          params: CampaignParams,
+          response: { 200: CampaignResponse, ...errorResponses(...postErrors, 404) },
+        },
+      },
+      async (request) => {
+        const data = await control.act(
+          services,
+          principalOf(request),
+          request.params.id,
+          request.params.campaign_id,
+        );
+        return { status: "success" as const, data, meta: {} };
+      },
+    );
+  }
 }

@@ -9,6 +9,7 @@ import {
 } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
 import {
+  archiveWorkspace,
   createWorkspace,
   getWorkspace,
   listWorkspaces,
@@ -20,7 +21,10 @@ import { authErrors, bodyErrors, errorResponses, postErrors } from "./responses.
 
 const tags = ["Workspaces"];
 
-/** GET/POST /api/v1/workspaces and GET/PATCH /api/v1/workspaces/:id; there is no delete. */
+/**
+ * GET/POST /api/v1/workspaces, GET/PATCH /api/v1/workspaces/:id and POST …/:id/archive;
+ * there is no delete (archive instead).
+ */
 export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
   const { db, clock } = deps;
 
@@ -90,14 +94,14 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
       schema: {
         tags,
         operationId: "updateWorkspace",
-        summary: "Change a workspace's name or status",
+        summary: "Change a workspace's name, status or plan",
         description:
-          "Only the given fields change. `status` accepts `active` or `suspended`; trial and archived are set by the service.",
+          "Only the given fields change. `status` accepts `active` (which also restores an archived workspace) or `suspended`; trial is set by the service, archived by POST …/archive. `plan_id` moves the workspace to another plan: a paid plan makes a trial or trial-ended workspace active (trial_ends_at null); a plan whose limits are below current usage is a 409 plan_limit_exceeded with one detail per feature. An archived workspace takes only `status: active`; a workspace whose trial ended becomes active through a paid plan.",
         params: WorkspaceIdParams,
         body: UpdateWorkspaceBody,
         response: {
           200: WorkspaceResponse,
-          ...errorResponses(...authErrors, ...bodyErrors, 404, 422),
+          ...errorResponses(...authErrors, ...bodyErrors, 404, 409, 422),
         },
       },
     },
@@ -109,6 +113,30 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
         request.params.id,
         request.body,
       );
+      return { status: "success" as const, data, meta: {} };
+    },
+  );
+
+  app.post(
+    "/api/v1/workspaces/:id/archive",
+    {
+      // Archiving stops the workspace's tokens: authentication forgets the ones it remembered.
+      config: { scope: "workspaces:write", revokesToken: true },
+      schema: {
+        tags,
+        operationId: "archiveWorkspace",
+        summary: "Archive a workspace",
+        description:
+          "The workspace becomes `archived`: read-only, nothing is sent, its workspace tokens stop working, and lists leave it out unless `status=archived` is asked for. PATCH `status: active` restores it. Archiving an archived workspace changes nothing. Reseller tokens only.",
+        params: WorkspaceIdParams,
+        response: {
+          200: WorkspaceResponse,
+          ...errorResponses(...authErrors, ...bodyErrors, 404, 409, 422),
+        },
+      },
+    },
+    async (request) => {
+      const data = await archiveWorkspace(db, clock, principalOf(request), request.params.id);
       return { status: "success" as const, data, meta: {} };
     },
   );

@@ -103,6 +103,42 @@ export const campaignCommands: GroupSpec = {
       ],
       handler: "campaigns/stats",
     },
+    {
+      name: "pause",
+      summary: "Pause a running or scheduled campaign: nothing more is sent until resumed",
+      description:
+        "The batch in flight finishes; no further message leaves until `campaigns resume`. Any other status is refused (exit 5).",
+      inWorkspace: true,
+      arguments: [idArgument],
+      examples: ["reseller campaigns pause cmp_01JD3F"],
+      handler: "campaigns/pause",
+    },
+    {
+      name: "resume",
+      summary: "Resume a paused campaign where it stopped (no one gets a message twice)",
+      description:
+        "The campaign runs again, or is scheduled again when it never started and its time is still ahead.",
+      inWorkspace: true,
+      arguments: [idArgument],
+      examples: ["reseller campaigns resume cmp_01JD3F"],
+      handler: "campaigns/resume",
+    },
+    {
+      name: "cancel",
+      summary: "Cancel a campaign that has not ended (asks first; --yes without a terminal)",
+      description:
+        "From draft, scheduled, running or paused: nothing more is sent, and recipients not yet sent count as cancelled in the stats. A completed, failed or cancelled campaign is refused (exit 5).",
+      inWorkspace: true,
+      arguments: [idArgument],
+      options: [
+        { flags: "-y, --yes", description: "cancel without asking (needed without a terminal)" },
+      ],
+      examples: [
+        "reseller campaigns cancel cmp_01JD3F",
+        "reseller campaigns cancel cmp_01JD3F --yes",
+      ],
+      handler: "campaigns/cancel",
+    },
   ],
 };
 

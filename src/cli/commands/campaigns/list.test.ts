@@ -66,6 +66,6 @@ describe("reseller campaigns list", () => {
       dispatcher: api.agent,
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("draft, scheduled, running, completed, failed");
+    expect(run.stderr).toContain("draft, scheduled, running, paused, completed, failed, cancelled");
   });
 });

@@ -99,6 +99,7 @@ describe("reseller campaigns stats", () => {
       stubPoll(scheduledCampaign, zeroStats);
       stubPoll(runningCampaign, runningStats);
       stubPoll(completedCampaign, finalStats);
+      stubPoll(completedCampaign, finalStats); // no new report: settled
       const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch", "--json"], {
         env: env(),
         dispatcher: api.agent,
@@ -112,21 +113,51 @@ describe("reseller campaigns stats", () => {
       stubPoll(runningCampaign, runningStats);
       stubPoll(runningCampaign, runningStats);
       stubPoll(completedCampaign, finalStats);
+      stubPoll(completedCampaign, finalStats);
       const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
         tty: true,
         env: env(),
         dispatcher: api.agent,
       });
       expect(run.code).toBe(0);
-      // Two frames of 10 lines each, the second drawn over the first, then the last one erased.
+      // Two frames while sending, one while reports come in, each drawn over the last, then erased.
       expect(run.stderr.match(/Spring launch cmp_01spring · running/g)).toHaveLength(2);
-      expect(run.stderr.split("\x1b[10A\r\x1b[J")).toHaveLength(3);
+      expect(run.stderr).toContain("completed; waiting for delivery and read reports…");
+      const redraw = new RegExp(`${"\x1b"}\\[\\d+A\r${"\x1b"}\\[J`);
+      expect(run.stderr.split(redraw)).toHaveLength(4);
       expect(run.stderr).toContain("sending… every 2 s");
       expect(run.stderr).toContain(
         "Campaign cmp_01spring (Spring launch) completed: 3 sent, 3 delivered, 2 read, 1 failed, 2 skipped.",
       );
       expect(run.stdout).toMatch(/^Spring launch cmp_01spring · completed\n/);
       expect(run.stdout).not.toContain("\x1b");
+    });
+
+    it("keeps watching after `completed` until the delivery and read reports settle", async () => {
+      const justSent = { ...finalStats, delivered: 0, read: 0, delivery_rate: 0, read_rate: 0 };
+      const delivered = { ...finalStats, read: 0, read_rate: 0 };
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(completedCampaign, justSent);
+      stubPoll(completedCampaign, delivered);
+      stubPoll(completedCampaign, finalStats);
+      stubPoll(completedCampaign, finalStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch", "--json"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ delivered: 3, read: 2 });
+    });
+
+    it("stops at once when every message has been read", async () => {
+      const allRead = { ...finalStats, read: finalStats.sent };
+      stubPoll(completedCampaign, allRead);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch", "--json"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ read: finalStats.sent });
     });
 
     it("exits 5 with the failure reason when the campaign fails", async () => {

@@ -22,7 +22,14 @@ interface Snapshot {
   raw: unknown;
 }
 
-const ended = (status: Campaign["status"]) => status === "completed" || status === "failed";
+/** After sending ends, how long --watch waits at most for the last delivery and read reports. */
+export const settleLimitMs = 60_000;
+
+const ended = (status: Campaign["status"]) =>
+  status === "completed" || status === "failed" || status === "cancelled";
+
+/** The figures delivery and read reports change. */
+const reported = (s: CampaignStats) => `${s.sent} ${s.delivered} ${s.read} ${s.failed}`;
 
 /** Terminal rows a block of text takes, long lines wrapping at the terminal's width. */
 function rowsOf(text: string, columns: number): number {
@@ -57,8 +64,9 @@ function summary(s: Snapshot): string {
 
 /**
  * `reseller campaigns stats <id> [--watch]`: the campaign's delivery funnel. With --watch it asks
- * again every 2 s until the campaign is completed or failed, redrawing the funnel in place on
- * stderr at a terminal; the final figures are the result (printed once, also when piped or with
+ * again every 2 s until the campaign has ended and its delivery and read reports have settled
+ * (every message read, or a poll without news, at most 60 s after the end), redrawing the funnel
+ * in place on stderr at a terminal; the final figures are the result (printed once, also when piped or with
  * --json). Exit 5 when the watched campaign failed or is a draft (nothing would ever end).
  */
 export const run: Handler = async (ctx, { args, options }) => {
@@ -102,6 +110,26 @@ export const run: Handler = async (ctx, { args, options }) => {
     await ctx.sleep(watchIntervalMs);
     snapshot = await fetchSnapshot();
   }
+  // Reports of the last messages arrive after the campaign completes (delivered after about a
+  // second, read later): keep watching until every message is read or a poll brings no report.
+  let previous: string | undefined;
+  for (
+    let waited = 0;
+    snapshot.campaign.status !== "failed" &&
+    snapshot.stats.read < snapshot.stats.sent &&
+    reported(snapshot.stats) !== previous &&
+    waited < settleLimitMs;
+    waited += watchIntervalMs
+  ) {
+    if (live) {
+      frame.draw(
+        `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${snapshot.campaign.status}; waiting for delivery and read reports… Ctrl-C stops watching`)}`,
+      );
+    }
+    previous = reported(snapshot.stats);
+    await ctx.sleep(watchIntervalMs);
+    snapshot = await fetchSnapshot();
+  }
   if (live) frame.clear();
   const { campaign } = snapshot;
   if (campaign.status === "failed") {
@@ -111,6 +139,6 @@ export const run: Handler = async (ctx, { args, options }) => {
     });
   }
   return result(snapshot, {
-    message: `Campaign ${campaignLabel(campaign)} completed: ${summary(snapshot)}.`,
+    message: `Campaign ${campaignLabel(campaign)} ${campaign.status}: ${summary(snapshot)}.`,
   });
 };

@@ -6,6 +6,7 @@ export interface CampaignTables {
   campaign_failures: CampaignFailureTable;
   message_counts: MessageCountTable;
   sandbox_messages: SandboxMessageTable;
+  whatsapp_webhook_events: WhatsappWebhookEventTable;
 }
 
 export interface ChannelTable {
@@ -14,7 +15,15 @@ export interface ChannelTable {
   phone: string;
   name: string;
   status: string;
+  /** sandbox or whatsapp_cloud. */
   provider: string;
+  // Cloud channels only (migration 0008); null for the sandbox.
+  phone_number_id: string | null;
+  waba_id: string | null;
+  /** AES-256-GCM sealed access token (see messaging/token-crypto.ts); never leaves the service. */
+  access_token_encrypted: string | null;
+  verified_name: string | null;
+  quality_rating: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -45,6 +54,8 @@ export interface CampaignTable {
   delivered: number;
   read: number;
   failed: number;
+  /** Recipients not yet sent when the campaign was cancelled (migration 0009). */
+  cancelled: number;
   stats_updated_at: string;
   created_at: string;
   updated_at: string;
@@ -55,10 +66,15 @@ export interface CampaignRecipientTable {
   campaign_id: string;
   contact_id: string;
   phone: string;
-  /** queued, sent, delivered, read or failed. */
+  /**
+   * queued, sending (handed to a provider without idempotency, answer not yet recorded),
+   * outcome_unknown (a crash came between), skipped, sent, delivered, read or failed.
+   */
   state: string;
   provider_message_id: string | null;
   failure_reason: string | null;
+  /** When the send that may have reached the provider began; drives the 24 h outcome_unknown limit. */
+  sending_at: string | null;
   updated_at: string;
 }
 
@@ -88,4 +104,16 @@ export interface SandboxMessageTable {
   next_status: string | null;
   next_status_at: string | null;
   status: string;
+}
+
+/** A webhook event from Meta, stored when received and applied by the `whatsapp.webhooks` job. */
+export interface WhatsappWebhookEventTable {
+  id: string;
+  dedupe_key: string;
+  /** status, message or template_status. */
+  kind: string;
+  /** JSON of the event (see messaging/provider-events.ts). */
+  payload: string;
+  received_at: string;
+  applied_at: string | null;
 }

@@ -1,0 +1,84 @@
+import { eventTypes } from "../../../contract/vocabulary.js";
+import type { CommandSpec, GroupSpec } from "../../command-spec.js";
+
+const idArgument = { name: "id", description: "the event's id (evt_…)" };
+
+export const eventCommands: GroupSpec = {
+  name: "events",
+  summary: "The event log of the last 30 days: list, inspect, send again",
+  commands: [
+    {
+      name: "list",
+      summary: "List events, newest first",
+      paged: true,
+      options: [
+        { flags: "--type <type>", description: "only this event type", choices: eventTypes },
+        { flags: "--workspace <id>", description: "only events of this workspace (ws_…)" },
+      ],
+      examples: [
+        "reseller events list",
+        "reseller events list --type campaign.completed --all --json",
+        "reseller events list --workspace ws_01JD3F --csv > events.csv",
+      ],
+      handler: "events/list",
+    },
+    {
+      name: "get",
+      summary: "Show one event with its data",
+      arguments: [idArgument],
+      examples: [
+        "reseller events get evt_01JD3F",
+        "reseller events get evt_01JD3F --json | jq .data",
+      ],
+      handler: "events/get",
+    },
+    {
+      name: "redeliver",
+      summary: "Send an event to the webhook endpoints again",
+      description:
+        "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one --endpoint names.",
+      arguments: [idArgument],
+      options: [{ flags: "--endpoint <id>", description: "only to this endpoint (we_…)" }],
+      examples: [
+        "reseller events redeliver evt_01JD3F",
+        "reseller events redeliver evt_01JD3F --endpoint we_01JD3F",
+      ],
+      handler: "events/redeliver",
+    },
+  ],
+};
+
+export const listenCommand: CommandSpec = {
+  name: "listen",
+  summary: "Stream your account's events live and forward them, signed, to a local URL",
+  description:
+    "Opens GET /api/v1/events/stream (Server-Sent Events) and POSTs each event as it happens to --forward-to, signed like a real delivery (Reseller-Signature, Reseller-Event-Id) with a secret printed at start. Prints one line per event with the local answer's status (or the error). Registers nothing on the service and does not retry. Ctrl-C stops it.",
+  options: [
+    { flags: "--forward-to <url>", description: "local URL that receives the events" },
+    {
+      flags: "--events <types>",
+      description: `comma-separated event types (default: all): ${eventTypes.join(", ")}`,
+    },
+  ],
+  examples: [
+    "reseller listen --forward-to http://localhost:4000/hooks",
+    "reseller listen --forward-to http://localhost:3000/webhooks --events campaign.completed,contact.opted_out",
+  ],
+  handler: "listen/listen",
+};
+
+export const usageCommand: CommandSpec = {
+  name: "usage",
+  summary: "Monthly usage per workspace (messages by category, contacts, templates, plan)",
+  description:
+    "What to bill clients from: per workspace, messages sent, delivered, read and failed (of campaigns started in the month) by template category, contacts at the month's end, approved templates and plan; totals on stderr (in `meta` with --json). --csv writes one row per workspace.",
+  options: [
+    { flags: "--month <yyyy-mm>", description: "the month (UTC), default the current one" },
+  ],
+  examples: [
+    "reseller usage",
+    "reseller usage --month 2026-10 --csv > usage-2026-10.csv",
+    "reseller usage --json | jq '.[] | {workspace_name, sent: .messages.total.sent}'",
+  ],
+  handler: "usage/usage",
+};

@@ -1,0 +1,27 @@
+import { CreatedWebhookEndpointResponse } from "../../../contract/webhooks.js";
+import type { Handler } from "../../command-spec.js";
+import { requiredString, stringOption } from "../../options.js";
+import { recordView } from "../../output/view.js";
+import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
+
+/** `reseller webhooks create --url U [--events a,b] [--description D]`: prints the secret once. */
+export const run: Handler = async (ctx, { options }) => {
+  const client = await ctx.client();
+  const description = stringOption(options, "description");
+  const response = await client.call("POST", endpointsPath(), CreatedWebhookEndpointResponse, {
+    body: {
+      url: requiredString(options, "url"),
+      events: eventList(stringOption(options, "events") ?? "*"),
+      ...(description === undefined ? {} : { description }),
+    },
+  });
+  const endpoint = response.body.data;
+  return {
+    data: response.raw.data,
+    view: recordView(endpoint, [
+      ...endpointColumns,
+      { header: "Signing secret", key: "secret", value: () => endpoint.secret },
+    ]),
+    message: `Endpoint ${endpoint.id} created. Store its signing secret now, it is not shown again: ${endpoint.secret}`,
+  };
+};

@@ -1,0 +1,60 @@
+import type { WebhookDeliveryAttempt, WebhookEndpoint } from "../../../contract/webhooks.js";
+import { usageError } from "../../cli-error.js";
+import type { Column } from "../../output/view.js";
+import { when } from "../workspaces/workspace-format.js";
+
+/** `/api/v1/webhook-endpoints[/<id>[/rest]]`, the id encoded. */
+export function endpointsPath(id?: string, rest = ""): string {
+  return `/api/v1/webhook-endpoints${id === undefined ? "" : `/${encodeURIComponent(id)}`}${rest}`;
+}
+
+/** `--events a,b` as the list the API takes; `*` alone for all. */
+export function eventList(text: string): string[] {
+  const types = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  if (types.length === 0) throw usageError("--events needs at least one event type, or *.");
+  return types;
+}
+
+export const endpointColumns: Column<WebhookEndpoint>[] = [
+  { header: "Id", key: "id", value: (e) => e.id },
+  { header: "URL", key: "url", value: (e) => e.url, display: (e, paint) => paint.bold(e.url) },
+  { header: "Events", key: "events", value: (e) => e.events.join(",") },
+  {
+    header: "Enabled",
+    key: "enabled",
+    value: (e) => e.enabled,
+    display: (e, paint) => (e.enabled ? paint.good("yes") : paint.warn("no")),
+  },
+  { header: "Description", key: "description", value: (e) => e.description },
+  { header: "Secret", key: "secret_hint", value: (e) => e.secret_hint },
+  {
+    header: "Created",
+    key: "created_at",
+    value: (e) => e.created_at,
+    display: (e) => when(e.created_at),
+  },
+];
+
+export const attemptColumns: Column<WebhookDeliveryAttempt>[] = [
+  {
+    header: "When",
+    key: "created_at",
+    value: (a) => a.created_at,
+    display: (a) => when(a.created_at),
+  },
+  { header: "Event", key: "event_id", value: (a) => a.event_id },
+  { header: "Type", key: "event_type", value: (a) => a.event_type },
+  { header: "Try", key: "attempt", value: (a) => a.attempt },
+  {
+    header: "Status",
+    key: "status_code",
+    value: (a) => a.status_code,
+    display: (a, paint) =>
+      a.delivered ? paint.good(String(a.status_code)) : paint.bad(String(a.status_code ?? "—")),
+  },
+  { header: "Ms", key: "duration_ms", value: (a) => a.duration_ms },
+  { header: "Error", key: "error", value: (a) => a.error },
+];

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { successEnvelope } from "./envelope.js";
+import { WorkspacePlan } from "./workspaces.js";
+
+const Count = z.number().int().min(0);
+
+export const MessageCounts = z
+  .object({ sent: Count, delivered: Count, read: Count, failed: Count })
+  .meta({ id: "MessageCounts" });
+export type MessageCounts = z.infer<typeof MessageCounts>;
+
+/** Message counts per template category plus their sum. */
+export const MessagesByCategory = z
+  .object({
+    marketing: MessageCounts,
+    utility: MessageCounts,
+    authentication: MessageCounts,
+    total: MessageCounts,
+  })
+  .meta({ id: "MessagesByCategory" });
+export type MessagesByCategory = z.infer<typeof MessagesByCategory>;
+
+export const WorkspaceMonthUsage = z
+  .object({
+    workspace_id: z.string(),
+    workspace_name: z.string(),
+    status: z.string(),
+    plan: WorkspacePlan.nullable(),
+    messages: MessagesByCategory.describe(
+      "Messages of campaigns started in the month, by the template's category; delivered and read count the latest state.",
+    ),
+    contacts: Count.describe("Contacts at the month's end (now for the current month)."),
+    active_templates: Count.describe("Approved templates now."),
+  })
+  .meta({ id: "WorkspaceMonthUsage" });
+export type WorkspaceMonthUsage = z.infer<typeof WorkspaceMonthUsage>;
+
+export const UsageQuery = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "month must be YYYY-MM, e.g. 2026-11" })
+    .optional()
+    .describe("The calendar month (UTC) as YYYY-MM; default the current one."),
+});
+
+export const UsageMeta = z
+  .object({
+    month: z.string(),
+    totals: z.object({
+      workspaces: Count,
+      messages: MessagesByCategory,
+      contacts: Count,
+      active_templates: Count,
+    }),
+  })
+  .meta({ id: "UsageMeta" });
+export type UsageMeta = z.infer<typeof UsageMeta>;
+
+export const UsageResponse = successEnvelope(z.array(WorkspaceMonthUsage), UsageMeta);

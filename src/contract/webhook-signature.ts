@@ -1,0 +1,11 @@
+import { createHmac } from "node:crypto";
+
+/**
+ * The Reseller-Signature header of a delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
+ * "<t>.<body>" keyed with the endpoint's secret>`. The service signs deliveries with it and
+ * `reseller listen` signs what it forwards, so both verify the same way (docs/webhooks.md).
+ */
+export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
+}

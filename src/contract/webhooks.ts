@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { listEnvelope, PageQuery } from "./pagination.js";
+import { eventTypes } from "./vocabulary.js";
+
+/** The prefix of webhook signing secrets, so a leaked one is recognisable. */
+export const webhookSecretPrefix = "whsec_";
+
+const Url = z
+  .string({ error: "url must be an http or https URL" })
+  .trim()
+  .max(2048, { error: "url must be at most 2048 characters" })
+  .refine(
+    (text) => {
+      try {
+        const url = new URL(text);
+        return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    { error: "url must be an http or https URL such as https://crm.example.com/hooks" },
+  );
+
+const subscribable = ["*", ...eventTypes] as const;
+
+const EventSelection = z
+  .array(
+    z.enum(subscribable, {
+      error: `events must list event types (${eventTypes.join(", ")}) or "*"`,
+    }),
+  )
+  .min(1, { error: 'events must name at least one event type, or ["*"] for all' })
+  .max(eventTypes.length + 1)
+  .describe('Event types to receive, or `["*"]` for every type.');
+
+const Description = z
+  .string({ error: "description must be a string" })
+  .trim()
+  .max(500, { error: "description must be at most 500 characters" });
+
+export const WebhookEndpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    secret_hint: z.string().describe("The secret's last characters, to tell secrets apart."),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+export const CreatedWebhookEndpoint = WebhookEndpoint.extend({
+  secret: z
+    .string()
+    .describe("The signing secret (`whsec_…`): shown only in this response, store it now."),
+}).meta({ id: "CreatedWebhookEndpoint" });
+
+export const CreateWebhookEndpointBody = z.strictObject({
+  url: Url,
+  events: EventSelection.default(["*"]),
+  description: Description.optional(),
+});
+export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
+
+export const UpdateWebhookEndpointBody = z.strictObject({
+  url: Url.optional(),
+  events: EventSelection.optional(),
+  enabled: z.boolean({ error: "enabled must be true or false" }).optional(),
+  description: Description.nullable().optional(),
+});
+export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
+
+export const WebhookEndpointIdParams = z.object({
+  id: z.string().describe("The endpoint's id (we_…)."),
+});
+
+/** One POST of an event to an endpoint and what came of it. */
+export const WebhookDeliveryAttempt = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    attempt: z.number().int().min(1).describe("1 for the first try of this delivery."),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The receiver's HTTP status; null when none came."),
+    duration_ms: z.number().int().min(0),
+    error: z.string().nullable().describe("Why it failed: timeout, connection refused, status…"),
+    delivered: z.boolean().describe("A 2xx within 10 seconds."),
+    created_at: z.string(),
+  })
+  .meta({ id: "WebhookDeliveryAttempt" });
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
+
+export const WebhookEndpointResponse = successEnvelope(WebhookEndpoint, EmptyMeta);
+export const CreatedWebhookEndpointResponse = successEnvelope(CreatedWebhookEndpoint, EmptyMeta);
+export const WebhookEndpointListResponse = listEnvelope(WebhookEndpoint);
+export const WebhookDeliveryListQuery = PageQuery;
+export const WebhookDeliveryListResponse = listEnvelope(WebhookDeliveryAttempt);

@@ -1,0 +1,295 @@
+import { sql } from "kysely";
+import type { Audience, Campaign } from "../../contract/campaigns.js";
+import type { Db } from "../db/database.js";
+import type { CampaignTable } from "../db/tables/campaigns.js";
+import type { JobResult } from "../jobs/job-runner.js";
+import { countAudience } from "./campaign-audience.js";
+import { type CampaignServices, campaignRunJob, loadCampaign, toCampaign } from "./campaigns.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { recordWorkspaceEvent } from "./events.js";
+import { ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
+
+/** How often a paused campaign's run job looks whether it was resumed (resume also wakes it). */
+export const pausedPollMs = 60_000;
+
+type Move = "pause" | "resume" | "cancel";
+
+/** The statuses each move starts from; any other is a 409 campaign_state_conflict. */
+const movesFrom: Record<Move, readonly string[]> = {
+  pause: ["running", "scheduled"],
+  resume: ["paused"],
+  cancel: ["draft", "scheduled", "running", "paused"],
+};
+
+const allowedText: Record<Move, string> = {
+  pause: "only a running or scheduled campaign can be paused",
+  resume: "only a paused campaign can be resumed",
+  cancel: "only a draft, scheduled, running or paused campaign can be cancelled",
+};
+
+function runJobPayload(campaignId: string): string {
+  return JSON.stringify({ campaign_id: campaignId });
+}
+
+/** The campaign's run job that is queued or running, if any: there is at most one. */
+async function activeRunJob(db: Db, campaignId: string) {
+  return db
+    .selectFrom("jobs")
+    .select(["id", "state"])
+    .where("kind", "=", campaignRunJob)
+    .where("payload", "=", runJobPayload(campaignId))
+    .where("state", "in", ["queued", "running"])
+    .executeTakeFirst();
+}
+
+/**
+ * Ends a cancelled campaign's sending: its still-queued recipients become `cancelled` and move
+ * from the `queued` counter to `cancelled`. Only for a campaign no batch is in flight for (its
+ * run job is not running, or is the caller), so no recipient counts as both sent and cancelled.
+ */
+export async function settleCancelled(trx: Db, clock: Clock, campaignId: string): Promise<void> {
+  const now = isoSeconds(clock.now());
+  const result = await trx
+    .updateTable("campaign_recipients")
+    .set({ state: "cancelled", updated_at: now })
+    .where("campaign_id", "=", campaignId)
+    .where("state", "=", "queued")
+    .executeTakeFirst();
+  const n = Number(result.numUpdatedRows);
+  if (n === 0) return;
+  await trx
+    .updateTable("campaigns")
+    .set((eb) => ({
+      queued: sql<number>`max(0, ${eb.ref("queued")} - ${n})`,
+      cancelled: eb("cancelled", "+", n),
+      stats_updated_at: now,
+    }))
+    .where("id", "=", campaignId)
+    .execute();
+}
+
+/**
+ * What the run job does about pause, resume and cancel before each batch: wait while paused
+ * (or scheduled for later), settle and stop once cancelled, or null to go on sending.
+ */
+export async function campaignControl(
+  db: Db,
+  clock: Clock,
+  campaignId: string,
+): Promise<JobResult | null> {
+  const row = await db
+    .selectFrom("campaigns")
+    .select(["status", "scheduled_at"])
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  const now = clock.now();
+  if (row?.status === "paused")
+    return { state: "retry", at: new Date(now.getTime() + pausedPollMs) };
+  if (row?.status === "cancelled") {
+    await db.transaction().execute((trx) => settleCancelled(trx, clock, campaignId));
+    return { state: "done" };
+  }
+  if (row?.status === "scheduled" && row.scheduled_at && new Date(row.scheduled_at) > now) {
+    return { state: "retry", at: new Date(row.scheduled_at) };
+  }
+  return null;
+}
+
+/**
+ * The campaign a move applies to, in a workspace that allows the move (cancelling stops sending,
+ * so a suspended workspace may cancel too; archived is read-only), or 409 when its status forbids it.
+ */
+async function loadForMove(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+  move: Move,
+): Promise<CampaignTable> {
+  const workspace =
+    move === "cancel"
+      ? await loadWorkspaceForCancel(db, principal, workspaceId)
+      : await loadActiveWorkspaceFor(db, principal, workspaceId);
+  const row = await loadCampaign(db, workspace.id, campaignId);
+  if (!movesFrom[move].includes(row.status)) {
+    throw new ServiceError(
+      "campaign_state_conflict",
+      `Campaign '${row.id}' is ${row.status}; ${allowedText[move]}.`,
+      { details: [{ field: "status", message: `is ${row.status}` }] },
+    );
+  }
+  return row;
+}
+
+/**
+ * Applies a move in one transaction: the status changes only from the status it was read in
+ * (a racing move gets the 409), `extra` runs with it, and the event is recorded with it.
+ */
+async function applyMove(
+  services: { db: Db; clock: Clock },
+  row: CampaignTable,
+  move: Move,
+  to: string,
+  extra: (trx: Db) => Promise<void>,
+): Promise<Campaign> {
+  const { db, clock } = services;
+  const now = isoSeconds(clock.now());
+  const campaign = await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable("campaigns")
+      .set({
+        status: to,
+        updated_at: now,
+        ...(to === "cancelled" ? { completed_at: now, stats_updated_at: now } : {}),
+      })
+      .where("id", "=", row.id)
+      .where("status", "=", row.status)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return null;
+    await extra(trx);
+    const after = toCampaign(
+      await trx
+        .selectFrom("campaigns")
+        .selectAll()
+        .where("id", "=", row.id)
+        .executeTakeFirstOrThrow(),
+    );
+    if (move !== "resume") {
+      await recordWorkspaceEvent(
+        trx,
+        clock,
+        row.workspace_id,
+        move === "pause" ? "campaign.paused" : "campaign.cancelled",
+        after,
+      );
+    }
+    return after;
+  });
+  if (!campaign) {
+    throw new ServiceError(
+      "campaign_state_conflict",
+      `Campaign '${row.id}' changed status meanwhile; read it again.`,
+    );
+  }
+  return campaign;
+}
+
+/** Pauses a running or scheduled campaign: the batch in flight finishes, nothing more is sent. */
+export async function pauseCampaign(
+  services: { db: Db; clock: Clock },
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+): Promise<Campaign> {
+  const row = await loadForMove(services.db, principal, workspaceId, campaignId, "pause");
+  return applyMove(services, row, "pause", "paused", async () => {});
+}
+
+/**
+ * Resumes a paused campaign: running, or scheduled when its scheduled time is still ahead. Its
+ * run job is woken, or queued again when it had ended, so exactly one job sends it.
+ */
+export async function resumeCampaign(
+  services: CampaignServices,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+): Promise<Campaign> {
+  const { db, clock } = services;
+  const row = await loadForMove(db, principal, workspaceId, campaignId, "resume");
+  const now = clock.now();
+  const toScheduled =
+    row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
+  const campaign = await applyMove(
+    services,
+    row,
+    "resume",
+    toScheduled ? "scheduled" : "running",
+    async (trx) => {
+      const job = await activeRunJob(trx, row.id);
+      if (job?.state === "queued") {
+        if (!toScheduled) {
+          await trx
+            .updateTable("jobs")
+            .set({ run_at: now.toISOString() })
+            .where("id", "=", job.id)
+            .execute();
+        }
+        return;
+      }
+      if (job) return;
+      const id = await services.jobs.enqueue(trx, {
+        kind: campaignRunJob,
+        payload: { campaign_id: row.id },
+        ...(toScheduled && row.scheduled_at ? { runAt: new Date(row.scheduled_at) } : {}),
+      });
+      if (row.started_at !== null && !toScheduled) {
+        // The audience was snapshotted by the earlier job: the new one only sends what is queued.
+        await trx
+          .updateTable("jobs")
+          .set({ checkpoint: JSON.stringify({ snapshotted: true }) })
+          .where("id", "=", id)
+          .execute();
+      }
+    },
+  );
+  services.jobs.poke();
+  return campaign;
+}
+
+/**
+ * Cancels a campaign that has not ended. Recipients not yet sent count as `cancelled`: settled
+ * here when no batch is in flight, otherwise by the run job right after its batch. A campaign
+ * that never started counts its consenting audience as cancelled.
+ */
+export async function cancelCampaign(
+  services: CampaignServices,
+  principal: Principal,
+  workspaceId: string,
+  campaignId: string,
+): Promise<Campaign> {
+  const { db, clock } = services;
+  const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
+  const neverStarted = row.started_at === null;
+  const audience = neverStarted
+    ? (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience)).with_consent
+    : 0;
+  const campaign = await applyMove(services, row, "cancel", "cancelled", async (trx) => {
+    if (neverStarted) {
+      await trx
+        .updateTable("campaigns")
+        .set({ cancelled: audience })
+        .where("id", "=", row.id)
+        .execute();
+      return;
+    }
+    const job = await activeRunJob(trx, row.id);
+    if (job?.state !== "running") await settleCancelled(trx, clock, row.id);
+  });
+  services.jobs.poke();
+  return campaign;
+}
+
+/** The workspace a cancel may act in: active or suspended (archived gets the active check's error). */
+async function loadWorkspaceForCancel(db: Db, principal: Principal, workspaceId: string) {
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  if (workspace.status === "archived") return loadActiveWorkspaceFor(db, principal, workspaceId);
+  return workspace;
+}
+
+/** Records a campaign event with the campaign as it is in `trx` (the engine's transactions). */
+export async function recordCampaignEvent(
+  trx: Db,
+  clock: Clock,
+  campaignId: string,
+  type: "campaign.started" | "campaign.completed" | "campaign.failed",
+): Promise<void> {
+  const row = await trx
+    .selectFrom("campaigns")
+    .selectAll()
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  if (row) await recordWorkspaceEvent(trx, clock, row.workspace_id, type, toCampaign(row));
+}

@@ -1,0 +1,230 @@
+import type { Event, EventType } from "../../contract/events.js";
+import type { ListMeta } from "../../contract/pagination.js";
+import type { Db } from "../db/database.js";
+import { type PageRequest, paginate } from "../db/keyset-paging.js";
+import type { EventTable } from "../db/tables/events.js";
+import { enqueueJob } from "../jobs/job-queue.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { newId } from "./ids.js";
+import { ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+
+/** How long the event log keeps events. */
+export const eventRetentionMs = 30 * 86_400_000;
+
+/** The kind of the durable job that POSTs one event to one endpoint (and retries it). */
+export const webhookDeliveryJob = "webhook.deliver";
+
+/** What happened: the reseller and workspace it concerns and the resource as the API shows it. */
+export interface EventInput {
+  resellerId: string;
+  workspaceId: string | null;
+  type: EventType;
+  data: object;
+}
+
+/** An event as the API shows it. */
+export function toEvent(row: EventTable): Event {
+  return {
+    id: row.id,
+    type: row.type as EventType,
+    created_at: row.created_at,
+    workspace_id: row.workspace_id,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/** Whether an endpoint's `events` selection (JSON text) takes this type. */
+export function subscribes(selection: string, type: string): boolean {
+  const types = JSON.parse(selection) as string[];
+  return types.includes("*") || types.includes(type);
+}
+
+/** Queues one delivery of an event to an endpoint, with the job that makes it. */
+export async function queueDelivery(
+  trx: Db,
+  clock: Clock,
+  eventId: string,
+  endpointId: string,
+): Promise<string> {
+  const now = isoSeconds(clock.now());
+  const id = newId("wd");
+  await trx
+    .insertInto("webhook_deliveries")
+    .values({
+      id,
+      event_id: eventId,
+      endpoint_id: endpointId,
+      state: "pending",
+      attempts: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await enqueueJob(trx, clock, { kind: webhookDeliveryJob, payload: { delivery_id: id } });
+  return id;
+}
+
+/**
+ * Records an event and queues its delivery to every enabled endpoint of the reseller that
+ * subscribes to its type. Call it with the transaction of the change it reports, so an event
+ * exists exactly when the change does.
+ */
+export async function recordEvent(trx: Db, clock: Clock, input: EventInput): Promise<string> {
+  const id = newId("evt");
+  await trx
+    .insertInto("events")
+    .values({
+      id,
+      reseller_id: input.resellerId,
+      workspace_id: input.workspaceId,
+      type: input.type,
+      data: JSON.stringify(input.data),
+      created_at: isoSeconds(clock.now()),
+    })
+    .execute();
+  const endpoints = await trx
+    .selectFrom("webhook_endpoints")
+    .select(["id", "events"])
+    .where("reseller_id", "=", input.resellerId)
+    .where("enabled", "=", 1)
+    .execute();
+  for (const endpoint of endpoints) {
+    if (subscribes(endpoint.events, input.type)) await queueDelivery(trx, clock, id, endpoint.id);
+  }
+  return id;
+}
+
+/** The reseller a workspace belongs to, for code that knows only the workspace. */
+export async function resellerOfWorkspace(db: Db, workspaceId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("workspaces")
+    .select("reseller_id")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  return row?.reseller_id ?? null;
+}
+
+/** Records an event about a workspace's resource (looks the reseller up; nothing when it is gone). */
+export async function recordWorkspaceEvent(
+  trx: Db,
+  clock: Clock,
+  workspaceId: string,
+  type: EventType,
+  data: object,
+): Promise<void> {
+  const resellerId = await resellerOfWorkspace(trx, workspaceId);
+  if (resellerId !== null) await recordEvent(trx, clock, { resellerId, workspaceId, type, data });
+}
+
+function visibleEvents(db: Db, clock: Clock, principal: Principal) {
+  let select = db
+    .selectFrom("events")
+    .selectAll()
+    .where("reseller_id", "=", principal.resellerId)
+    .where("created_at", ">=", isoSeconds(new Date(clock.now().getTime() - eventRetentionMs)));
+  if (principal.workspaceId !== null) {
+    select = select.where("workspace_id", "=", principal.workspaceId);
+  }
+  return select;
+}
+
+/** The event log, newest first, of the last 30 days; a workspace token sees its workspace's. */
+export async function listEvents(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  query: PageRequest & { type?: string | undefined; workspace_id?: string | undefined },
+): Promise<{ data: Event[]; meta: ListMeta }> {
+  let select = visibleEvents(db, clock, principal);
+  if (query.type !== undefined) select = select.where("type", "=", query.type);
+  if (query.workspace_id !== undefined) {
+    select = select.where("workspace_id", "=", query.workspace_id);
+  }
+  const page = await paginate(select, "id", query);
+  return { data: page.rows.map(toEvent), meta: { pagination: page.pagination } };
+}
+
+/** One event of the caller's (404 when unknown, another reseller's, or older than 30 days). */
+export async function loadEvent(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  eventId: string,
+): Promise<EventTable> {
+  const row = await visibleEvents(db, clock, principal)
+    .where("id", "=", eventId)
+    .executeTakeFirst();
+  if (!row) throw new ServiceError("not_found", `Event '${eventId}' was not found.`);
+  return row;
+}
+
+/** Events after `afterId` (exclusive), oldest first: what the live stream sends next. */
+export async function eventsAfter(
+  db: Db,
+  principal: Principal,
+  afterId: string,
+  types: readonly string[],
+  limit = 100,
+): Promise<Event[]> {
+  let select = db
+    .selectFrom("events")
+    .selectAll()
+    .where("reseller_id", "=", principal.resellerId)
+    .where("id", ">", afterId);
+  if (principal.workspaceId !== null) {
+    select = select.where("workspace_id", "=", principal.workspaceId);
+  }
+  if (types.length > 0) select = select.where("type", "in", types);
+  const rows = await select.orderBy("id").limit(limit).execute();
+  return rows.map(toEvent);
+}
+
+/** The newest event id of the caller's, or "" without one: where a live stream starts. */
+export async function latestEventId(db: Db, principal: Principal): Promise<string> {
+  const row = await db
+    .selectFrom("events")
+    .select("id")
+    .where("reseller_id", "=", principal.resellerId)
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? "";
+}
+
+/** Deletes events older than 30 days with their deliveries and attempts; returns how many. */
+export async function pruneEvents(db: Db, clock: Clock): Promise<number> {
+  const cutoff = isoSeconds(new Date(clock.now().getTime() - eventRetentionMs));
+  return db.transaction().execute(async (trx) => {
+    const old = trx.selectFrom("events").select("id").where("created_at", "<", cutoff);
+    await trx.deleteFrom("webhook_attempts").where("event_id", "in", old).execute();
+    await trx.deleteFrom("webhook_deliveries").where("event_id", "in", old).execute();
+    const result = await trx
+      .deleteFrom("events")
+      .where("created_at", "<", cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
+}
+
+/**
+ * Records `contact.opted_out` or `contact.opted_in` when a write moved a contact's consent there
+ * from another status (`before` null for a new contact); other writes record nothing.
+ */
+export async function recordConsentEvent(
+  trx: Db,
+  clock: Clock,
+  workspaceId: string,
+  before: string | null,
+  contact: { opt_in_status: string },
+): Promise<void> {
+  const after = contact.opt_in_status;
+  if (after === before || (after !== "opted_out" && after !== "opted_in")) return;
+  await recordWorkspaceEvent(
+    trx,
+    clock,
+    workspaceId,
+    after === "opted_out" ? "contact.opted_out" : "contact.opted_in",
+    contact,
+  );
+}

@@ -1,0 +1,148 @@
+import type {
+  MessageCounts,
+  MessagesByCategory,
+  UsageMeta,
+  WorkspaceMonthUsage,
+} from "../../contract/usage.js";
+import { templateCategories } from "../../contract/vocabulary.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "./clock.js";
+import type { Principal } from "./tokens.js";
+import { requireResellerToken } from "./workspace-access.js";
+
+function zeroCounts(): MessageCounts {
+  return { sent: 0, delivered: 0, read: 0, failed: 0 };
+}
+
+function emptyMessages(): MessagesByCategory {
+  return {
+    marketing: zeroCounts(),
+    utility: zeroCounts(),
+    authentication: zeroCounts(),
+    total: zeroCounts(),
+  };
+}
+
+function addState(counts: MessageCounts, state: string, n: number): void {
+  if (state === "failed") counts.failed += n;
+  if (state === "sent" || state === "delivered" || state === "read") counts.sent += n;
+  if (state === "delivered" || state === "read") counts.delivered += n;
+  if (state === "read") counts.read += n;
+}
+
+function addCounts(into: MessageCounts, from: MessageCounts): void {
+  into.sent += from.sent;
+  into.delivered += from.delivered;
+  into.read += from.read;
+  into.failed += from.failed;
+}
+
+/** `[first instant of the month, first instant of the next]` as ISO text. */
+function monthBounds(month: string): [string, string] {
+  const [year, mon] = month.split("-").map(Number) as [number, number];
+  const next = mon === 12 ? `${year + 1}-01` : `${year}-${String(mon + 1).padStart(2, "0")}`;
+  return [`${month}-01T00:00:00Z`, `${next}-01T00:00:00Z`];
+}
+
+/**
+ * The month's usage of every workspace of the reseller, what it bills clients from: messages by
+ * template category (of campaigns started that month), contacts at the month's end, approved
+ * templates and plan, with totals.
+ */
+export async function monthlyUsage(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  month: string | undefined,
+): Promise<{ data: WorkspaceMonthUsage[]; meta: UsageMeta }> {
+  requireResellerToken(principal, "read the reseller's usage report");
+  const asked = month ?? clock.now().toISOString().slice(0, 7);
+  const [from, to] = monthBounds(asked);
+  const workspaces = await db
+    .selectFrom("workspaces")
+    .leftJoin("plans", "plans.id", "workspaces.plan_id")
+    .select([
+      "workspaces.id",
+      "workspaces.name",
+      "workspaces.status",
+      "workspaces.plan_id",
+      "plans.name as plan_name",
+      "plans.slug as plan_slug",
+    ])
+    .where("workspaces.reseller_id", "=", principal.resellerId)
+    .where("workspaces.created_at", "<", to)
+    .orderBy("workspaces.id")
+    .execute();
+  const ids = workspaces.map((w) => w.id);
+  const messages = ids.length
+    ? await db
+        .selectFrom("campaign_recipients as r")
+        .innerJoin("campaigns as c", "c.id", "r.campaign_id")
+        .leftJoin("templates as t", "t.id", "c.template_id")
+        .select((eb) => [
+          "c.workspace_id",
+          "t.category",
+          "r.state",
+          eb.fn.countAll<number>().as("n"),
+        ])
+        .where("c.workspace_id", "in", ids)
+        .where("c.started_at", ">=", from)
+        .where("c.started_at", "<", to)
+        .groupBy(["c.workspace_id", "t.category", "r.state"])
+        .execute()
+    : [];
+  const contacts = ids.length
+    ? await db
+        .selectFrom("contacts")
+        .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
+        .where("workspace_id", "in", ids)
+        .where("created_at", "<", to)
+        .groupBy("workspace_id")
+        .execute()
+    : [];
+  const templates = ids.length
+    ? await db
+        .selectFrom("templates")
+        .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
+        .where("workspace_id", "in", ids)
+        .where("status", "=", "approved")
+        .groupBy("workspace_id")
+        .execute()
+    : [];
+  const totals: UsageMeta["totals"] = {
+    workspaces: workspaces.length,
+    messages: emptyMessages(),
+    contacts: 0,
+    active_templates: 0,
+  };
+  const data = workspaces.map((w): WorkspaceMonthUsage => {
+    const byCategory = emptyMessages();
+    for (const row of messages.filter((m) => m.workspace_id === w.id)) {
+      const category = (templateCategories as readonly string[]).includes(row.category ?? "")
+        ? (row.category as (typeof templateCategories)[number])
+        : "marketing";
+      addState(byCategory[category], row.state, Number(row.n));
+      addState(byCategory.total, row.state, Number(row.n));
+    }
+    const contactCount = Number(contacts.find((c) => c.workspace_id === w.id)?.n ?? 0);
+    const templateCount = Number(templates.find((t) => t.workspace_id === w.id)?.n ?? 0);
+    for (const key of [...templateCategories, "total"] as const) {
+      addCounts(totals.messages[key], byCategory[key]);
+    }
+    totals.contacts += contactCount;
+    totals.active_templates += templateCount;
+    return {
+      workspace_id: w.id,
+      workspace_name: w.name,
+      status: w.status,
+      plan:
+        w.plan_id === null || w.plan_name === null || w.plan_slug === null
+          ? null
+          : { id: w.plan_id, name: w.plan_name, slug: w.plan_slug },
+      messages: byCategory,
+      contacts: contactCount,
+      active_templates: templateCount,
+    };
+  });
+  return { data, meta: { month: asked, totals } };
+}

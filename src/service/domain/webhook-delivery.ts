@@ -1,0 +1,218 @@
+import type { Redelivery } from "../../contract/events.js";
+import { signatureHeader } from "../../contract/webhook-signature.js";
+import type { Db } from "../db/database.js";
+import type { JobHandler } from "../jobs/job-runner.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
+import { newId } from "./ids.js";
+import { ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+import { privateUrlReason } from "./webhook-url-guard.js";
+
+/** How deliveries are made: retry base, the private-address guard and the answer timeout. */
+export interface WebhookSettings {
+  /** First retry delay; each further one doubles (`serve --webhook-retry-base`, default 60 s). */
+  retryBaseMs: number;
+  /** Refuse hosts that resolve to loopback, private or link-local addresses. */
+  blockPrivate: boolean;
+  /** How long a receiver has to answer with a 2xx. */
+  timeoutMs: number;
+}
+
+export const defaultWebhookSettings: WebhookSettings = {
+  retryBaseMs: 60_000,
+  blockPrivate: false,
+  timeoutMs: 10_000,
+};
+
+/** How long a delivery is retried before it is given up. */
+export const retryWindowMs = 3 * 86_400_000;
+
+/** The longest wait between two attempts, so the last days still see a few tries. */
+const maxRetryDelayMs = 6 * 3_600_000;
+
+/** The wait before attempt `attempt + 1`: base × 2^(attempt−1), at most six hours. */
+export function retryDelayMs(baseMs: number, attempt: number): number {
+  return Math.min(maxRetryDelayMs, baseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** POSTs a signed event to a URL and says how it went (2xx within the timeout is delivered). */
+export async function postSigned(
+  url: string,
+  secret: string,
+  eventId: string,
+  body: string,
+  unixSeconds: number,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "reseller-webhooks/1",
+        "reseller-signature": signatureHeader(secret, unixSeconds, body),
+        "reseller-event-id": eventId,
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    // The answer's body is not needed; reading it frees the connection.
+    await response.arrayBuffer().catch(() => undefined);
+    const ok = response.status >= 200 && response.status < 300;
+    return {
+      statusCode: response.status,
+      error: ok ? null : `the receiver answered ${response.status}`,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const name = (error as Error).name;
+    return {
+      statusCode: null,
+      error:
+        name === "TimeoutError" || name === "AbortError"
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (cause?.code ?? cause?.message ?? (error as Error).message),
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+}
+
+/**
+ * The `webhook.deliver` job: one POST of its event to its endpoint per run. A 2xx marks the
+ * delivery done; anything else is recorded as an attempt and retried with exponential backoff
+ * until three days after the delivery was queued. The job row is the retry schedule, so
+ * deliveries survive restarts.
+ */
+export function webhookDeliveryHandler(deps: {
+  db: Db;
+  clock: Clock;
+  settings: WebhookSettings;
+}): JobHandler {
+  const { db, clock, settings } = deps;
+  return async (job) => {
+    const { delivery_id: deliveryId } = job.payload as { delivery_id: string };
+    const delivery = await db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("id", "=", deliveryId)
+      .executeTakeFirst();
+    if (delivery?.state !== "pending") return { state: "done" };
+    const event = await db
+      .selectFrom("events")
+      .selectAll()
+      .where("id", "=", delivery.event_id)
+      .executeTakeFirst();
+    const endpoint = await db
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("id", "=", delivery.endpoint_id)
+      .executeTakeFirst();
+    const now = clock.now();
+    if (!event || !endpoint || endpoint.enabled !== 1) {
+      await db
+        .updateTable("webhook_deliveries")
+        .set({ state: "failed", updated_at: isoSeconds(now) })
+        .where("id", "=", delivery.id)
+        .execute();
+      return { state: "done" };
+    }
+    const body = JSON.stringify(toEvent(event));
+    const refused = settings.blockPrivate ? await privateUrlReason(endpoint.url) : null;
+    const outcome: AttemptOutcome = refused
+      ? { statusCode: null, error: `not sent: ${refused}`, durationMs: 0 }
+      : await postSigned(
+          endpoint.url,
+          endpoint.secret,
+          event.id,
+          body,
+          Math.floor(now.getTime() / 1000),
+          settings.timeoutMs,
+        );
+    const delivered = outcome.error === null;
+    const attempt = delivery.attempts + 1;
+    const giveUp =
+      !delivered &&
+      now.getTime() + retryDelayMs(settings.retryBaseMs, attempt) >
+        new Date(delivery.created_at).getTime() + retryWindowMs;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("webhook_attempts")
+        .values({
+          id: newId("wa"),
+          delivery_id: delivery.id,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_type: event.type,
+          attempt,
+          status_code: outcome.statusCode,
+          duration_ms: outcome.durationMs,
+          error: outcome.error,
+          delivered: delivered ? 1 : 0,
+          created_at: isoSeconds(clock.now()),
+        })
+        .execute();
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({
+          attempts: attempt,
+          state: delivered ? "delivered" : giveUp ? "failed" : "pending",
+          updated_at: isoSeconds(clock.now()),
+        })
+        .where("id", "=", delivery.id)
+        .execute();
+    });
+    if (delivered || giveUp) return { state: "done" };
+    return {
+      state: "retry",
+      at: new Date(now.getTime() + retryDelayMs(settings.retryBaseMs, attempt)),
+    };
+  };
+}
+
+/**
+ * Sends an event again: a new delivery to every enabled endpoint subscribed to its type, or to
+ * the one endpoint named (even when it does not subscribe to the type).
+ */
+export async function redeliverEvent(
+  deps: { db: Db; clock: Clock; poke: () => void },
+  principal: Principal,
+  eventId: string,
+  endpointId: string | undefined,
+): Promise<Redelivery> {
+  const { db, clock } = deps;
+  const event = await loadEvent(db, clock, principal, eventId);
+  let select = db
+    .selectFrom("webhook_endpoints")
+    .select(["id", "events", "enabled"])
+    .where("reseller_id", "=", principal.resellerId);
+  if (endpointId !== undefined) select = select.where("id", "=", endpointId);
+  const endpoints = await select.execute();
+  if (endpointId !== undefined && endpoints.length === 0) {
+    throw new ServiceError("not_found", `Webhook endpoint '${endpointId}' was not found.`);
+  }
+  const targets = endpoints.filter(
+    (e) => e.enabled === 1 && (endpointId !== undefined || subscribes(e.events, event.type)),
+  );
+  const deliveries = await db.transaction().execute(async (trx) => {
+    const queued: Redelivery["deliveries"] = [];
+    for (const endpoint of targets) {
+      queued.push({
+        id: await queueDelivery(trx, clock, event.id, endpoint.id),
+        endpoint_id: endpoint.id,
+      });
+    }
+    return queued;
+  });
+  deps.poke();
+  return { event_id: event.id, deliveries };
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from "node:crypto";
+import type { ListMeta } from "../../contract/pagination.js";
+import {
+  type CreateWebhookEndpointBody,
+  type UpdateWebhookEndpointBody,
+  type WebhookDeliveryAttempt,
+  type WebhookEndpoint,
+  webhookSecretPrefix,
+} from "../../contract/webhooks.js";
+import type { Db } from "../db/database.js";
+import { type PageRequest, paginate } from "../db/keyset-paging.js";
+import type { WebhookAttemptTable, WebhookEndpointTable } from "../db/tables/events.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import { newId } from "./ids.js";
+import { invalidField, ServiceError } from "./service-error.js";
+import type { Principal } from "./tokens.js";
+import { privateUrlReason } from "./webhook-url-guard.js";
+import { requireResellerToken } from "./workspace-access.js";
+
+/** What the endpoint rules need: the database, time, and whether private addresses are refused. */
+export interface WebhookEndpointServices {
+  db: Db;
+  clock: Clock;
+  blockPrivateWebhooks: boolean;
+}
+
+/** A new signing secret: `whsec_` and 32 random bytes in base64url. */
+export function newWebhookSecret(): string {
+  return `${webhookSecretPrefix}${randomBytes(32).toString("base64url")}`;
+}
+
+/** An endpoint as the API shows it (never its secret). */
+export function toWebhookEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    enabled: row.enabled === 1,
+    secret_hint: `${webhookSecretPrefix}…${row.secret.slice(-4)}`,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toAttempt(row: WebhookAttemptTable): WebhookDeliveryAttempt {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status_code: row.status_code,
+    duration_ms: row.duration_ms,
+    error: row.error,
+    delivered: row.delivered === 1,
+    created_at: row.created_at,
+  };
+}
+
+/** `["*"]` alone when it is there, otherwise the types once each, in the order given. */
+function normaliseSelection(events: readonly string[]): string[] {
+  return events.includes("*") ? ["*"] : [...new Set(events)];
+}
+
+async function checkUrl(services: WebhookEndpointServices, url: string): Promise<void> {
+  if (!services.blockPrivateWebhooks) return;
+  const reason = await privateUrlReason(url);
+  if (reason) throw invalidField("url", reason);
+}
+
+/** The caller's endpoint (404 for an unknown or another reseller's one). */
+export async function loadWebhookEndpoint(
+  db: Db,
+  principal: Principal,
+  endpointId: string,
+): Promise<WebhookEndpointTable> {
+  const row = await db
+    .selectFrom("webhook_endpoints")
+    .selectAll()
+    .where("id", "=", endpointId)
+    .where("reseller_id", "=", principal.resellerId)
+    .executeTakeFirst();
+  if (!row) throw new ServiceError("not_found", `Webhook endpoint '${endpointId}' was not found.`);
+  return row;
+}
+
+/** Adds an endpoint; the answer carries its signing secret, shown this once. */
+export async function createWebhookEndpoint(
+  services: WebhookEndpointServices,
+  principal: Principal,
+  body: CreateWebhookEndpointBody,
+): Promise<WebhookEndpoint & { secret: string }> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  await checkUrl(services, body.url);
+  const now = isoSeconds(services.clock.now());
+  const row: WebhookEndpointTable = {
+    id: newId("we"),
+    reseller_id: principal.resellerId,
+    url: body.url,
+    events: JSON.stringify(normaliseSelection(body.events)),
+    description: body.description ?? null,
+    enabled: 1,
+    secret: newWebhookSecret(),
+    created_at: now,
+    updated_at: now,
+  };
+  await services.db.insertInto("webhook_endpoints").values(row).execute();
+  return { ...toWebhookEndpoint(row), secret: row.secret };
+}
+
+/** The reseller's endpoints, newest first. */
+export async function listWebhookEndpoints(
+  db: Db,
+  principal: Principal,
+  query: PageRequest,
+): Promise<{ data: WebhookEndpoint[]; meta: ListMeta }> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  const select = db
+    .selectFrom("webhook_endpoints")
+    .selectAll()
+    .where("reseller_id", "=", principal.resellerId);
+  const page = await paginate(select, "id", query);
+  return { data: page.rows.map(toWebhookEndpoint), meta: { pagination: page.pagination } };
+}
+
+/** One endpoint. */
+export async function getWebhookEndpoint(
+  db: Db,
+  principal: Principal,
+  endpointId: string,
+): Promise<WebhookEndpoint> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  return toWebhookEndpoint(await loadWebhookEndpoint(db, principal, endpointId));
+}
+
+/** Changes only the given fields; a disabled endpoint gets no new deliveries. */
+export async function updateWebhookEndpoint(
+  services: WebhookEndpointServices,
+  principal: Principal,
+  endpointId: string,
+  body: UpdateWebhookEndpointBody,
+): Promise<WebhookEndpoint> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  const row = await loadWebhookEndpoint(services.db, principal, endpointId);
+  if (body.url !== undefined) await checkUrl(services, body.url);
+  const changes: Partial<WebhookEndpointTable> = {};
+  if (body.url !== undefined) changes.url = body.url;
+  if (body.events !== undefined) changes.events = JSON.stringify(normaliseSelection(body.events));
+  if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0;
+  if (body.description !== undefined) changes.description = body.description;
+  if (Object.keys(changes).length > 0) {
+    changes.updated_at = isoSeconds(services.clock.now());
+    await services.db
+      .updateTable("webhook_endpoints")
+      .set(changes)
+      .where("id", "=", row.id)
+      .execute();
+  }
+  return toWebhookEndpoint(await loadWebhookEndpoint(services.db, principal, row.id));
+}
+
+/** Removes an endpoint; its pending deliveries end unsent, its attempts' history goes with it. */
+export async function deleteWebhookEndpoint(
+  db: Db,
+  principal: Principal,
+  endpointId: string,
+): Promise<WebhookEndpoint> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  const row = await loadWebhookEndpoint(db, principal, endpointId);
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("webhook_attempts").where("endpoint_id", "=", row.id).execute();
+    await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", row.id).execute();
+    await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
+  });
+  return toWebhookEndpoint(row);
+}
+
+/** The endpoint's delivery attempts, newest first. */
+export async function listDeliveryAttempts(
+  db: Db,
+  principal: Principal,
+  endpointId: string,
+  query: PageRequest,
+): Promise<{ data: WebhookDeliveryAttempt[]; meta: ListMeta }> {
+  requireResellerToken(principal, "manage webhook endpoints");
+  const endpoint = await loadWebhookEndpoint(db, principal, endpointId);
+  const select = db
+    .selectFrom("webhook_attempts")
+    .selectAll()
+    .where("endpoint_id", "=", endpoint.id);
+  const page = await paginate(select, "id", query);
+  return { data: page.rows.map(toAttempt), meta: { pagination: page.pagination } };
+}

@@ -1,0 +1,199 @@
+import type { ServerResponse } from "node:http";
+import { z } from "zod";
+import {
+  EventIdParams,
+  EventListQuery,
+  EventListResponse,
+  EventResponse,
+  EventStreamQuery,
+  RedeliverBody,
+  RedeliveryResponse,
+} from "../../contract/events.js";
+import { eventTypes, splitEventTypes } from "../../contract/vocabulary.js";
+import type { App } from "../app-types.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "../domain/clock.js";
+import { eventsAfter, latestEventId, listEvents, loadEvent, toEvent } from "../domain/events.js";
+import { invalidField } from "../domain/service-error.js";
+import type { Principal } from "../domain/tokens.js";
+import { redeliverEvent } from "../domain/webhook-delivery.js";
+import { principalOf } from "../plugins/authentication.js";
+import type { JobScheduler } from "../services.js";
+import { authErrors, bodyErrors, errorResponses } from "./responses.js";
+
+const tags = ["Events"];
+
+/** How often an open stream looks for new events, and how often it says it is alive. */
+const streamPollMs = 500;
+const streamKeepAliveMs = 15_000;
+
+function parseTypes(text: string | undefined): string[] {
+  if (text === undefined || text.trim() === "") return [];
+  const { types, unknown } = splitEventTypes(text);
+  if (unknown.length > 0) {
+    throw invalidField(
+      "types",
+      `unknown event types ${unknown.join(", ")}; known: ${eventTypes.join(", ")}`,
+    );
+  }
+  return types;
+}
+
+/**
+ * Writes the caller's new events to `out` as Server-Sent Events until `end` is called: polls
+ * the event log, so it sees events of every instance sharing the database.
+ */
+function streamEvents(
+  db: Db,
+  principal: Principal,
+  out: ServerResponse,
+  startAfter: string,
+  types: readonly string[],
+): () => void {
+  let after = startAfter;
+  let busy = false;
+  let ended = false;
+  const poll = async () => {
+    if (busy || ended) return;
+    busy = true;
+    try {
+      for (const event of await eventsAfter(db, principal, after, types)) {
+        out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        after = event.id;
+      }
+    } catch {
+      // A closed database during shutdown ends the stream below; nothing to tell the client.
+    } finally {
+      busy = false;
+    }
+  };
+  const pollTimer = setInterval(() => void poll(), streamPollMs);
+  const aliveTimer = setInterval(() => out.write(": keep-alive\n\n"), streamKeepAliveMs);
+  return () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(pollTimer);
+    clearInterval(aliveTimer);
+    out.end();
+  };
+}
+
+/** The event log, one event, redelivery and the live stream (`reseller listen` reads it). */
+export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobScheduler }): void {
+  const { db, clock } = deps;
+  const streams = new Set<() => void>();
+  // Open streams would hold the server open: end them before it closes.
+  app.addHook("preClose", async () => {
+    for (const end of streams) end();
+  });
+
+  app.get(
+    "/api/v1/events",
+    {
+      config: { scope: "webhooks:read" },
+      schema: {
+        tags,
+        operationId: "listEvents",
+        summary: "List events of the last 30 days, newest first",
+        description:
+          "Filter by `type` and `workspace_id`; page with `cursor`. A workspace token sees its workspace's events.",
+        querystring: EventListQuery,
+        response: { 200: EventListResponse, ...errorResponses(...authErrors, 422) },
+      },
+    },
+    async (request) => {
+      const { data, meta } = await listEvents(db, clock, principalOf(request), request.query);
+      return { status: "success" as const, data, meta };
+    },
+  );
+
+  app.get(
+    "/api/v1/events/stream",
+    {
+      config: { scope: "webhooks:read" },
+      schema: {
+        tags,
+        operationId: "streamEvents",
+        summary: "Stream events as they happen (Server-Sent Events)",
+        description:
+          "`text/event-stream`: each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, from the moment of connecting (or after the `Last-Event-ID` header's event). A comment line every 15 seconds keeps idle connections open.",
+        querystring: EventStreamQuery,
+        response: {
+          200: z.string().describe("An endless text/event-stream."),
+          ...errorResponses(...authErrors, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const types = parseTypes(request.query.types);
+      const lastId = request.headers["last-event-id"];
+      const startAfter =
+        typeof lastId === "string" && lastId.startsWith("evt_")
+          ? lastId
+          : await latestEventId(db, principal);
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+        "x-request-id": request.id,
+      });
+      reply.raw.write(": connected\n\n");
+      const end = streamEvents(db, principal, reply.raw, startAfter, types);
+      streams.add(end);
+      reply.raw.on("close", () => {
+        end();
+        streams.delete(end);
+      });
+    },
+  );
+
+  app.get(
+    "/api/v1/events/:id",
+    {
+      config: { scope: "webhooks:read" },
+      schema: {
+        tags,
+        operationId: "getEvent",
+        summary: "Get an event",
+        params: EventIdParams,
+        response: { 200: EventResponse, ...errorResponses(...authErrors, 404) },
+      },
+    },
+    async (request) => {
+      const row = await loadEvent(db, clock, principalOf(request), request.params.id);
+      return { status: "success" as const, data: toEvent(row), meta: {} };
+    },
+  );
+
+  app.post(
+    "/api/v1/events/:id/redeliver",
+    {
+      config: { scope: "webhooks:write" },
+      schema: {
+        tags,
+        operationId: "redeliverEvent",
+        summary: "Send an event to the webhook endpoints again",
+        description:
+          "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one `endpoint_id` names. Answers 202 with the queued deliveries.",
+        params: EventIdParams,
+        body: RedeliverBody,
+        response: {
+          202: RedeliveryResponse,
+          ...errorResponses(...authErrors, ...bodyErrors, 404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = await redeliverEvent(
+        { db, clock, poke: deps.jobs.poke },
+        principalOf(request),
+        request.params.id,
+        request.body?.endpoint_id,
+      );
+      reply.code(202);
+      return { status: "success" as const, data, meta: {} };
+    },
+  );
+}

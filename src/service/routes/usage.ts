@@ -1,0 +1,35 @@
+import { UsageQuery, UsageResponse } from "../../contract/usage.js";
+import type { App } from "../app-types.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "../domain/clock.js";
+import { monthlyUsage } from "../domain/usage-report.js";
+import { principalOf } from "../plugins/authentication.js";
+import { authErrors, errorResponses } from "./responses.js";
+
+/** GET /api/v1/usage: the reseller's monthly usage report per workspace. */
+export function usageRoutes(app: App, deps: { db: Db; clock: Clock }): void {
+  app.get(
+    "/api/v1/usage",
+    {
+      config: { scope: "workspaces:read" },
+      schema: {
+        tags: ["Usage"],
+        operationId: "getUsage",
+        summary: "Usage of every workspace in a month, to bill clients from",
+        description:
+          "Per workspace: messages sent, delivered, read and failed by template category (of campaigns started in the month), contacts at the month's end, approved templates and plan; totals in `meta`. Reseller tokens only.",
+        querystring: UsageQuery,
+        response: { 200: UsageResponse, ...errorResponses(...authErrors, 422) },
+      },
+    },
+    async (request) => {
+      const { data, meta } = await monthlyUsage(
+        deps.db,
+        deps.clock,
+        principalOf(request),
+        request.query.month,
+      );
+      return { status: "success" as const, data, meta };
+    },
+  );
+}

@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** Reads a text/event-stream for `ms` and answers what arrived. */
+async function readStream(
+  url: string,
+  token: string,
+  ms: number,
+): Promise<{ status: number; text: string }> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: abort.signal,
+  });
+  let text = "";
+  const timer = setTimeout(() => abort.abort(), ms);
+  try {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body ?? []) text += decoder.decode(chunk, { stream: true });
+  } catch {
+    // Aborted at the end of the window.
+  } finally {
+    clearTimeout(timer);
+  }
+  return { status: response.status, text };
+}
+
+describe("GET /api/v1/events/stream", () => {
+  let t: TestApp;
+  let base: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const address = t.app.server.address() as { port: number };
+    base = `http://127.0.0.1:${address.port}/api/v1/events/stream`;
+  });
+  afterEach(() => t.close());
+
+  it("streams the caller's new events as they happen, filtered by type, and no one else's", async () => {
+    const other = await t.otherReseller();
+    const mine = readStream(`${base}?types=workspace.created`, t.token, 1500);
+    const theirs = readStream(base, other, 1500);
+    await new Promise((r) => setTimeout(r, 300));
+    const id = await t.createWorkspace({ name: "Streamed" });
+    await t.request("PATCH", `/api/v1/workspaces/${id}`, { body: { name: "Renamed" } });
+    const [own, foreign] = await Promise.all([mine, theirs]);
+    expect(own.status).toBe(200);
+    const events = own.text
+      .split("\n\n")
+      .filter((block) => block.includes("data: "))
+      .map((block) => JSON.parse(block.slice(block.indexOf("data: ") + 6)));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "workspace.created", workspace_id: id });
+    expect(own.text).toContain(`id: ${events[0].id}\nevent: workspace.created\n`);
+    expect(foreign.status).toBe(200);
+    expect(foreign.text).not.toContain("data: ");
+  });
+
+  it("refuses unknown types, missing tokens and tokens without webhooks:read", async () => {
+    expect((await t.request("GET", "/api/v1/events/stream?types=nope")).statusCode).toBe(422);
+    expect((await t.request("GET", "/api/v1/events/stream", { token: null })).statusCode).toBe(401);
+    const token = await t.tokenWith(["workspaces:read"]);
+    expect((await t.request("GET", "/api/v1/events/stream", { token })).statusCode).toBe(403);
+  });
+});

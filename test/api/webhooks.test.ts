@@ -1,0 +1,286 @@
+import { createHmac } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
+
+type Json = Record<string, unknown> & { id: string };
+type Verify = (
+  secret: string,
+  header: unknown,
+  body: string,
+  tolerance?: number,
+  now?: number,
+) => boolean;
+
+/** The verification helper exactly as docs/webhooks.md prints it, loaded as a module. */
+async function verifierFromDocs(): Promise<Verify> {
+  const doc = readFileSync(new URL("../../docs/webhooks.md", import.meta.url), "utf8");
+  const block = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error("docs/webhooks.md has no verification helper");
+  const file = join(mkdtempSync(join(tmpdir(), "verify-")), "verify.mjs");
+  writeFileSync(file, block);
+  const module = (await import(pathToFileURL(file).href)) as { verifyResellerSignature: Verify };
+  return module.verifyResellerSignature;
+}
+
+describe("webhook endpoints and events", () => {
+  let t: TestApp;
+  const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
+
+  beforeEach(async () => {
+    t = await startTestApp({ webhooks: { retryBaseMs: 60_000 } });
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  async function createEndpoint(url: string, events: string[] = ["*"]) {
+    const res = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url, events, description: "CRM" },
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json().data as Json & { secret: string };
+  }
+
+  it("shows an endpoint's secret once, at creation, and manages it with CRUD", async () => {
+    const created = await createEndpoint("https://crm.example.test/hooks", [
+      "workspace.created",
+      "workspace.created",
+    ]);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
+    expect(created.events).toEqual(["workspace.created"]);
+    expect(created.enabled).toBe(true);
+
+    const got = (await t.request("GET", `/api/v1/webhook-endpoints/${created.id}`)).json().data;
+    expect(got.secret).toBeUndefined();
+    expect(got.secret_hint).toBe(`whsec_…${created.secret.slice(-4)}`);
+
+    const list = (await t.request("GET", "/api/v1/webhook-endpoints")).json();
+    expect(list.data.map((e: Json) => e.id)).toEqual([created.id]);
+
+    const patched = await t.request("PATCH", `/api/v1/webhook-endpoints/${created.id}`, {
+      body: { enabled: false, events: ["*"], description: null },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().data).toMatchObject({ enabled: false, events: ["*"], description: null });
+
+    expect((await t.request("DELETE", `/api/v1/webhook-endpoints/${created.id}`)).statusCode).toBe(
+      200,
+    );
+    expect((await t.request("GET", `/api/v1/webhook-endpoints/${created.id}`)).statusCode).toBe(
+      404,
+    );
+  });
+
+  it("refuses a bad url, unknown event types and tokens without the webhooks scopes", async () => {
+    const bad = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "ftp://crm.example.test" },
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().details[0].field).toBe("url");
+    const unknown = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "https://crm.example.test", events: ["campaign.exploded"] },
+    });
+    expect(unknown.statusCode).toBe(422);
+    const reader = await t.tokenWith(["webhooks:read"]);
+    const denied = await t.request("POST", "/api/v1/webhook-endpoints", {
+      token: reader,
+      body: { url: "https://crm.example.test" },
+    });
+    expect(denied.statusCode).toBe(403);
+    const noScope = await t.tokenWith(["workspaces:read"]);
+    expect((await t.request("GET", "/api/v1/events", { token: noScope })).statusCode).toBe(403);
+  });
+
+  it("keeps another reseller's endpoints and events out of sight", async () => {
+    const endpoint = await createEndpoint("https://crm.example.test/hooks");
+    await t.createWorkspace();
+    const other = await t.otherReseller();
+    expect(
+      (await t.request("GET", `/api/v1/webhook-endpoints/${endpoint.id}`, { token: other }))
+        .statusCode,
+    ).toBe(404);
+    expect((await t.request("GET", "/api/v1/events", { token: other })).json().data).toEqual([]);
+  });
+
+  it("records workspace.created with the workspace as the API shows it, filterable and paged", async () => {
+    const first = await t.createWorkspace({ name: "First" });
+    const second = await t.createWorkspace({ name: "Second" });
+    await t.request("PATCH", `/api/v1/workspaces/${first}`, { body: { name: "First Ltd" } });
+
+    const all = (await t.request("GET", "/api/v1/events?per_page=2")).json();
+    expect(all.meta.pagination.total).toBe(3);
+    expect(all.data.map((e: Json) => e.type)).toEqual(["workspace.updated", "workspace.created"]);
+    expect(all.data[0]).toMatchObject({
+      workspace_id: first,
+      data: { id: first, name: "First Ltd" },
+    });
+    expect(all.data[0].id).toMatch(/^evt_/);
+    const next = (
+      await t.request("GET", `/api/v1/events?per_page=2&cursor=${all.meta.pagination.next_cursor}`)
+    ).json();
+    expect(next.data.map((e: Json) => e.workspace_id)).toEqual([first]);
+
+    const created = (await t.request("GET", "/api/v1/events?type=workspace.created")).json();
+    expect(created.data.map((e: Json) => e.workspace_id)).toEqual([second, first]);
+    const ofSecond = (await t.request("GET", `/api/v1/events?workspace_id=${second}`)).json();
+    expect(ofSecond.data).toHaveLength(1);
+    const one = await t.request("GET", `/api/v1/events/${ofSecond.data[0].id}`);
+    expect(one.json().data.data).toMatchObject({ id: second, name: "Second", status: "active" });
+    expect((await t.request("GET", "/api/v1/events?type=nope")).statusCode).toBe(422);
+  });
+
+  it("forgets events after 30 days", async () => {
+    await t.createWorkspace();
+    t.clock.advance(31 * 86_400_000);
+    expect((await t.request("GET", "/api/v1/events")).json().data).toEqual([]);
+  });
+
+  it("delivers signed events that a receiver written from docs/webhooks.md accepts", async () => {
+    const verify = await verifierFromDocs();
+    let secret = "";
+    const receiver = await startReceiver({
+      decide: ({ headers, body }) =>
+        verify(secret, headers["reseller-signature"], body, 300, nowSeconds()) ? 204 : 400,
+    });
+    try {
+      secret = (await createEndpoint(receiver.url, ["workspace.created"])).secret;
+      const workspaceId = await t.createWorkspace();
+      await t.request("PATCH", `/api/v1/workspaces/${workspaceId}`, { body: { name: "Other" } });
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(1);
+      const [delivery] = receiver.received;
+      expect(delivery?.status).toBe(204);
+      const event = JSON.parse(delivery?.body ?? "{}");
+      expect(event).toMatchObject({ type: "workspace.created", workspace_id: workspaceId });
+      expect(delivery?.headers["reseller-event-id"]).toBe(event.id);
+      const header = String(delivery?.headers["reseller-signature"]);
+      const [, t0, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
+      expect(v1).toBe(createHmac("sha256", secret).update(`${t0}.${delivery?.body}`).digest("hex"));
+      // The doc's helper refuses a tampered body, a wrong secret and a stale timestamp.
+      expect(verify(secret, header, `${delivery?.body} `, 300, nowSeconds())).toBe(false);
+      expect(verify("whsec_wrong", header, delivery?.body ?? "", 300, nowSeconds())).toBe(false);
+      expect(verify(secret, header, delivery?.body ?? "", 300, nowSeconds() + 301)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("retries a failed delivery with backoff and sends the same event id again", async () => {
+    const receiver = await startReceiver({ answers: [500, 200] });
+    try {
+      const endpoint = await createEndpoint(receiver.url);
+      await t.createWorkspace();
+      await t.runJobs();
+      expect(receiver.received.map((r) => r.status)).toEqual([500]);
+      // Not before the first retry delay (60 s here).
+      t.clock.advance(59_000);
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(1);
+      t.clock.advance(1_000);
+      await t.runJobs();
+      expect(receiver.received.map((r) => r.status)).toEqual([500, 200]);
+      const ids = receiver.received.map((r) => r.headers["reseller-event-id"]);
+      expect(ids[0]).toBe(ids[1]);
+      // Delivered: nothing more is sent.
+      t.clock.advance(3_600_000);
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(2);
+
+      const attempts = (
+        await t.request("GET", `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`)
+      ).json();
+      expect(attempts.data).toMatchObject([
+        { attempt: 2, status_code: 200, delivered: true, error: null, event_id: ids[0] },
+        { attempt: 1, status_code: 500, delivered: false, error: "the receiver answered 500" },
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("gives up three days after the event, recording every attempt", async () => {
+    const endpoint = await createEndpoint("http://127.0.0.1:9/unreachable");
+    await t.createWorkspace();
+    for (let i = 0; i < 40; i++) {
+      await t.runJobs();
+      t.clock.advance(6 * 3_600_000);
+    }
+    const attempts = (
+      await t.request("GET", `/api/v1/webhook-endpoints/${endpoint.id}/deliveries?per_page=100`)
+    ).json().data as { error: string; delivered: boolean }[];
+    // 1, 2, 4 … minutes, then every 6 hours at most, within 72 hours.
+    expect(attempts.length).toBeGreaterThan(10);
+    expect(attempts.length).toBeLessThan(25);
+    expect(attempts.every((a) => !a.delivered && a.error !== null)).toBe(true);
+    const jobs = await t.database.db
+      .selectFrom("jobs")
+      .select("state")
+      .where("kind", "=", "webhook.deliver")
+      .execute();
+    expect(jobs.map((j) => j.state)).toEqual(["done"]);
+  });
+
+  it("redelivers an event on request, and not to a disabled endpoint", async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await createEndpoint(receiver.url);
+      await t.createWorkspace();
+      await t.runJobs();
+      const [event] = (await t.request("GET", "/api/v1/events")).json().data as Json[];
+      const res = await t.request("POST", `/api/v1/events/${event?.id}/redeliver`, { body: {} });
+      expect(res.statusCode).toBe(202);
+      expect(res.json().data.deliveries).toEqual([
+        { id: expect.stringMatching(/^wd_/), endpoint_id: endpoint.id },
+      ]);
+      await t.runJobs();
+      expect(receiver.received.map((r) => r.headers["reseller-event-id"])).toEqual([
+        event?.id,
+        event?.id,
+      ]);
+
+      await t.request("PATCH", `/api/v1/webhook-endpoints/${endpoint.id}`, {
+        body: { enabled: false },
+      });
+      await t.createWorkspace({ name: "Quiet" });
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(2);
+      expect(
+        (await t.request("POST", "/api/v1/events/evt_missing/redeliver", { body: {} })).statusCode,
+      ).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("--block-private-webhooks", () => {
+  it("refuses endpoint URLs that resolve to loopback, private or link-local addresses", async () => {
+    const t = await startTestApp({ webhooks: { blockPrivate: true } });
+    try {
+      for (const url of [
+        "http://127.0.0.1:4000/hooks",
+        "http://localhost/hooks",
+        "http://10.1.2.3/hooks",
+        "http://192.168.1.10/hooks",
+        "http://169.254.169.254/latest",
+        "http://[::1]/hooks",
+        "http://[fe80::1]/hooks",
+      ]) {
+        const res = await t.request("POST", "/api/v1/webhook-endpoints", { body: { url } });
+        expect(res.statusCode, url).toBe(422);
+        expect(res.json().details[0].field).toBe("url");
+      }
+      const publicUrl = await t.request("POST", "/api/v1/webhook-endpoints", {
+        body: { url: "https://93.184.215.14/hooks" },
+      });
+      expect(publicUrl.statusCode).toBe(201);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,215 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scheduleLifecycleSweep } from "../../src/service/domain/trials.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+const dayMs = 86_400_000;
+
+describe("workspace lifecycle", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp();
+  });
+  afterEach(() => t.close());
+
+  const get = async (id: string) =>
+    (await t.request("GET", `/api/v1/workspaces/${id}`)).json().data;
+  const patch = (id: string, body: unknown) =>
+    t.request("PATCH", `/api/v1/workspaces/${id}`, { body });
+  const eventsOf = async (id: string) =>
+    (await t.request("GET", `/api/v1/events?workspace_id=${id}`)).json().data as {
+      type: string;
+      data: Record<string, unknown>;
+    }[];
+
+  describe("trials", () => {
+    it("suspends a workspace when its trial ends, with suspended_reason trial_ended and an event", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      await t.runJobs();
+      expect((await get(id)).status).toBe("trial");
+
+      t.clock.advance(14 * dayMs + 60_000);
+      await t.runJobs();
+      const ws = await get(id);
+      expect(ws).toMatchObject({ status: "suspended", suspended_reason: "trial_ended" });
+      const [latest] = await eventsOf(id);
+      expect(latest).toMatchObject({
+        type: "workspace.updated",
+        data: { id, status: "suspended", suspended_reason: "trial_ended" },
+      });
+      // One sweep job exists however often the service starts.
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      const sweeps = await t.database.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("kind", "=", "lifecycle.sweep")
+        .execute();
+      expect(sweeps).toHaveLength(1);
+    });
+
+    it("reactivates a trial-ended workspace only through a paid plan", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      t.clock.advance(15 * dayMs);
+      await t.runJobs();
+      const refused = await patch(id, { status: "active" });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().details[0].field).toBe("status");
+
+      const paid = await patch(id, { plan_id: "2" });
+      expect(paid.statusCode).toBe(200);
+      expect(paid.json().data).toMatchObject({
+        status: "active",
+        suspended_reason: null,
+        trial_ends_at: null,
+        plan_id: "2",
+      });
+    });
+
+    it("ends a running trial when the workspace moves to a paid plan", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const res = await patch(id, { plan_id: 3 });
+      expect(res.json().data).toMatchObject({
+        status: "active",
+        trial_ends_at: null,
+        plan_id: "3",
+      });
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      t.clock.advance(30 * dayMs);
+      await t.runJobs();
+      expect((await get(id)).status).toBe("active");
+    });
+  });
+
+  describe("plan changes", () => {
+    it("refuses a plan whose limits are below current usage, naming each feature", async () => {
+      const id = await t.createWorkspace({ plan_id: "2" });
+      for (let i = 0; i < 6; i++) {
+        const res = await t.request("POST", `/api/v1/workspaces/${id}/templates`, {
+          body: {
+            name: `note_${i}`,
+            category: "utility",
+            language: "en",
+            components: [{ type: "BODY", text: "Your order shipped." }],
+          },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+      }
+      await t.database.db
+        .insertInto("message_counts")
+        .values({
+          workspace_id: id,
+          month: t.clock.now().toISOString().slice(0, 7),
+          sent: 1200,
+        })
+        .execute();
+      const res = await patch(id, { plan_id: "1" });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({
+        error_code: "plan_limit_exceeded",
+        details: [
+          { field: "templates", limit: 5, used: 6 },
+          { field: "messages_per_month", limit: 1000, used: 1200 },
+        ],
+      });
+      expect((await get(id)).plan_id).toBe("2");
+      expect((await patch(id, { plan_id: "3" })).statusCode).toBe(200);
+    });
+
+    it("lets only reseller tokens change a plan", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const token = await t.tokenWith(["workspaces:write"], id);
+      const res = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token,
+        body: { plan_id: "5" },
+      });
+      expect(res.statusCode).toBe(403);
+      expect((await get(id)).plan_id).toBe("1");
+    });
+
+    it("refuses an unknown plan with 422 on plan_id", async () => {
+      const id = await t.createWorkspace();
+      const res = await patch(id, { plan_id: "999" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details[0].field).toBe("plan_id");
+    });
+  });
+
+  describe("archive and restore", () => {
+    it("archives: read-only, hidden from lists, its tokens stop working; PATCH active restores it", async () => {
+      const id = await t.createWorkspace({ name: "Old client" });
+      const other = await t.createWorkspace({ name: "Current client" });
+      const wsToken = await t.tokenWith(["contacts:read", "contacts:write"], id);
+      expect(
+        (await t.request("GET", `/api/v1/workspaces/${id}/contacts`, { token: wsToken }))
+          .statusCode,
+      ).toBe(200);
+
+      const archived = await t.request("POST", `/api/v1/workspaces/${id}/archive`);
+      expect(archived.statusCode).toBe(200);
+      expect(archived.json().data.status).toBe("archived");
+
+      const listed = (await t.request("GET", "/api/v1/workspaces")).json().data;
+      expect(listed.map((w: { id: string }) => w.id)).toEqual([other]);
+      const onlyArchived = (await t.request("GET", "/api/v1/workspaces?status=archived")).json()
+        .data;
+      expect(onlyArchived.map((w: { id: string }) => w.id)).toEqual([id]);
+
+      expect(
+        (await t.request("GET", `/api/v1/workspaces/${id}/contacts`, { token: wsToken }))
+          .statusCode,
+      ).toBe(401);
+      const write = await t.request("POST", `/api/v1/workspaces/${id}/contacts`, {
+        body: { phone: "+4915112345671" },
+      });
+      expect(write.statusCode).toBe(409);
+      expect(write.json().error_code).toBe("workspace_not_active");
+      const rename = await patch(id, { name: "New name" });
+      expect(rename.statusCode).toBe(409);
+
+      const restored = await patch(id, { status: "active" });
+      expect(restored.json().data.status).toBe("active");
+      expect(
+        (await t.request("GET", `/api/v1/workspaces/${id}/contacts`, { token: wsToken }))
+          .statusCode,
+      ).toBe(200);
+      expect((await eventsOf(id)).map((e) => e.data.status)).toEqual([
+        "active",
+        "archived",
+        "active",
+      ]);
+    });
+
+    it("lets only reseller tokens archive", async () => {
+      const id = await t.createWorkspace();
+      const wsToken = await t.tokenWith(["workspaces:write"], id);
+      const res = await t.request("POST", `/api/v1/workspaces/${id}/archive`, { token: wsToken });
+      expect(res.statusCode).toBe(403);
+    });
+  });
+
+  describe("monthly usage", () => {
+    it("reports each workspace's contacts, templates and plan with totals", async () => {
+      const id = await t.createWorkspace({ name: "Acme", plan_id: "2" });
+      await t.request("POST", `/api/v1/workspaces/${id}/contacts`, {
+        body: { phone: "+4915112345671", opt_in_status: "opted_in" },
+      });
+      const res = await t.request("GET", "/api/v1/usage?month=2026-11");
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.data).toEqual([
+        expect.objectContaining({
+          workspace_id: id,
+          workspace_name: "Acme",
+          contacts: 1,
+          active_templates: 0,
+          plan: expect.objectContaining({ id: 2 }),
+        }),
+      ]);
+      expect(body.meta).toMatchObject({ month: "2026-11", totals: { workspaces: 1, contacts: 1 } });
+      const before = (await t.request("GET", "/api/v1/usage?month=2026-10")).json();
+      expect(before.data).toEqual([]);
+      expect((await t.request("GET", "/api/v1/usage?month=2026-13")).statusCode).toBe(422);
+    });
+  });
+});
