@@ -1,0 +1,172 @@
+import { billingPeriodVocabulary } from "../../contract/billing-periods.js";
+import type { Currency, Plan } from "../../contract/plans.js";
+import type { Workspace } from "../../contract/workspaces.js";
+import { CreateWorkspaceBody } from "../../contract/workspaces.js";
+import type { Db } from "../db/database.js";
+import type { Clock } from "../domain/clock.js";
+import { listPlans } from "../domain/plans.js";
+import { allScopes, type Principal } from "../domain/tokens.js";
+import { createWorkspace, type WorkspaceServices } from "../domain/workspaces.js";
+
+/** Sign-ups one client address may make per window before it is asked to wait. */
+export const signUpLimit = { max: 5, windowMs: 3_600_000 };
+
+/** A public plan with the catalogue's currency, as the sign-up page shows it. */
+export interface SignUpPlan {
+  plan: Plan;
+  currency: Currency | null;
+}
+
+/** Every public plan, in catalogue order, with the catalogue's currency. */
+export async function publicPlans(
+  db: Db,
+  publicUrl: () => string,
+): Promise<{ plans: Plan[]; currency: Currency | null }> {
+  const { data, meta } = await listPlans(
+    db,
+    { publicUrl },
+    { billingPeriod: undefined, includePrivate: false },
+  );
+  return { plans: Object.values(data).flat(), currency: meta.currency };
+}
+
+/** The public plan with this slug, or null (private and unknown plans look the same). */
+export async function findPublicPlan(
+  db: Db,
+  publicUrl: () => string,
+  slug: string,
+): Promise<SignUpPlan | null> {
+  const { plans, currency } = await publicPlans(db, publicUrl);
+  const plan = plans.find((p) => p.slug === slug);
+  return plan ? { plan, currency } : null;
+}
+
+/**
+ * The reseller a public sign-up belongs to. The plan catalogue (and so every registration_url)
+ * belongs to the service, not to one reseller account, so sign-ups go to the service's first
+ * reseller account: the one `serve` created on the empty database, i.e. its operator.
+ */
+export async function signUpOwner(db: Db): Promise<{ id: string; name: string } | null> {
+  const row = await db
+    .selectFrom("resellers")
+    .select(["id", "name"])
+    .orderBy("created_at")
+    .orderBy("id")
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** What a sign-up form may answer: the workspace, or the fields at fault. */
+export type SignUpOutcome =
+  | { ok: true; workspace: Workspace }
+  | { ok: false; errors: Record<string, string> };
+
+/**
+ * Creates the client's workspace on the plan (trial or active as the plan says) with its
+ * invitation, through the same rule the API's create uses, as the sign-up owner.
+ */
+export async function signUp(
+  services: WorkspaceServices,
+  ownerId: string,
+  plan: Plan,
+  form: { business_name: string; contact_email: string },
+): Promise<SignUpOutcome> {
+  const parsed = CreateWorkspaceBody.safeParse({
+    name: form.business_name,
+    contact_email: form.contact_email.trim(),
+    plan_id: String(plan.id),
+  });
+  if (!parsed.success) {
+    const errors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) {
+      const field = issue.path[0] === "name" ? "business_name" : String(issue.path[0]);
+      errors[field] ??= issue.message
+        .replace(/^name/, "The business name")
+        .replace(/^contact_email/, "The contact email");
+    }
+    return { ok: false, errors };
+  }
+  const principal: Principal = {
+    tokenId: "public-sign-up",
+    resellerId: ownerId,
+    workspaceId: null,
+    scopes: new Set(allScopes),
+    expiresAt: null,
+  };
+  return { ok: true, workspace: await createWorkspace(services, principal, parsed.data) };
+}
+
+/** Counts sign-ups per client address in a sliding window (kept in memory, like the sessions). */
+export class SignUpRateLimiter {
+  private readonly attempts = new Map<string, number[]>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limit = signUpLimit,
+  ) {}
+
+  /** Records an attempt; answers the seconds to wait when over the limit, else 0. */
+  take(address: string): number {
+    const now = this.clock.now().getTime();
+    const recent = (this.attempts.get(address) ?? []).filter(
+      (at) => at > now - this.limit.windowMs,
+    );
+    if (recent.length >= this.limit.max) {
+      this.attempts.set(address, recent);
+      const oldest = recent[0] ?? now;
+      return Math.max(1, Math.ceil((oldest + this.limit.windowMs - now) / 1000));
+    }
+    recent.push(now);
+    this.attempts.set(address, recent);
+    if (this.attempts.size > 10_000) this.attempts.clear();
+    return 0;
+  }
+}
+
+/** The visitor's preferred locale that Intl supports, from Accept-Language; "en" otherwise. */
+export function visitorLocale(acceptLanguage: string | undefined): string {
+  const tags = (acceptLanguage ?? "")
+    .split(",")
+    .map((part) => {
+      const [tag = "", ...params] = part.trim().split(";");
+      const q = params.find((p) => p.trim().startsWith("q="));
+      return { tag: tag.trim(), q: q ? Number(q.trim().slice(2)) : 1 };
+    })
+    .filter((entry) => entry.tag !== "" && entry.tag !== "*" && entry.q > 0)
+    .sort((a, b) => b.q - a.q);
+  for (const { tag } of tags) {
+    try {
+      const [supported] = Intl.NumberFormat.supportedLocalesOf([tag]);
+      if (supported) return supported;
+    } catch {
+      // A malformed tag is skipped like an unsupported one.
+    }
+  }
+  return "en";
+}
+
+/** A plan's price for the visitor: "$29.00 / month", "29,00 $ / month", "Free". */
+export function formatPrice(plan: Plan, currency: Currency | null, locale: string): string {
+  if (plan.is_free || plan.price === null || plan.price === 0) return "Free";
+  let amount: string;
+  try {
+    amount = currency
+      ? new Intl.NumberFormat(locale, { style: "currency", currency: currency.code }).format(
+          plan.price,
+        )
+      : new Intl.NumberFormat(locale).format(plan.price);
+  } catch {
+    // A currency code Intl does not know: the catalogue's own symbol.
+    amount = `${currency?.symbol ?? ""}${new Intl.NumberFormat(locale).format(plan.price)}`;
+  }
+  const period = plan.billing_period ? billingPeriodVocabulary[plan.billing_period] : null;
+  return period ? `${amount} / ${period.suffix}` : amount;
+}
+
+/** A plan feature in words: "Contacts: 5,000", "Messages per month: unlimited", "API access". */
+export function describeFeature(feature: Plan["features"][number], locale: string): string {
+  if (feature.type === "boolean" || feature.value === null) return feature.name;
+  const value =
+    feature.value === -1 ? "unlimited" : new Intl.NumberFormat(locale).format(feature.value);
+  return `${feature.name}: ${value}`;
+}

@@ -1,0 +1,133 @@
+import { parse as parseQuery } from "node:querystring";
+import type { FastifyReply } from "fastify";
+import type { App } from "../app-types.js";
+import {
+  findPublicPlan,
+  publicPlans,
+  SignUpRateLimiter,
+  signUp,
+  signUpOwner,
+  visitorLocale,
+} from "../dashboard/sign-up.js";
+import {
+  invitationLandingPage,
+  signedUpPage,
+  signUpClosedPage,
+  signUpCsp,
+  signUpPage,
+  tooManySignUpsPage,
+  unknownPlanPage,
+} from "../dashboard/sign-up-page.js";
+import type { Services } from "../services.js";
+
+function page(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("content-security-policy", signUpCsp)
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "same-origin")
+    .header("cache-control", "no-store")
+    .send(html);
+}
+
+function text(value: unknown): string {
+  if (Array.isArray(value)) return text(value[0]);
+  return typeof value === "string" ? value : "";
+}
+
+const hidden = { hide: true } as const;
+
+/**
+ * `/register`: where every public plan's registration_url points. GET shows the plan and the
+ * form; POST (an HTML form, no script needed) creates the client's workspace with its
+ * invitation. With `publicSignup` off, both explain that sign-up is by invitation.
+ */
+export function registerRoutes(
+  app: App,
+  services: Services,
+  options: { publicSignup: boolean },
+): void {
+  const { db, publicUrl } = services;
+  const limiter = new SignUpRateLimiter(services.clock);
+
+  const closed = async (reply: FastifyReply) =>
+    page(reply, 403, signUpClosedPage((await signUpOwner(db))?.name ?? null));
+
+  app.get<{ Querystring: Record<string, string | string[] | undefined> }>(
+    "/register",
+    { schema: hidden },
+    async (request, reply) => {
+      const slug = text(request.query.plan);
+      if (text(request.query.workspace)) {
+        return page(
+          reply,
+          200,
+          invitationLandingPage((await findPublicPlan(db, publicUrl, slug))?.plan ?? null),
+        );
+      }
+      if (!options.publicSignup) return closed(reply);
+      const found = await findPublicPlan(db, publicUrl, slug);
+      if (!found)
+        return page(reply, 404, unknownPlanPage(slug, (await publicPlans(db, publicUrl)).plans));
+      const locale = visitorLocale(request.headers["accept-language"]);
+      return page(reply, 200, signUpPage(found.plan, found.currency, locale));
+    },
+  );
+
+  // HTML forms post urlencoded bodies, which only this context reads.
+  app.register(async (form) => {
+    form.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: 16 * 1024 },
+      (_request, body, done) => {
+        done(null, parseQuery(String(body)));
+      },
+    );
+    form.post<{ Body: Record<string, string | string[] | undefined> | undefined }>(
+      "/register",
+      { schema: hidden },
+      async (request, reply) => {
+        if (!options.publicSignup) return closed(reply);
+        const body = request.body ?? {};
+        const slug = text(body.plan);
+        const found = await findPublicPlan(db, publicUrl, slug);
+        if (!found)
+          return page(reply, 404, unknownPlanPage(slug, (await publicPlans(db, publicUrl)).plans));
+        const wait = limiter.take(request.ip);
+        if (wait > 0) {
+          return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
+        }
+        const input = {
+          business_name: text(body.business_name),
+          contact_email: text(body.contact_email),
+        };
+        // A bot fills every field it sees; people never see this one. It is told what a person is.
+        if (text(body.website) !== "") {
+          request.log.info({ plan: slug }, "sign-up honeypot filled: nothing created");
+          return page(
+            reply,
+            201,
+            signedUpPage(input.business_name.trim(), input.contact_email.trim(), found.plan),
+          );
+        }
+        const owner = await signUpOwner(db);
+        if (!owner) return closed(reply);
+        const outcome = await signUp(services, owner.id, found.plan, input);
+        const locale = visitorLocale(request.headers["accept-language"]);
+        if (!outcome.ok) {
+          return page(
+            reply,
+            422,
+            signUpPage(found.plan, found.currency, locale, { ...input, errors: outcome.errors }),
+          );
+        }
+        return page(
+          reply,
+          201,
+          signedUpPage(outcome.workspace.name, outcome.workspace.contact_email, found.plan),
+        );
+      },
+    );
+  });
+}

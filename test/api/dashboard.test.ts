@@ -1,0 +1,188 @@
+import type { LightMyRequestResponse } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dashboardSignInLink } from "../../src/service/routes/dashboard.js";
+import { adminToken, startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** The session cookie's `name=value` from a Set-Cookie answer. */
+function cookieOf(response: LightMyRequestResponse): string {
+  const header = String(response.headers["set-cookie"] ?? "");
+  return header.split(";")[0] ?? "";
+}
+
+describe("the dashboard's sign-in, session and API proxy", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const signIn = (token: string) =>
+    t.app.inject({ method: "POST", url: "/dashboard/session", payload: { token } });
+
+  it("serves the page with a strict Content-Security-Policy and its libraries from the package", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/dashboard" });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toContain("text/html");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(page.body).toContain('<script type="importmap">');
+    for (const file of ["preact.js", "preact-hooks.js", "htm.js", "uplot.js", "uplot.css"]) {
+      const response = await t.app.inject({ method: "GET", url: `/dashboard/vendor/${file}` });
+      expect(response.statusCode, file).toBe(200);
+    }
+    const app = await t.app.inject({ method: "GET", url: "/dashboard/assets/app.js" });
+    expect(app.headers["content-type"]).toContain("text/javascript");
+  });
+
+  it("serves no file outside its own folder", async () => {
+    for (const url of [
+      "/dashboard/assets/..%2f..%2f..%2fpackage.json",
+      "/dashboard/assets/nope.js",
+      "/dashboard/vendor/..%2fpackage.json",
+    ]) {
+      expect((await t.app.inject({ method: "GET", url })).statusCode, url).toBe(404);
+    }
+  });
+
+  it("exchanges a reseller token for an HttpOnly, SameSite=Strict session cookie", async () => {
+    const response = await signIn(adminToken);
+    expect(response.statusCode).toBe(204);
+    const header = String(response.headers["set-cookie"]);
+    expect(header).toMatch(/^reseller_dashboard=[\w-]{40,};/);
+    expect(header).toContain("HttpOnly");
+    expect(header).toContain("SameSite=Strict");
+    expect(header).toContain("Path=/dashboard");
+    expect(header).not.toContain(adminToken);
+  });
+
+  it("refuses unknown tokens and workspace tokens", async () => {
+    expect((await signIn("rsk_unknown")).statusCode).toBe(401);
+    const ws = await t.createWorkspace();
+    const workspaceToken = await t.tokenWith(["workspaces:read"], ws);
+    const refused = await signIn(workspaceToken);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ error_code: "unauthenticated" });
+  });
+
+  it("answers the public API through /dashboard/api with the session's token", async () => {
+    const ws = await t.createWorkspace();
+    const cookie = cookieOf(await signIn(adminToken));
+    const through = await t.app.inject({
+      method: "GET",
+      url: `/dashboard/api/v1/workspaces/${ws}`,
+      headers: { cookie },
+    });
+    const direct = await t.request("GET", `/api/v1/workspaces/${ws}`);
+    expect(through.statusCode).toBe(200);
+    expect(through.json()).toEqual(direct.json());
+    expect(through.headers["ratelimit-limit"]).toBeDefined();
+  });
+
+  it("answers 401 through the proxy without a session, and refuses writes without its header", async () => {
+    const anonymous = await t.app.inject({ method: "GET", url: "/dashboard/api/v1/workspaces" });
+    expect(anonymous.statusCode).toBe(401);
+    const cookie = cookieOf(await signIn(adminToken));
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/api/v1/sandbox/inbound",
+      headers: { cookie, "content-type": "application/json" },
+      payload: { workspace_id: "ws_x", from: "+4915112345678", text: "STOP" },
+    });
+    expect(forged.statusCode).toBe(401);
+    const sent = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/api/v1/sandbox/inbound",
+      headers: { cookie, "content-type": "application/json", "x-reseller-dashboard": "1" },
+      payload: { workspace_id: "ws_x", from: "+4915112345678", text: "STOP" },
+    });
+    // The API's own answer, passed on: that workspace does not exist.
+    expect(sent.statusCode).toBe(404);
+    expect(sent.json()).toMatchObject({ error_code: "not_found" });
+  });
+
+  it("signs in once with serve's link, which then is worthless", async () => {
+    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    expect(link.pathname).toBe("/dashboard/sign-in");
+    const first = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
+    expect(first.statusCode).toBe(303);
+    expect(first.headers.location).toBe("/dashboard");
+    const cookie = cookieOf(first);
+    const me = await t.app.inject({
+      method: "GET",
+      url: "/dashboard/api/v1/tokens/current",
+      headers: { cookie },
+    });
+    expect(me.statusCode).toBe(200);
+    const again = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toContain("no longer valid");
+  });
+
+  it("lets a sign-in link expire after ten minutes unused", async () => {
+    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    t.clock.advance(10 * 60_000 + 1000);
+    const late = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
+    expect(late.statusCode).toBe(400);
+  });
+
+  it("revokes the link's token at sign-out, and the session ends", async () => {
+    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    const cookie = cookieOf(
+      await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` }),
+    );
+    const tokens = await t.request("GET", "/api/v1/tokens");
+    expect(tokens.body).toContain("Dashboard sign-in link");
+    const out = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/sign-out",
+      headers: { cookie, "x-reseller-dashboard": "1" },
+    });
+    expect(out.statusCode).toBe(204);
+    expect(String(out.headers["set-cookie"])).toContain("Max-Age=0");
+    const after = await t.app.inject({
+      method: "GET",
+      url: "/dashboard/api/v1/workspaces",
+      headers: { cookie },
+    });
+    expect(after.statusCode).toBe(401);
+    // The token list shows live tokens only: the link's is gone.
+    expect((await t.request("GET", "/api/v1/tokens")).body).not.toContain("Dashboard sign-in link");
+  });
+
+  it("ends a session after twelve hours", async () => {
+    const cookie = cookieOf(await signIn(adminToken));
+    t.clock.advance(12 * 3_600_000 + 1000);
+    const late = await t.app.inject({
+      method: "GET",
+      url: "/dashboard/api/v1/workspaces",
+      headers: { cookie },
+    });
+    expect(late.statusCode).toBe(401);
+  });
+
+  it("streams a campaign as Server-Sent Events, passing the API's error on as a problem event", async () => {
+    const ws = await t.createWorkspace();
+    const cookie = cookieOf(await signIn(adminToken));
+    const url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const path = `/dashboard/streams/workspaces/${ws}/campaigns/cmp_missing`;
+    expect((await fetch(`${url}${path}`)).status).toBe(401);
+    const response = await fetch(`${url}${path}`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    // The stream ends after the problem, so the whole body can be read.
+    const body = await response.text();
+    expect(body).toContain("retry: 2000");
+    expect(body).toMatch(/event: problem\ndata: \{.*"error_code":"not_found"/);
+  });
+
+  it("keeps the dashboard's own routes out of the OpenAPI document", async () => {
+    const document = (await t.request("GET", "/api/v1/openapi.json")).json() as {
+      paths: Record<string, unknown>;
+    };
+    const paths = Object.keys(document.paths);
+    expect(paths.some((path) => path.startsWith("/dashboard") || path === "/register")).toBe(false);
+    expect(paths).toContain("/api/v1/jobs");
+    expect(paths).toContain("/api/v1/outbox");
+  });
+});

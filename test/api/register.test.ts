@@ -1,0 +1,249 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WorkspaceListResponse } from "../../src/contract/workspaces.js";
+import { buildApp } from "../../src/service/app.js";
+import { bootstrap } from "../../src/service/bootstrap.js";
+import { defaultRateLimit } from "../../src/service/config.js";
+import { formatPrice, visitorLocale } from "../../src/service/dashboard/sign-up.js";
+import { openDatabase } from "../../src/service/db/database.js";
+import {
+  adminToken,
+  publicUrl,
+  startTestApp,
+  type TestApp,
+  TestClock,
+} from "../helpers/test-app.js";
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url points to", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const post = (fields: Record<string, string>, ip = "203.0.113.7") =>
+    t.app.inject({
+      method: "POST",
+      url: "/register",
+      remoteAddress: ip,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: form(fields),
+    });
+
+  const workspaces = async () =>
+    WorkspaceListResponse.parse((await t.request("GET", "/api/v1/workspaces?per_page=100")).json())
+      .data;
+
+  it("is where every public plan's registration_url leads", async () => {
+    const plans = (await t.request("GET", "/api/v1/plans")).json() as {
+      data: Record<string, { slug: string; registration_url: string }[]>;
+    };
+    for (const plan of Object.values(plans.data).flat()) {
+      const url = plan.registration_url.replace(publicUrl, "");
+      const page = await t.app.inject({ method: "GET", url });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers["content-type"]).toContain("text/html");
+    }
+  });
+
+  it("shows the plan's price in the catalogue's currency, written for the visitor's locale", async () => {
+    const german = await t.app.inject({
+      method: "GET",
+      url: "/register?plan=starter-monthly",
+      headers: { "accept-language": "de-DE,de;q=0.9,en;q=0.8" },
+    });
+    expect(german.body).toMatch(/29,00\s\$ \/ month/);
+    expect(german.body).toContain("Contacts: 5.000");
+    const american = await t.app.inject({
+      method: "GET",
+      url: "/register?plan=starter-monthly",
+      headers: { "accept-language": "en-US" },
+    });
+    expect(american.body).toContain("$29.00 / month");
+    expect(american.body).toContain('<label for="business_name">Business name</label>');
+    expect(american.body).toContain('<label for="contact_email">Contact email</label>');
+  });
+
+  it("answers 404 with the plans that are open for an unknown or private plan", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/register?plan=gold" });
+    expect(page.statusCode).toBe(404);
+    expect(page.body).toContain("No plan called <code>gold</code>");
+    expect(page.body).toContain('href="/register?plan=starter-monthly"');
+    const none = await t.app.inject({ method: "GET", url: "/register" });
+    expect(none.statusCode).toBe(404);
+  });
+
+  it("creates an active workspace with its invitation for a paid plan", async () => {
+    const page = await post({
+      plan: "starter-monthly",
+      business_name: "  Bäckerei Körner ",
+      contact_email: "info@koerner.test",
+      website: "",
+    });
+    expect(page.statusCode).toBe(201);
+    expect(page.body).toContain("Welcome, Bäckerei Körner");
+    const [created] = await workspaces();
+    expect(created).toMatchObject({
+      name: "Bäckerei Körner",
+      contact_email: "info@koerner.test",
+      status: "active",
+      plan: { slug: "starter-monthly" },
+      invitation: { sent: true },
+    });
+    const outbox = (await t.request("GET", "/api/v1/outbox")).json() as {
+      data: { to: string; kind: string }[];
+    };
+    expect(outbox.data).toEqual([
+      expect.objectContaining({ to: "info@koerner.test", kind: "invitation" }),
+    ]);
+  });
+
+  it("starts a trial on a free plan with trial days", async () => {
+    await post({ plan: "free-trial", business_name: "Trial Shop", contact_email: "a@trial.test" });
+    const [created] = await workspaces();
+    expect(created?.status).toBe("trial");
+    expect(created?.trial_ends_at).toBe("2026-12-06T09:30:00Z");
+  });
+
+  it("shows the form again with each problem beside its field, creating nothing", async () => {
+    const page = await post({ plan: "starter-monthly", business_name: " ", contact_email: "nope" });
+    expect(page.statusCode).toBe(422);
+    expect(page.body).toContain('id="business_name-error"');
+    expect(page.body).toContain('id="contact_email-error"');
+    expect(page.body).toContain('value="nope"');
+    expect(page.body).toContain('aria-invalid="true"');
+    expect(await workspaces()).toEqual([]);
+  });
+
+  it("tells a bot that filled the hidden field it succeeded, and creates nothing", async () => {
+    const page = await post({
+      plan: "starter-monthly",
+      business_name: "Spam Inc",
+      contact_email: "bot@spam.test",
+      website: "https://spam.test",
+    });
+    expect(page.statusCode).toBe(201);
+    expect(page.body).toContain("Welcome, Spam Inc");
+    expect(await workspaces()).toEqual([]);
+  });
+
+  it("limits sign-ups per address to five an hour, then asks to wait", async () => {
+    for (let i = 0; i < 5; i++) {
+      const ok = await post({
+        plan: "starter-monthly",
+        business_name: `Shop ${i}`,
+        contact_email: `s${i}@shop.test`,
+      });
+      expect(ok.statusCode).toBe(201);
+    }
+    const sixth = await post({
+      plan: "starter-monthly",
+      business_name: "Shop 6",
+      contact_email: "s6@shop.test",
+    });
+    expect(sixth.statusCode).toBe(429);
+    expect(Number(sixth.headers["retry-after"])).toBe(3600);
+    const elsewhere = await post(
+      { plan: "starter-monthly", business_name: "Other", contact_email: "o@other.test" },
+      "198.51.100.9",
+    );
+    expect(elsewhere.statusCode).toBe(201);
+    t.clock.advance(3_600_000);
+    const later = await post({
+      plan: "starter-monthly",
+      business_name: "Shop 7",
+      contact_email: "s7@shop.test",
+    });
+    expect(later.statusCode).toBe(201);
+    expect(await workspaces()).toHaveLength(7);
+  });
+
+  it("welcomes the invitation link's visitor without another form", async () => {
+    const ws = await t.createWorkspace({ plan_id: "2" });
+    const page = await t.app.inject({
+      method: "GET",
+      url: `/register?workspace=${ws}&plan=starter-monthly`,
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("Your workspace is ready");
+    expect(page.body).not.toContain("<form");
+  });
+
+  it("allows no script on the page", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.body).not.toContain("<script");
+  });
+});
+
+describe("serve --no-public-signup", () => {
+  it("turns sign-up off: the link explains that sign-up is by invitation, and nothing is created", async () => {
+    const database = await openDatabase(":memory:");
+    const clock = new TestClock();
+    await bootstrap(database.db, clock, { bootstrapToken: adminToken });
+    const app = await buildApp({
+      database,
+      clock,
+      publicUrl: () => publicUrl,
+      rateLimit: defaultRateLimit,
+      publicSignup: false,
+    });
+    try {
+      const page = await app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+      expect(page.statusCode).toBe(403);
+      expect(page.body).toContain("Sign-up is by invitation");
+      expect(page.body).toContain("Default reseller");
+      const posted = await app.inject({
+        method: "POST",
+        url: "/register",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: form({ plan: "starter-monthly", business_name: "X", contact_email: "x@x.test" }),
+      });
+      expect(posted.statusCode).toBe(403);
+      const list = await app.inject({
+        method: "GET",
+        url: "/api/v1/workspaces",
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      expect(WorkspaceListResponse.parse(list.json()).data).toEqual([]);
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});
+
+describe("prices and locales", () => {
+  const plan = {
+    id: 1,
+    name: "Pro",
+    slug: "pro",
+    description: null,
+    is_public: true,
+    is_free: false,
+    trial_days: null,
+    price: 1234.5,
+    billing_period: "yearly" as const,
+    registration_url: null,
+    features: [],
+  };
+  const euro = { code: "EUR", name: "Euro", symbol: "€" };
+
+  it("picks the visitor's most wanted locale that is supported", () => {
+    expect(visitorLocale("fr-CH;q=0.5, de-AT;q=0.9")).toBe("de-AT");
+    expect(visitorLocale(undefined)).toBe("en");
+    expect(visitorLocale("*, ;;;")).toBe("en");
+  });
+
+  it("formats the catalogue's currency for the locale, and a free plan as Free", () => {
+    expect(formatPrice(plan, euro, "fr-FR")).toMatch(/^1\s234,50\s€ \/ year$/);
+    expect(formatPrice(plan, euro, "en-US")).toBe("€1,234.50 / year");
+    expect(formatPrice({ ...plan, is_free: true, price: 0 }, euro, "en-US")).toBe("Free");
+    expect(formatPrice(plan, { code: "XXXX", name: "Tokens", symbol: "T" }, "en-US")).toBe(
+      "T1,234.5 / year",
+    );
+  });
+});

@@ -1,0 +1,375 @@
+import { existsSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServedService, startServe } from "../helpers/serve.js";
+import {
+  chromiumPath,
+  type HeadlessBrowser,
+  launchChromium,
+  phone,
+  screenshot,
+} from "./chromium.js";
+
+// End to end in a real browser: the built `reseller serve`, Debian's headless Chromium driven by
+// playwright-core, and only what a person would do on the pages.
+
+interface Envelope {
+  data: Record<string, unknown> & { id: string };
+}
+
+let service: ServedService;
+let browser: HeadlessBrowser;
+let call: (method: string, path: string, body?: unknown) => Promise<Envelope["data"]>;
+let workspaceId: string;
+let campaignId: string;
+let importId: string;
+
+/** Contacts of the campaign: every one opted in; two are the sandbox's magic numbers. */
+const recipients = [
+  ["Ada", "+4915112345601"],
+  ["Ben", "+4915112345602"],
+  ["Cleo", "+4915112345603"],
+  // Refused at send: fails with reason undeliverable.
+  ["Dan", "+4915112344001"],
+  // Delivered, never read.
+  ["Eve", "+4915112344010"],
+] as const;
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${service.url}/dashboard`);
+  await page.getByLabel("Reseller token").fill(service.token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation", { name: "Sections" }).waitFor();
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("condition not reached in 20 s");
+}
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`Chromium is missing at ${chromiumPath}: apt-get install -y chromium`);
+  }
+  service = await startServe({ args: ["--review-delay", "0"] });
+  call = async (method, path, body) => {
+    const response = await fetch(`${service.url}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${service.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await response.json()) as Envelope;
+    if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  workspaceId = (
+    await call("POST", "/workspaces", {
+      name: "Café Olé",
+      contact_email: "owner@cafe-ole.test",
+      plan_id: "2",
+    })
+  ).id;
+  const base = `/workspaces/${workspaceId}`;
+  const channel = await call("POST", `${base}/channels`, { phone: "+4915112340000", name: "Main" });
+  const template = await call("POST", `${base}/templates`, {
+    name: "weekly_news",
+    category: "marketing",
+    language: "en",
+    components: [
+      { type: "BODY", text: "Hi {{1}}, this week's news.", example: { body_text: [["Ada"]] } },
+    ],
+  });
+  await until(
+    () => call("GET", `${base}/templates/${template.id}`),
+    (t) => t.status === "approved",
+  );
+  for (const [name, number] of recipients) {
+    await call("POST", `${base}/contacts`, {
+      phone: number,
+      first_name: name,
+      opt_in_status: "opted_in",
+      opt_in_source: "shop counter",
+    });
+  }
+  campaignId = (
+    await call("POST", `${base}/campaigns`, {
+      name: "Weekly news",
+      channel_id: channel.id,
+      template_name: "weekly_news",
+      template_language: "en",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name" },
+    })
+  ).id;
+  const csv =
+    "phone,first_name\n+4915112345700,Fay\nnot-a-number,Gus\n+4915112345702,Hal\n12,Ivy\n";
+  importId = (
+    await call("POST", `${base}/contacts/import`, {
+      csv: Buffer.from(csv).toString("base64"),
+      duplicate_handling: "update",
+    })
+  ).id;
+  await until(
+    () => call("GET", `${base}/contacts/imports/${importId}`),
+    (i) => i.status === "completed",
+  );
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+describe("the dashboard in a browser", () => {
+  it("signs in with a reseller token and shows the workspaces with usage against plan limits", async () => {
+    const page = await browser.freshPage();
+    await page.goto(`${service.url}/dashboard`);
+    await screenshot(page, "dashboard-sign-in");
+    await page.getByLabel("Reseller token").fill("rsk_not_a_real_token_0000");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("not a valid reseller token");
+
+    await signIn(page);
+    const row = page.getByRole("row", { name: /Café Olé/ });
+    await row.waitFor();
+    await expect.poll(() => row.textContent()).toMatch(/Contacts: \d+ \/ 5000/);
+    expect(await row.textContent()).toContain("Starter");
+    await screenshot(page, "dashboard-workspaces");
+    await page.close();
+  });
+
+  it("keeps the session in an HttpOnly, SameSite=Strict cookie that page scripts cannot read", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    const cookies = await browser.context.cookies(`${service.url}/dashboard`);
+    const session = cookies.find((c) => c.name === "reseller_dashboard");
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/dashboard" });
+    expect(await page.evaluate<string>("document.cookie")).not.toContain("reseller_dashboard");
+    expect(page.url()).not.toContain(service.token);
+    await page.close();
+  });
+
+  it("watches a campaign's chart reach its final figures without a reload", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Campaigns" }).click();
+    await page.getByRole("button", { name: "Weekly news" }).click();
+    await expect.poll(() => page.getByTestId("campaign-status").textContent()).toBe("draft");
+    const loads: string[] = [];
+    page.on("framenavigated", (frame) => loads.push(frame.url()));
+
+    await call("POST", `/workspaces/${workspaceId}/campaigns/${campaignId}/launch`);
+    const figure = (key: string) => page.getByTestId(`figure-${key}`).textContent();
+    await expect.poll(() => figure("read"), { timeout: 20_000 }).toBe("3");
+    await expect
+      .poll(() => page.getByTestId("campaign-status").textContent(), { timeout: 10_000 })
+      .toBe("completed");
+    expect({
+      sent: await figure("sent"),
+      delivered: await figure("delivered"),
+      read: await figure("read"),
+      failed: await figure("failed"),
+      queued: await figure("queued"),
+    }).toEqual({ sent: "4", delivered: "4", read: "3", failed: "1", queued: "0" });
+    // The same figures as the API's stats, and the failure reason under the chart.
+    const stats = await call("GET", `/workspaces/${workspaceId}/campaigns/${campaignId}/stats`);
+    expect(stats).toMatchObject({ sent: 4, delivered: 4, read: 3, failed: 1 });
+    const failures = page.getByRole("row", { name: /undeliverable/ });
+    expect(await failures.textContent()).toContain("1");
+    expect(await page.locator(".chart canvas").count()).toBeGreaterThan(0);
+    // The chart grew point by point as the figures changed: draft, sent, delivered, read.
+    expect(Number(await page.locator(".chart").getAttribute("data-points"))).toBeGreaterThanOrEqual(
+      3,
+    );
+    expect(loads.filter((url) => url.includes("/dashboard"))).toEqual([]);
+    await screenshot(page, "dashboard-campaign");
+    await page.close();
+  }, 40_000);
+
+  it("opens an import's row errors", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Imports" }).click();
+    await page.getByText("2 of 4 rows").or(page.getByText("4 of 4 rows")).first().waitFor();
+    await page.getByRole("button", { name: /Show 2 row errors/ }).click();
+    const table = page.getByTestId("import-errors");
+    await table.waitFor();
+    const text = await table.textContent();
+    expect(text).toContain("not-a-number");
+    expect(await table.locator("tbody tr").count()).toBe(2);
+    await screenshot(page, "dashboard-imports");
+    await page.close();
+  });
+
+  it("lists jobs, the invitation outbox, and an empty state or the deliveries for webhooks", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Jobs" }).click();
+    await page
+      .getByRole("cell", { name: /campaign cmp_/ })
+      .first()
+      .waitFor();
+    await screenshot(page, "dashboard-jobs");
+    await page.getByRole("link", { name: "Outbox" }).click();
+    await page.getByText("owner@cafe-ole.test").first().waitFor();
+    await page
+      .getByText(/invited to your workspace Café Olé/)
+      .first()
+      .click();
+    await page
+      .getByText(/register\?workspace=/)
+      .first()
+      .waitFor();
+    await screenshot(page, "dashboard-outbox");
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.locator(".empty, .card").first().waitFor();
+    await page.close();
+  });
+
+  it("sends an inbound STOP from the sandbox controls, and the contact is opted out", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Sandbox" }).click();
+    await page.getByLabel("From (E.164)").fill("+4915112345601");
+    await page.getByLabel("Text").selectOption("STOP");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByText("Sent “STOP” from +4915112345601.").waitFor();
+    const contacts = (await (
+      await fetch(`${service.url}/api/v1/workspaces/${workspaceId}/contacts?search=5601`, {
+        headers: { authorization: `Bearer ${service.token}` },
+      })
+    ).json()) as { data: { opt_in_status: string }[] };
+    expect(contacts.data[0]?.opt_in_status).toBe("opted_out");
+    await screenshot(page, "dashboard-sandbox");
+    await page.close();
+  });
+
+  it("reviews a template from the sandbox controls: pause, then approve again", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Sandbox" }).click();
+    const template = page.getByRole("listitem").filter({ hasText: "weekly_news" });
+    await template.getByRole("button", { name: "Pause" }).click();
+    await page.getByText("Template paused.").waitFor();
+    await template.getByText("paused", { exact: true }).waitFor();
+    const paused = await call("GET", `/workspaces/${workspaceId}/templates?per_page=10`);
+    expect((paused as unknown as { status: string }[])[0]?.status).toBe("paused");
+    await template.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Template approved.").waitFor();
+    await template.getByText("approved", { exact: true }).waitFor();
+    await page.close();
+  });
+
+  it("signs in once through the link serve printed; the link is then worthless", async () => {
+    const link = /one-time sign-in link[^:]*: (http\S+)/.exec(service.stderr())?.[1];
+    expect(link).toBeDefined();
+    const page = await browser.freshPage();
+    await page.goto(link as string);
+    await page.getByRole("navigation", { name: "Sections" }).waitFor();
+    expect(page.url()).toBe(`${service.url}/dashboard`);
+    await browser.context.clearCookies();
+    const again = await page.goto(link as string);
+    expect(again?.status()).toBe(400);
+    expect(await page.getByRole("heading").first().textContent()).toContain("no longer valid");
+    await page.close();
+  });
+
+  it("gives every control of every view a name a screen reader can say", async () => {
+    const page = await browser.freshPage();
+    await signIn(page);
+    const unnamed = `[...document.querySelectorAll("input:not([type=hidden]), select, button, progress")]
+      .filter((el) => !el.closest("[aria-hidden=true]"))
+      .filter((el) => !(el.labels?.length || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby") || (el.tagName === "BUTTON" && el.textContent.trim())))
+      .map((el) => el.outerHTML.slice(0, 80))`;
+    for (const view of ["Workspaces", "Campaigns", "Imports", "Jobs", "Outbox", "Sandbox"]) {
+      await page.getByRole("link", { name: view }).click();
+      await page.getByRole("heading", { level: 1, name: view }).waitFor();
+      await page.waitForLoadState("networkidle");
+      expect(await page.evaluate<string[]>(unnamed), view).toEqual([]);
+    }
+    await page.goto(`${service.url}/register?plan=starter-monthly`);
+    expect(await page.evaluate<string[]>(unnamed), "register").toEqual([]);
+    await page.close();
+  });
+
+  it("fits a phone's width and can be used with the keyboard alone", async () => {
+    const page = await browser.freshPage();
+    await page.setViewportSize(phone);
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByLabel("Reseller token").waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(service.token);
+    await page.keyboard.press("Enter");
+    await page.getByRole("navigation", { name: "Sections" }).waitFor();
+    await page.getByRole("row", { name: /Café Olé/ }).waitFor();
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, "dashboard-phone");
+    await page.close();
+  });
+});
+
+describe("the sign-up page of a plan's registration_url", () => {
+  it("signs a client up, and the workspace is found through the API", async () => {
+    const plans = (await call("GET", "/plans")) as unknown as Record<
+      string,
+      { slug: string; registration_url: string }[]
+    >;
+    const starter = Object.values(plans)
+      .flat()
+      .find((p) => p.slug === "starter-monthly");
+    const page = await browser.freshPage();
+    // A visitor whose browser asks for German: the catalogue's dollars, written the German way.
+    await page.route("**/register?*", (route) =>
+      route.continue({
+        headers: { ...route.request().headers(), "accept-language": "de-DE,de;q=0.9,en;q=0.5" },
+      }),
+    );
+    await page.goto(starter?.registration_url.replace(/^https?:\/\/[^/]+/, service.url) ?? "");
+    // Intl puts a no-break space between the amount and the symbol.
+    expect(await page.locator(".price").textContent()).toMatch(/^29,00\s\$ \/ month$/);
+    await page.getByLabel("Business name").fill("Bäckerei Körner");
+    await page.getByLabel("Contact email").fill("info@koerner.test");
+    await screenshot(page, "register");
+    await page.getByRole("button", { name: "Create my workspace" }).click();
+    await page.getByRole("heading", { name: "Welcome, Bäckerei Körner" }).waitFor();
+
+    const found = await call("GET", "/workspaces?per_page=100");
+    const workspaces = found as unknown as {
+      name: string;
+      status: string;
+      plan: { slug: string };
+    }[];
+    expect(workspaces.find((w) => w.name === "Bäckerei Körner")).toMatchObject({
+      status: "active",
+      plan: { slug: "starter-monthly" },
+    });
+    await page.close();
+  });
+
+  it("shows what is wrong with the form next to the field, keeping what was typed", async () => {
+    const page = await browser.freshPage();
+    await page.goto(`${service.url}/register?plan=free-trial`);
+    await page.getByLabel("Business name").fill("Trial Shop");
+    await page.getByLabel("Contact email").fill("not an email");
+    await page.getByRole("button", { name: "Create my workspace" }).click();
+    await page.getByRole("alert").waitFor();
+    const email = page.getByLabel("Contact email");
+    expect(await email.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Business name").inputValue()).toBe("Trial Shop");
+    expect(await page.locator("#contact_email-error").textContent()).toContain("email address");
+    await page.close();
+  });
+});
