@@ -9,6 +9,9 @@ import {
   tagSeparators,
   uniqueTags,
 } from "./contact-rules.js";
+import { neutraliseFormula, restoreFormula } from "./csv-formulas.js";
+import { recogniseLayout } from "./csv-layouts.js";
+import type { CsvMapping } from "./csv-options.js";
 import { normalizePhone } from "./phones.js";
 import { optInStatuses } from "./vocabulary.js";
 
@@ -40,47 +43,101 @@ export interface CsvLayout {
   custom: { key: string; index: number }[];
   /** Header names the import does not read, as written. */
   ignored: string[];
+  /** Every header name (as written) and the field it fills, or null when ignored. */
+  mapping: CsvMapping;
   width: number;
 }
 
 export type HeaderResult = { ok: true; layout: CsvLayout } | { ok: false; message: string };
 
-/** Reads the header row: names trimmed and case-insensitive; `phone` is required. */
-export function readHeader(header: readonly string[]): HeaderResult {
-  const layout: CsvLayout = { columns: {}, custom: [], ignored: [], width: header.length };
+/** A value a row error or message quotes is cut to this many characters. */
+export const errorValueLength = 200;
+
+/** A value as a row error may hold it: at most 200 characters, so no cell can bloat an import. */
+export function cutErrorValue(text: string): string {
+  return text.length > errorValueLength ? `${text.slice(0, errorValueLength - 1)}…` : text;
+}
+
+function columnOf(target: string): string | null {
+  const lower = target.trim().toLowerCase();
+  if ((csvColumns as readonly string[]).includes(lower)) return lower;
+  if (lower.startsWith(customColumnPrefix)) {
+    const key = target.trim().slice(customColumnPrefix.length).trim();
+    return customKeyProblem(key) === null ? `${customColumnPrefix}${key}` : null;
+  }
+  return null;
+}
+
+/** A mapping as JSON, for messages: what to send to import this file. */
+export function mappingText(mapping: CsvMapping): string {
+  return JSON.stringify(mapping);
+}
+
+/**
+ * Reads the header row: names trimmed and case-insensitive, each read as the field it names or
+ * as `mapping` says (mapping keys match header names the same way; null ignores a column);
+ * `phone` is required. A file without one that comes from a known export (Google Contacts,
+ * Outlook, HubSpot) gets a message naming the export and the mapping that imports it.
+ */
+export function readHeader(header: readonly string[], mapping?: CsvMapping | null): HeaderResult {
+  const layout: CsvLayout = {
+    columns: {},
+    custom: [],
+    ignored: [],
+    mapping: {},
+    width: header.length,
+  };
+  const mapped = new Map<string, { header: string; target: string | null }>();
+  for (const [key, target] of Object.entries(mapping ?? {})) {
+    mapped.set(key.trim().toLowerCase(), { header: key, target });
+  }
+  const used = new Set<string>();
   const seen = new Map<string, string>();
   for (const [index, raw] of header.entries()) {
     const name = raw.trim();
     const lower = name.toLowerCase();
-    let target: string | null = null;
-    if ((csvColumns as readonly string[]).includes(lower)) {
-      layout.columns[lower as CsvColumn] = index;
-      target = lower;
-    } else if (lower.startsWith(customColumnPrefix)) {
-      const key = name.slice(customColumnPrefix.length).trim();
-      if (customKeyProblem(key) === null) {
-        layout.custom.push({ key, index });
-        target = `${customColumnPrefix}${key}`;
-      }
-    }
+    const rule = mapped.get(lower);
+    if (rule) used.add(lower);
+    const target = rule ? (rule.target === null ? null : columnOf(rule.target)) : columnOf(name);
+    layout.mapping[name] = target;
     if (target === null) {
       layout.ignored.push(name);
       continue;
+    }
+    if (target.startsWith(customColumnPrefix)) {
+      layout.custom.push({ key: target.slice(customColumnPrefix.length), index });
+    } else {
+      layout.columns[target as CsvColumn] = index;
     }
     const earlier = seen.get(target);
     if (earlier !== undefined) {
       return {
         ok: false,
-        message: `the header names column '${target}' twice ('${earlier}' and '${name}'); keep one`,
+        message: `the header names column '${target}' twice ('${earlier}' and '${name}'); keep one${mapping ? " or map one of them to null" : ""}`,
       };
     }
     seen.set(target, name);
   }
-  if (layout.columns.phone === undefined) {
-    const found = header.map((h) => `'${h.trim()}'`).join(", ");
+  const unknown = [...mapped.entries()].filter(([key]) => !used.has(key));
+  if (unknown.length > 0) {
+    const found = header.map((h) => `'${cutErrorValue(h.trim())}'`).join(", ");
     return {
       ok: false,
-      message: `the header has no 'phone' column (found ${found || "nothing"}); the first row must name the columns, e.g. phone,first_name,last_name,email,tags,opt_in_status`,
+      message: `the mapping names ${unknown.map(([, r]) => `'${cutErrorValue(r.header)}'`).join(", ")}, which the header does not have (found ${found})`,
+    };
+  }
+  if (layout.columns.phone === undefined) {
+    const found = cutErrorValue(header.map((h) => `'${h.trim()}'`).join(", "));
+    const known = mapping ? null : recogniseLayout(header);
+    if (known) {
+      return {
+        ok: false,
+        message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})`,
+      };
+    }
+    return {
+      ok: false,
+      message: `the header has no 'phone' column (found ${found || "nothing"})${mapping ? "; map the phone column to phone" : ""}; the first row must name the columns, e.g. phone,first_name,last_name,email,tags,opt_in_status, or a mapping must say which column holds the phone`,
     };
   }
   return { ok: true, layout };
@@ -120,10 +177,35 @@ function refuse(field: string, message: string): RowResult {
   return { ok: false, problem: { field, message } };
 }
 
+/** A cell's value: trimmed, the `'` an export put before a formula removed; blank is undefined. */
 function cell(fields: readonly string[], index: number | undefined): string | undefined {
   if (index === undefined) return undefined;
-  const value = fields[index]?.trim();
-  return value === undefined || value === "" ? undefined : value;
+  const raw = fields[index];
+  if (raw === undefined) return undefined;
+  const value = restoreFormula(raw.trim()).trim();
+  return value === "" ? undefined : value;
+}
+
+/** Google Contacts writes several values in one cell as `a ::: b`; the first is the one. */
+function firstValue(value: string | undefined): string | undefined {
+  if (value === undefined || !value.includes(" ::: ")) return value;
+  return value.split(" ::: ")[0]?.trim() || undefined;
+}
+
+/** Consent as spreadsheets say it: yes/true/1 is opted_in, no/false/0 is not_set. */
+const optInWords: Record<string, (typeof optInStatuses)[number]> = {
+  yes: "opted_in",
+  true: "opted_in",
+  "1": "opted_in",
+  no: "not_set",
+  false: "not_set",
+  "0": "not_set",
+};
+
+/** The phone cell of a row as a row error quotes it (at most 200 characters), or null. */
+export function phoneCellOf(fields: readonly string[], layout: CsvLayout): string | null {
+  const value = firstValue(cell(fields, layout.columns.phone));
+  return value === undefined ? null : cutErrorValue(value);
 }
 
 /**
@@ -142,8 +224,13 @@ export function readRow(
       `has ${fields.length} cells but the header names ${layout.width} columns; quote cells that contain commas`,
     );
   }
-  const phone = normalizePhone(fields[columns.phone ?? 0] ?? "", options.defaultCountry);
-  if (!phone.ok) return refuse("phone", `phone ${phone.message}`);
+  const phone = normalizePhone(
+    firstValue(cell(fields, columns.phone)) ?? "",
+    options.defaultCountry,
+  );
+  if (!phone.ok) {
+    return refuse("phone", phone.reason ? phone.message : `phone ${phone.message}`);
+  }
   const contact: CsvContact = { phone: phone.e164 };
 
   for (const field of ["first_name", "last_name"] as const) {
@@ -155,7 +242,7 @@ export function readRow(
     contact[field] = value;
   }
 
-  const email = cell(fields, columns.email);
+  const email = firstValue(cell(fields, columns.email));
   if (email !== undefined) {
     if (email.length > contactLimits.emailLength || !emailPattern.test(email)) {
       return refuse(
@@ -179,12 +266,13 @@ export function readRow(
     contact.tags = tags;
   }
 
-  const status = cell(fields, columns.opt_in_status)?.toLowerCase();
-  if (status !== undefined) {
+  const said = cell(fields, columns.opt_in_status)?.toLowerCase();
+  if (said !== undefined) {
+    const status = optInWords[said] ?? said;
     if (!(optInStatuses as readonly string[]).includes(status)) {
       return refuse(
         "opt_in_status",
-        `opt_in_status must be one of ${optInStatuses.join(", ")} (or empty)`,
+        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (or empty)`,
       );
     }
     contact.opt_in_status = status as CsvContact["opt_in_status"];
@@ -256,9 +344,10 @@ export class CsvRecordReader {
   private readonly api: ParserApi;
   private sink: ((record: CsvRecord) => void) | null = null;
 
-  constructor() {
+  constructor(options: { delimiter?: string } = {}) {
     const parser = new Parser({
       bom: true,
+      delimiter: options.delimiter ?? ",",
       relax_quotes: true,
       relax_column_count: true,
       skip_empty_lines: true,
@@ -305,7 +394,7 @@ function skipMessage(error: Error | undefined): string {
   if (code === "CSV_INVALID_CLOSING_QUOTE") {
     return "a quoted cell is followed by more text before the next comma; quote the whole cell";
   }
-  return `the row is not valid CSV${error ? ` (${error.message})` : ""}`;
+  return cutErrorValue(`the row is not valid CSV${error ? ` (${error.message})` : ""}`);
 }
 
 /**
@@ -361,9 +450,12 @@ export interface ExportableContact {
   opted_out_at: string | null;
 }
 
-/** One contact as an export row under `exportHeader(customKeys)`. */
+/**
+ * One contact as an export row under `exportHeader(customKeys)`, formulas neutralised (a name
+ * such as `=cmd|' /C calc'!A0` is written `'=cmd|…`; the import takes the `'` off again).
+ */
 export function exportRow(contact: ExportableContact, customKeys: readonly string[]): string[] {
-  return [
+  const row = [
     contact.phone,
     contact.first_name ?? "",
     contact.last_name ?? "",
@@ -375,4 +467,5 @@ export function exportRow(contact: ExportableContact, customKeys: readonly strin
     contact.opted_out_at ?? "",
     ...customKeys.map((k) => contact.custom_fields[k] ?? ""),
   ];
+  return row.map(neutraliseFormula);
 }

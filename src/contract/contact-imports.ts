@@ -1,10 +1,39 @@
 import { z } from "zod";
+import { csvDelimiters, csvEncodings, mappingProblem } from "./csv-options.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope } from "./pagination.js";
 import { duplicateHandlings, importStatuses } from "./vocabulary.js";
 
 /** The most a contact import takes: decoded CSV bytes and data rows (413 above either). */
 export const importLimits = { csvBytes: 100 * 1024 * 1024, rows: 1_000_000, errorsShown: 1000 };
+
+/** `{"<header in the file>": "<field>" | "custom.<key>" | null}`, checked field by field. */
+export const CsvMappingSchema = z
+  .record(z.string(), z.string({ error: "mapping values are a field name or null" }).nullable(), {
+    error: 'mapping must be an object such as {"Phone 1 - Value": "phone", "Notes": null}',
+  })
+  .superRefine((mapping, ctx) => {
+    const problem = mappingProblem(mapping);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .describe(
+    'Which column fills which field: `{"<header in the file>": "<field>"}` with fields phone, first_name, last_name, email, tags, opt_in_status, opt_in_source, opted_in_at, opted_out_at or `custom.<key>`, or null to ignore the column. Headers match case-insensitively; columns not named keep their default reading.',
+  )
+  .meta({ id: "CsvMapping" });
+
+const delimiterInput = z
+  .enum([...csvDelimiters, "tab"], { error: "delimiter must be one of , ; | or tab" })
+  .describe(
+    "The separator: `,` `;` `|` or tab (`\t` or `tab`). Default: detected from the header row.",
+  );
+
+const encodingInput = z
+  .enum(csvEncodings, {
+    error: `encoding must be one of ${csvEncodings.join(", ")}`,
+  })
+  .describe(
+    "The file's encoding (default utf-8). A UTF-16 byte order mark is detected whatever this says.",
+  );
 
 export const ImportRowError = z
   .object({
@@ -37,8 +66,24 @@ export const ContactImport = z
       .min(0)
       .describe("Rows whose phone already existed, left unchanged under `skip`."),
     error_count: z.number().int().min(0).describe("Rows refused with an error (never imported)."),
+    opt_outs_kept: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "Rows saying `opted_in` for a contact who had opted out: imported, but the contact stays opted out (only the contact's START or a PATCH with an `opt_in_source` re-subscribes).",
+      ),
     errors: z.array(ImportRowError).describe("The first 1000 row errors, by row."),
     ignored_columns: z.array(z.string()).describe("Header columns the import does not read."),
+    mapping: z
+      .record(z.string(), z.string().nullable())
+      .describe(
+        "Every header column of the file and the field it filled (null: ignored), as the import read it.",
+      ),
+    delimiter: z.enum(csvDelimiters).describe("The separator used (given or detected)."),
+    encoding: z
+      .enum(csvEncodings)
+      .describe("The encoding used (given, or UTF-16 detected by its byte order mark)."),
     failure_reason: z.string().nullable().describe("Why a failed import stopped."),
     created_at: z.string(),
     started_at: z.string().nullable(),
@@ -62,8 +107,11 @@ export const CreateImportBody = z.strictObject({
     .string({ error: "default_country must be a two-letter country code such as DE" })
     .optional()
     .describe(
-      "Two-letter country code for numbers written without +country (e.g. `DE` for 0151…).",
+      "Two-letter country code for numbers written without +country (e.g. `DE` for 0151…). Digits that start with its calling code and form a valid international number are read as international (Excel drops the +); where both readings are valid and the country has no trunk prefix (Italy), the row is refused as `ambiguous_phone`.",
     ),
+  mapping: CsvMappingSchema.optional(),
+  delimiter: delimiterInput.optional(),
+  encoding: encodingInput.optional(),
 });
 export type CreateImportBody = z.infer<typeof CreateImportBody>;
 
@@ -75,3 +123,27 @@ export const ImportParams = z.object({
 export const ContactImportResponse = successEnvelope(ContactImport, EmptyMeta);
 export const ContactImportListResponse = listEnvelope(ContactImport);
 export const ImportErrorListResponse = listEnvelope(ImportRowError);
+
+/**
+ * The options of an upload sent as the CSV itself (`Content-Type: text/csv`), in the query;
+ * a JSON body carries them as fields instead.
+ */
+export const ImportUploadQuery = z.object({
+  duplicate_handling: z
+    .enum(duplicateHandlings, { error: "duplicate_handling must be update or skip" })
+    .optional()
+    .describe("With a text/csv body: `update` (the default) or `skip`, as in the JSON body."),
+  default_country: z
+    .string()
+    .optional()
+    .describe("With a text/csv body: the two-letter country code for national numbers."),
+  mapping: z
+    .string()
+    .optional()
+    .describe(
+      'With a text/csv body: the mapping as JSON, e.g. `{"Phone 1 - Value":"phone"}` (URL-encoded).',
+    ),
+  delimiter: delimiterInput.optional(),
+  encoding: encodingInput.optional(),
+});
+export type ImportUploadQuery = z.infer<typeof ImportUploadQuery>;

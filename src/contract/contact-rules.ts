@@ -14,9 +14,12 @@ export const contactLimits = {
   sourceLength: 200,
 } as const;
 
-/** An address such as anna@example.com (the pattern zod's `z.email()` uses). */
+/**
+ * An address such as anna@example.com, internationalised ones included: the local part may hold
+ * any UTF-8 letters (émilie.10@…), the domain may be an IDN (josé@exämple.de) or its punycode.
+ */
 export const emailPattern =
-  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+  /^(?:[^\s\p{Cc}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
 
 /** Separators of tags inside one CSV cell; a tag itself may not contain them. */
 export const tagSeparators = /[,;|]/;

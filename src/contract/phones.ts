@@ -1,8 +1,11 @@
+import { Metadata } from "libphonenumber-js/core";
 import {
   type CountryCode,
+  getCountryCallingCode,
   isSupportedCountry,
   parsePhoneNumberFromString,
 } from "libphonenumber-js/max";
+import maxMetadata from "libphonenumber-js/max/metadata";
 
 /**
  * Phone numbers as the contract wants them: E.164 (`+`, then 8 to 15 digits, no leading 0) and
@@ -15,7 +18,9 @@ export const e164Pattern = /^\+[1-9]\d{7,14}$/;
 export const e164Hint =
   "E.164: + then the country code and number, 8 to 15 digits, e.g. +4915112345678";
 
-export type PhoneResult = { ok: true; e164: string } | { ok: false; message: string };
+export type PhoneResult =
+  | { ok: true; e164: string }
+  | { ok: false; message: string; reason?: "ambiguous_phone" };
 
 function quoted(text: string): string {
   return text.length > 40 ? `'${text.slice(0, 40)}…'` : `'${text}'`;
@@ -54,10 +59,30 @@ export function checkE164(input: string): PhoneResult {
 /** Spaces, dashes, dots, slashes and brackets people put in numbers; dropped before checking. */
 const formatting = /[\s\-./()]/g;
 
+const trunkPrefixes = new Map<CountryCode, boolean>();
+
+/** Whether numbers of this country are written nationally with a trunk prefix (0 in DE, GB, FR). */
+function hasTrunkPrefix(country: CountryCode): boolean {
+  let known = trunkPrefixes.get(country);
+  if (known === undefined) {
+    const metadata = new Metadata(maxMetadata);
+    metadata.selectNumberingPlan(country);
+    // The typings leave it out; the metadata has it (a number 0 where a country has none).
+    const plan = metadata.numberingPlan as unknown as { nationalPrefix(): string | number };
+    known = Boolean(plan.nationalPrefix());
+    trunkPrefixes.set(country, known);
+  }
+  return known;
+}
+
 /**
  * A phone as a CSV cell may hold it: E.164, possibly with spaces or dashes; a national number
  * (or one with the international prefix, e.g. 0049…) only when `defaultCountry` says which
- * country it belongs to. A country is never guessed.
+ * country it belongs to. A country is never guessed, and a number never silently changes
+ * meaning: digits that start with the country's calling code and form a valid international
+ * number are that number (spreadsheets drop the `+`: 4915112347003 with DE is +4915112347003);
+ * where the country has no trunk prefix and the national reading is a different valid number
+ * too (Italy: 3902831222), the cell is refused as `ambiguous_phone`.
  */
 export function normalizePhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   const text = input.trim();
@@ -76,7 +101,25 @@ export function normalizePhone(input: string, defaultCountry?: CountryCode): Pho
   if (!/^\d{3,17}$/.test(compact)) {
     return { ok: false, message: `${quoted(text)} is not a phone number (${e164Hint})` };
   }
-  return validOrError(text, parsePhoneNumberFromString(compact, defaultCountry));
+  const national = parsePhoneNumberFromString(compact, defaultCountry);
+  if (compact.startsWith(getCountryCallingCode(defaultCountry))) {
+    const international = parsePhoneNumberFromString(`+${compact}`);
+    if (international?.isValid() && e164Pattern.test(international.number)) {
+      if (
+        national?.isValid() &&
+        national.number !== international.number &&
+        !hasTrunkPrefix(defaultCountry)
+      ) {
+        return {
+          ok: false,
+          reason: "ambiguous_phone",
+          message: `ambiguous_phone: ${quoted(text)} is ${international.formatInternational()} or ${national.formatInternational()}; write it with + and the country code`,
+        };
+      }
+      return { ok: true, e164: international.number };
+    }
+  }
+  return validOrError(text, national);
 }
 
 /** A two-letter country code libphonenumber knows (any case), upper-cased; undefined if not. */

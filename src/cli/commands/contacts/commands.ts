@@ -1,3 +1,5 @@
+import { csvPresets } from "../../../contract/csv-layouts.js";
+import { csvEncodings } from "../../../contract/csv-options.js";
 import { duplicateHandlings, optInStatuses } from "../../../contract/vocabulary.js";
 import type { GroupSpec, OptionSpec } from "../../command-spec.js";
 
@@ -113,8 +115,8 @@ const contactCommands: GroupSpec = {
       name: "import",
       summary: "Import a CSV file of contacts, with progress and a summary",
       description:
-        "Uploads the file, prints the import id, and waits with a progress bar until the import ends, then prints created, updated, skipped and the first row errors. Columns (header row, any case): phone (required), first_name, last_name, email, tags (separated by , ; or |), opt_in_status, opt_in_source, opted_in_at, opted_out_at, custom.<key>. An empty cell leaves the field unchanged. --dry-run checks the file here and sends nothing.",
-      arguments: [{ name: "file", description: "the CSV file (UTF-8)" }],
+        "Uploads the file, prints the import id, and waits with a progress bar until the import ends, then prints created, updated, skipped, the first row errors and the columns used and ignored. Columns (header row, any case): phone (required), first_name, last_name, email, tags (separated by , ; or |), opt_in_status (also yes/no, true/false, 1/0), opt_in_source, opted_in_at, opted_out_at, custom.<key>; other headers are read as --map or --preset say. At a terminal, a file without a phone column (a Google Contacts, Outlook or HubSpot export) shows the mapping proposed before anything is sent. Refused rows are counted and the exit code is 0; with --strict it is 6. An empty cell leaves the field unchanged. --dry-run checks the file here, with the same mapping, separator and encoding, and sends nothing.",
+      arguments: [{ name: "file", description: "the CSV file" }],
       inWorkspace: true,
       options: [
         {
@@ -130,9 +132,36 @@ const contactCommands: GroupSpec = {
         { flags: "--no-wait", description: "return once the import is queued" },
         { flags: "--errors <file>", description: "write every row error to this CSV file" },
         { flags: "--dry-run", description: "check the file locally and send nothing" },
+        {
+          flags: "--map <header=field>",
+          description:
+            'read a column as a field, e.g. "Phone 1 - Value=phone", "Notes=custom.notes", "Labels=" to ignore (repeat for several)',
+          repeatable: true,
+        },
+        {
+          flags: "--preset <export>",
+          description: "the mapping of a known export (--map wins for the columns it names)",
+          choices: csvPresets,
+        },
+        {
+          flags: "--delimiter <separator>",
+          description: "the separator: , ; | or tab (default: detected from the header row)",
+        },
+        {
+          flags: "--encoding <encoding>",
+          description: `the file's encoding: ${csvEncodings.join(", ")} (default utf-8; a UTF-16 mark is detected)`,
+        },
+        {
+          flags: "--strict",
+          description:
+            "exit 6 when any row was refused (by default the count is shown and the exit is 0)",
+        },
       ],
       examples: [
         "reseller contacts import customers.csv",
+        "reseller contacts import google.csv --preset google --default-country DE",
+        'reseller contacts import outlook.csv --map "Mobile Phone=phone" --map "E-mail Address=email"',
+        "reseller contacts import excel.csv --delimiter ';' --encoding windows-1252 --strict",
         "reseller contacts import export.csv --on-duplicate skip --default-country DE --errors errors.csv",
         "reseller contacts import big.csv --no-wait --json | jq -r .import_id",
         "reseller contacts import customers.csv --dry-run",

@@ -1,6 +1,8 @@
 import { isUtf8 } from "node:buffer";
-import { CsvRecordReader, readHeader, readRow } from "../../../contract/contact-csv.js";
+import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
+import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
+import { CsvHeaderError, openContactCsv } from "../../../contract/csv-reader.js";
 import { countryCode } from "../../../contract/phones.js";
 import { CliError, usageError } from "../../cli-error.js";
 
@@ -12,27 +14,24 @@ export interface DryRunReport {
   /** Rows whose phone appeared earlier in the file (one contact; the later row wins under update). */
   repeated_phones: number;
   ignored_columns: string[];
+  /** Every header column and the field it fills (null: ignored), as the import would read it. */
+  mapping: Record<string, string | null>;
+  delimiter: CsvDelimiter;
+  encoding: CsvEncoding;
   errors: ImportRowError[];
 }
 
 /**
- * Checks a CSV as the service's import would, without sending it: encoding, size, header, and
- * every row's cells (phones normalised with the same rules). Plan limits and existing contacts
- * are the service's to know.
+ * Checks a CSV as the service's import would, without sending it: encoding, separator, mapping,
+ * size, header, and every row's cells (phones normalised with the same rules), through the same
+ * reader (contract/csv-reader.ts). Plan limits and existing contacts are the service's to know.
  */
 export function dryRun(
   bytes: Buffer,
   defaultCountryText: string | undefined,
   now: Date,
+  read: CsvReadOptions = {},
 ): { report: DryRunReport; allErrors: ImportRowError[] } {
-  if (bytes.length > importLimits.csvBytes) {
-    throw new CliError(
-      "refused",
-      `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
-    );
-  }
-  if (!isUtf8(bytes))
-    throw new CliError("refused", "The file is not UTF-8 text; save it as CSV UTF-8.");
   const defaultCountry =
     defaultCountryText === undefined ? undefined : countryCode(defaultCountryText);
   if (defaultCountryText !== undefined && defaultCountry === undefined) {
@@ -40,58 +39,75 @@ export function dryRun(
       `--default-country expects a two-letter country code such as DE; got '${defaultCountryText}'.`,
     );
   }
-  const reader = new CsvRecordReader();
+  if (bytes.length > importLimits.csvBytes) {
+    throw new CliError(
+      "refused",
+      `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
+    );
+  }
+  const utf16Mark =
+    (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if ((read.encoding ?? "utf-8") === "utf-8" && !utf16Mark && !isUtf8(bytes)) {
+    throw new CliError(
+      "refused",
+      "The file is not UTF-8 text; name its encoding with --encoding (windows-1252, iso-8859-1, utf-16le…) or save it as CSV UTF-8.",
+    );
+  }
+  const reader = openContactCsv(read);
   const report: DryRunReport = {
     rows: 0,
     valid_rows: 0,
     error_count: 0,
     repeated_phones: 0,
     ignored_columns: [],
+    mapping: {},
+    delimiter: ",",
+    encoding: "utf-8",
     errors: [],
   };
   const phones = new Set<string>();
   const allErrors: ImportRowError[] = [];
-  let layout: ReturnType<typeof readHeader> | null = null;
   const fail = (error: ImportRowError) => {
     report.error_count += 1;
     allErrors.push(error);
     if (report.errors.length < importLimits.errorsShown) report.errors.push(error);
   };
   const chunk = 1024 * 1024;
-  for (let at = 0; ; at += chunk) {
-    const end = at >= bytes.length;
-    reader.feed(end ? undefined : bytes.subarray(at, at + chunk), (record) => {
-      if (layout === null) {
-        layout = readHeader(reader.header ?? []);
-        if (!layout.ok)
-          throw new CliError("refused", `The file cannot be imported: ${layout.message}.`);
-        report.ignored_columns = layout.layout.ignored;
-      }
-      if (!layout.ok) return;
-      report.rows = record.row;
-      if (record.fields === null) {
-        fail({ row: record.row, phone: null, field: "row", message: record.message });
-        return;
-      }
-      const phoneCell = record.fields[layout.layout.columns.phone ?? 0]?.trim() || null;
-      const result = readRow(record.fields, layout.layout, { defaultCountry, now });
-      if (!result.ok) {
-        fail({ row: record.row, phone: phoneCell, ...result.problem });
-        return;
-      }
-      report.valid_rows += 1;
-      if (phones.has(result.contact.phone)) report.repeated_phones += 1;
-      else phones.add(result.contact.phone);
-    });
-    if (end) break;
+  try {
+    for (let at = 0; ; at += chunk) {
+      const end = at >= bytes.length;
+      const piece = end ? undefined : bytes.subarray(at, at + chunk);
+      reader.feed(piece, (record) => {
+        const layout = reader.layout;
+        if (layout === null) return;
+        report.rows = record.row;
+        if (record.fields === null) {
+          fail({ row: record.row, phone: null, field: "row", message: record.message });
+          return;
+        }
+        const result = readRow(record.fields, layout, { defaultCountry, now });
+        if (!result.ok) {
+          fail({ row: record.row, phone: phoneCellOf(record.fields, layout), ...result.problem });
+          return;
+        }
+        report.valid_rows += 1;
+        if (phones.has(result.contact.phone)) report.repeated_phones += 1;
+        else phones.add(result.contact.phone);
+      });
+      if (end) break;
+    }
+  } catch (error) {
+    if (error instanceof CsvHeaderError) {
+      throw new CliError("refused", `The file cannot be imported: ${error.message}.`);
+    }
+    throw error;
   }
-  if (reader.header === null)
+  if (reader.header === null || reader.layout === null) {
     throw new CliError("refused", "The file is empty: it needs a header row with a phone column.");
-  if (layout === null) {
-    const header = readHeader(reader.header);
-    if (!header.ok)
-      throw new CliError("refused", `The file cannot be imported: ${header.message}.`);
-    report.ignored_columns = header.layout.ignored;
   }
+  report.ignored_columns = reader.layout.ignored;
+  report.mapping = reader.layout.mapping;
+  report.delimiter = reader.delimiter ?? ",";
+  report.encoding = reader.encoding;
   return { report, allErrors };
 }

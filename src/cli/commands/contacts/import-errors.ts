@@ -2,13 +2,14 @@ import { open } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import type { ApiClient } from "../../../client/api-client.js";
 import { ImportErrorListResponse, type ImportRowError } from "../../../contract/contact-imports.js";
+import { neutraliseRows } from "../../../contract/csv-formulas.js";
 import { workspacePath } from "./contact-format.js";
 
 export const errorCsvHeader = ["row", "phone", "field", "message"];
 
-/** Rows of the errors CSV. */
+/** Rows of the errors CSV, formulas neutralised (a phone cell may hold anything). */
 export function errorCsvRows(errors: readonly ImportRowError[]): string[][] {
-  return errors.map((e) => [String(e.row), e.phone ?? "", e.field, e.message]);
+  return neutraliseRows(errors.map((e) => [String(e.row), e.phone ?? "", e.field, e.message]));
 }
 
 /** Writes every row error of an import (walked by cursor) as CSV to `file`; returns how many. */

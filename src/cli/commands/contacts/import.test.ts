@@ -42,15 +42,16 @@ describe("reseller contacts import", () => {
   function stubUpload(expected: Record<string, unknown>) {
     api.pool
       .intercept({
-        path: `${base}/contacts/import`,
-        method: "POST",
-        body: (body: string) => {
-          const parsed = JSON.parse(body);
+        // The file streams as the body (text/csv); the options travel in the query.
+        path: (path: string) => {
+          const url = new URL(path, "http://x");
           return (
-            Buffer.from(parsed.csv, "base64").toString("utf8") === csv &&
-            Object.entries(expected).every(([k, v]) => parsed[k] === v)
+            url.pathname === `${base}/contacts/import` &&
+            Object.entries(expected).every(([k, v]) => url.searchParams.get(k) === v)
           );
         },
+        method: "POST",
+        headers: { "content-type": "text/csv" },
       })
       .reply(202, envelope(importRecord()), { headers: jsonHeaders });
   }
@@ -148,16 +149,18 @@ describe("reseller contacts import", () => {
   });
 
   it("exits 6 with the service's reason when it refuses the file", async () => {
-    api.pool.intercept({ path: `${base}/contacts/import`, method: "POST" }).reply(
-      422,
-      {
-        status: "error",
-        error_code: "validation_failed",
-        message: "csv: the header has no 'phone' column",
-        details: [{ field: "csv", message: "the header has no 'phone' column" }],
-      },
-      { headers: jsonHeaders },
-    );
+    api.pool
+      .intercept({ path: `${base}/contacts/import?duplicate_handling=update`, method: "POST" })
+      .reply(
+        422,
+        {
+          status: "error",
+          error_code: "validation_failed",
+          message: "csv: the header has no 'phone' column",
+          details: [{ field: "csv", message: "the header has no 'phone' column" }],
+        },
+        { headers: jsonHeaders },
+      );
     const run = await runCli(["contacts", "import", tempFile("c.csv", "name\nAnna\n")], {
       env: env(),
       dispatcher: api.agent,

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
+import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
@@ -15,6 +16,8 @@ import {
 } from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
+import { columnsLine, resolveCsvOptions } from "./import-mapping.js";
+import { uploadImport } from "./import-upload.js";
 
 /** How often the progress of a running import is read. */
 const pollMs = 500;
@@ -35,8 +38,14 @@ async function checkLocally(
   file: string,
   options: Readonly<Record<string, unknown>>,
 ): Promise<CommandResult> {
+  const read = await resolveCsvOptions(ctx, file, options);
   const bytes = await readCsv(file);
-  const { report, allErrors } = dryRun(bytes, stringOption(options, "defaultCountry"), ctx.now());
+  const { report, allErrors } = dryRun(
+    bytes,
+    stringOption(options, "defaultCountry"),
+    ctx.now(),
+    read,
+  );
   const errorsFile = stringOption(options, "errors");
   if (errorsFile !== undefined)
     await writeFile(errorsFile, stringify([errorCsvHeader, ...errorCsvRows(allErrors)]));
@@ -50,6 +59,8 @@ async function checkLocally(
       key: "ignored_columns",
       value: (r) => r.ignored_columns.join(","),
     },
+    { header: "Separator", key: "delimiter", value: (r) => delimiterName(r.delimiter) },
+    { header: "Encoding", key: "encoding", value: (r) => r.encoding },
   ]);
   const shown = report.errors.slice(0, errorsShown);
   const view =
@@ -69,7 +80,12 @@ async function checkLocally(
     report.error_count === 0
       ? `Dry run: all ${report.rows} rows can be imported; nothing was sent.`
       : `Dry run: ${report.error_count} of ${report.rows} rows would be refused${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
-  return { data: report, view, message: verdict, exitCode: report.error_count === 0 ? 0 : 6 };
+  return {
+    data: report,
+    view,
+    message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}`,
+    exitCode: report.error_count === 0 ? 0 : 6,
+  };
 }
 
 /** Waits for the import to end, with a progress bar at a terminal. */
@@ -115,21 +131,14 @@ export const run: Handler = async (ctx, { args, options }) => {
   const file = args[0] ?? "";
   if (booleanOption(options, "dryRun")) return checkLocally(ctx, file, options);
   const workspaceId = await ctx.workspaceId();
-  const bytes = await readCsv(file);
   const client = await ctx.client();
-  const defaultCountry = stringOption(options, "defaultCountry");
-  const response = await client.call(
-    "POST",
-    workspacePath(workspaceId, "contacts/import"),
-    ContactImportResponse,
-    {
-      body: {
-        csv: bytes.toString("base64"),
-        duplicate_handling: stringOption(options, "onDuplicate") ?? "update",
-        ...(defaultCountry === undefined ? {} : { default_country: defaultCountry }),
-      },
-    },
-  );
+  const csv = await resolveCsvOptions(ctx, file, options);
+  // Streamed: the file is never read whole (import-upload.ts).
+  const response = await uploadImport(client, workspaceId, file, {
+    duplicateHandling: stringOption(options, "onDuplicate"),
+    defaultCountry: stringOption(options, "defaultCountry"),
+    csv,
+  });
   const queued = response.body.data;
   const path = workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(queued.id)}`);
   if (ctx.output !== "json" && ctx.output !== "quiet") {
@@ -148,5 +157,14 @@ export const run: Handler = async (ctx, { args, options }) => {
   if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
   const errorsFile = stringOption(options, "errors");
   if (errorsFile !== undefined) await writeImportErrors(client, workspaceId, done.id, errorsFile);
-  return { data: raw, view: importView(done), message: importSummary(done, errorsFile) };
+  const refused =
+    booleanOption(options, "strict") && done.error_count > 0
+      ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
+      : "";
+  return {
+    data: raw,
+    view: importView(done),
+    message: `${importSummary(done, errorsFile)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
+    exitCode: refused ? 6 : 0,
+  };
 };

@@ -1,0 +1,174 @@
+import { open } from "node:fs/promises";
+import { csvColumns } from "../../../contract/contact-csv.js";
+import {
+  type CsvPreset,
+  csvPresets,
+  presetMapping,
+  recogniseLayout,
+} from "../../../contract/csv-layouts.js";
+import {
+  type CsvMapping,
+  type CsvReadOptions,
+  csvEncodings,
+  delimiterName,
+  mappingProblem,
+  mappingTargetProblem,
+  parseDelimiter,
+  parseEncoding,
+  parseMappingFlags,
+} from "../../../contract/csv-options.js";
+import {
+  CsvHeaderError,
+  headerRowBytes,
+  openContactCsv,
+  readCsvHead,
+} from "../../../contract/csv-reader.js";
+import { usageError } from "../../cli-error.js";
+import type { Context } from "../../context.js";
+import { listOption, stringOption } from "../../options.js";
+
+/**
+ * How `contacts import` reads a file (upload and dry run alike): `--map`, `--preset`,
+ * `--delimiter`, `--encoding`, and at a terminal the mapping proposed for a file without a
+ * phone column, accepted or edited before anything is sent.
+ */
+
+/** The reading options the flags give, checked before any request. */
+export function csvFlags(options: Readonly<Record<string, unknown>>): {
+  read: CsvReadOptions;
+  preset: CsvPreset | undefined;
+} {
+  const read: CsvReadOptions = {};
+  const maps = listOption(options, "map");
+  if (maps.length > 0) {
+    const mapping = parseMappingFlags(maps);
+    if (typeof mapping === "string") throw usageError(`${mapping}.`);
+    const problem = mappingProblem(mapping);
+    if (problem) throw usageError(`--map: ${problem}.`);
+    read.mapping = mapping;
+  }
+  const delimiter = stringOption(options, "delimiter");
+  if (delimiter !== undefined) {
+    read.delimiter = parseDelimiter(delimiter);
+    if (read.delimiter === undefined) {
+      throw usageError(`--delimiter expects , ; | or tab; got '${delimiter}'.`);
+    }
+  }
+  const encoding = stringOption(options, "encoding");
+  if (encoding !== undefined) {
+    read.encoding = parseEncoding(encoding);
+    if (read.encoding === undefined) {
+      throw usageError(`--encoding expects one of ${csvEncodings.join(", ")}; got '${encoding}'.`);
+    }
+  }
+  const preset = stringOption(options, "preset");
+  if (preset !== undefined && !(csvPresets as readonly string[]).includes(preset)) {
+    throw usageError(`--preset expects one of ${csvPresets.join(", ")}; got '${preset}'.`);
+  }
+  return { read, preset: preset as CsvPreset | undefined };
+}
+
+async function readStart(file: string): Promise<{ head: Buffer; whole: boolean }> {
+  const handle = await open(file, "r").catch((error: NodeJS.ErrnoException) => {
+    throw usageError(`Cannot read '${file}': ${error.code ?? String(error)}.`);
+  });
+  try {
+    const head = Buffer.alloc(headerRowBytes);
+    const { bytesRead } = await handle.read(head, 0, headerRowBytes, 0);
+    return { head: head.subarray(0, bytesRead), whole: bytesRead < headerRowBytes };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The header row's cells, read with the file's separator and encoding (null if unreadable). */
+function headerOf(head: Buffer, whole: boolean, read: CsvReadOptions): string[] | null {
+  const reader = openContactCsv({ delimiter: read.delimiter, encoding: read.encoding });
+  try {
+    reader.feed(head, () => {});
+    if (whole) reader.feed(undefined, () => {});
+  } catch {
+    // A header the import refuses still has cells; what is wrong with it is told later.
+  }
+  return reader.header;
+}
+
+function describe(mapping: CsvMapping): string {
+  return Object.entries(mapping)
+    .map(([header, field]) => `  ${header} → ${field ?? "(ignored)"}`)
+    .join("\n");
+}
+
+/**
+ * The options to send: the flags, a preset's mapping for this file's header, and, at a terminal,
+ * for a file without a phone column, the proposed mapping accepted or edited column by column.
+ */
+export async function resolveCsvOptions(
+  ctx: Context,
+  file: string,
+  options: Readonly<Record<string, unknown>>,
+): Promise<CsvReadOptions> {
+  const { read, preset } = csvFlags(options);
+  if (preset === undefined && (read.mapping !== undefined || !ctx.canPrompt)) return read;
+  const { head, whole } = await readStart(file);
+  const cells = headerOf(head, whole, read);
+  if (cells === null) return read;
+  if (preset !== undefined) {
+    // --map wins over the preset for the columns it names.
+    return { ...read, mapping: { ...presetMapping(preset, cells).mapping, ...read.mapping } };
+  }
+  try {
+    readCsvHead(head, whole, read);
+    return read;
+  } catch (error) {
+    if (!(error instanceof CsvHeaderError) || !/no 'phone' column/.test(error.message)) return read;
+  }
+  return { ...read, mapping: await proposeMapping(ctx, cells) };
+}
+
+/** At a terminal: shows the layout found and its mapping; accepted, or edited column by column. */
+async function proposeMapping(ctx: Context, cells: readonly string[]): Promise<CsvMapping> {
+  const known = recogniseLayout(cells);
+  const proposed: CsvMapping = {};
+  for (const cell of cells) proposed[cell] = known?.mapping[cell] ?? null;
+  ctx.info(
+    known
+      ? `The file has no 'phone' column; it looks like ${known.title}. Proposed mapping (--preset ${known.preset}):`
+      : "The file has no 'phone' column and is no export this CLI knows. Say which column holds what:",
+  );
+  if (known) ctx.info(describe(proposed));
+  if (
+    known &&
+    (await ctx.prompter.confirm({ message: "Import with this mapping?", default: true }))
+  ) {
+    return proposed;
+  }
+  const fields = [...csvColumns, "custom.<key>"].join(", ");
+  const edited: CsvMapping = {};
+  for (const cell of cells) {
+    const answer = await ctx.prompter.input({
+      message: `Field for column '${cell}' (${fields}; empty to ignore)`,
+      default: proposed[cell] ?? "",
+      validate: (value) => mappingTargetProblem(value.trim() === "" ? null : value.trim()) ?? true,
+    });
+    edited[cell] = answer.trim() === "" ? null : answer.trim();
+  }
+  const problem = mappingProblem(edited);
+  if (problem) throw usageError(`${problem}.`);
+  if (!Object.values(edited).includes("phone")) {
+    throw usageError("No column was mapped to phone; every contact needs one.");
+  }
+  return edited;
+}
+
+/** One line naming the columns an import used (header → field) and those it ignored. */
+export function columnsLine(mapping: CsvMapping, delimiter?: string, encoding?: string): string {
+  const used = Object.entries(mapping).filter(([, field]) => field !== null);
+  const ignored = Object.entries(mapping).filter(([, field]) => field === null);
+  const usedText = used.map(([h, f]) => (h === f ? h : `${h} → ${f}`)).join(", ");
+  const read = [
+    delimiter === undefined ? null : `separator ${delimiterName(delimiter)}`,
+    encoding === undefined ? null : encoding,
+  ].filter((x) => x !== null);
+  return `Columns used: ${usedText || "none"}; ignored: ${ignored.map(([h]) => h).join(", ") || "none"}${read.length ? ` (${read.join(", ")})` : ""}.`;
+}

@@ -1,0 +1,69 @@
+import iconv from "iconv-lite";
+import type { CsvEncoding } from "./csv-options.js";
+
+/**
+ * Turns a CSV's bytes in any supported encoding into UTF-8, piece by piece (a character split
+ * between pieces is kept for the next one). A byte order mark (UTF-16, or UTF-8's) wins over the
+ * declared encoding: such a file is what its mark says whatever the sender believed. UTF-8
+ * passes through untouched (csv-parse skips its mark).
+ */
+export class CsvDecoder {
+  /** The encoding in use: the declared one, or UTF-16 when the file starts with its mark. */
+  encoding: CsvEncoding;
+  private decoder: ReturnType<typeof iconv.getDecoder> | null = null;
+  private head: Buffer | null = Buffer.alloc(0);
+
+  constructor(declared: CsvEncoding = "utf-8") {
+    this.encoding = declared;
+  }
+
+  /** UTF-8 for the next bytes of the file. */
+  write(chunk: Buffer): Buffer {
+    if (this.head !== null) {
+      this.head = Buffer.concat([this.head, chunk]);
+      if (this.head.length < 3) return Buffer.alloc(0);
+      const start = this.head;
+      this.head = null;
+      this.choose(start);
+      return this.convert(start);
+    }
+    return this.convert(chunk);
+  }
+
+  /** The rest, at the end of the file. */
+  end(): Buffer {
+    const out: Buffer[] = [];
+    if (this.head !== null) {
+      const start = this.head;
+      this.head = null;
+      this.choose(start);
+      out.push(this.convert(start));
+    }
+    const rest = this.decoder?.end();
+    if (rest) out.push(Buffer.from(rest, "utf8"));
+    return Buffer.concat(out);
+  }
+
+  private choose(start: Buffer): void {
+    if (start[0] === 0xff && start[1] === 0xfe) this.encoding = "utf-16le";
+    else if (start[0] === 0xfe && start[1] === 0xff) this.encoding = "utf-16be";
+    else if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) this.encoding = "utf-8";
+    // iconv-lite strips the byte order mark of the encoding it decodes.
+    if (this.encoding !== "utf-8") this.decoder = iconv.getDecoder(this.encoding);
+  }
+
+  private convert(bytes: Buffer): Buffer {
+    if (this.decoder === null) return bytes;
+    return Buffer.from(this.decoder.write(bytes), "utf8");
+  }
+}
+
+/** A whole file's bytes as UTF-8, with the encoding used. */
+export function decodeCsv(
+  bytes: Buffer,
+  encoding?: CsvEncoding,
+): { text: Buffer; encoding: CsvEncoding } {
+  const decoder = new CsvDecoder(encoding);
+  const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
+  return { text, encoding: decoder.encoding };
+}

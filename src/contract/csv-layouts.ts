@@ -1,0 +1,94 @@
+import type { CsvMapping } from "./csv-options.js";
+
+/**
+ * The contact exports people bring most often, recognised by their header, with the mapping
+ * that imports them. Used for the 422 of a file without a `phone` column, for the CLI's
+ * `--preset` and for the mapping it proposes at a terminal.
+ */
+
+export const csvPresets = ["google", "outlook", "hubspot"] as const;
+export type CsvPreset = (typeof csvPresets)[number];
+
+interface KnownLayout {
+  preset: CsvPreset;
+  /** How people call the export, with its article. */
+  title: string;
+  /** Every one of these headers is in the export (lower case). */
+  signature: string[];
+  /** Header (lower case) → field; the first header of a field found in the file wins. */
+  fields: [string, string][];
+}
+
+const knownLayouts: KnownLayout[] = [
+  {
+    preset: "google",
+    title: "a Google Contacts export",
+    signature: ["phone 1 - value"],
+    fields: [
+      ["phone 1 - value", "phone"],
+      ["first name", "first_name"],
+      ["given name", "first_name"],
+      ["last name", "last_name"],
+      ["family name", "last_name"],
+      ["e-mail 1 - value", "email"],
+    ],
+  },
+  {
+    preset: "outlook",
+    title: "an Outlook contacts export",
+    signature: ["mobile phone", "e-mail address"],
+    fields: [
+      ["mobile phone", "phone"],
+      ["first name", "first_name"],
+      ["last name", "last_name"],
+      ["e-mail address", "email"],
+      ["categories", "tags"],
+    ],
+  },
+  {
+    preset: "hubspot",
+    title: "a HubSpot contacts export",
+    signature: ["record id", "email"],
+    fields: [
+      ["phone number", "phone"],
+      ["mobile phone number", "phone"],
+      ["first name", "first_name"],
+      ["last name", "last_name"],
+      ["email", "email"],
+      ["record id", "custom.hubspot_record_id"],
+    ],
+  },
+];
+
+/** A recognised export and the mapping that imports it (only headers the file has). */
+export interface RecognisedLayout {
+  preset: CsvPreset;
+  title: string;
+  mapping: CsvMapping;
+}
+
+function mappingFor(layout: KnownLayout, header: readonly string[]): RecognisedLayout {
+  const mapping: CsvMapping = {};
+  const taken = new Set<string>();
+  for (const [name, field] of layout.fields) {
+    if (taken.has(field)) continue;
+    const found = header.find((h) => h.trim().toLowerCase() === name);
+    if (found === undefined) continue;
+    mapping[found.trim()] = field;
+    taken.add(field);
+  }
+  return { preset: layout.preset, title: layout.title, mapping };
+}
+
+/** The export this header comes from, or null when it is none the import knows. */
+export function recogniseLayout(header: readonly string[]): RecognisedLayout | null {
+  const names = new Set(header.map((h) => h.trim().toLowerCase()));
+  const layout = knownLayouts.find((l) => l.signature.every((s) => names.has(s)));
+  return layout ? mappingFor(layout, header) : null;
+}
+
+/** The mapping of a preset for this header (the CLI's `--preset`). */
+export function presetMapping(preset: CsvPreset, header: readonly string[]): RecognisedLayout {
+  const layout = knownLayouts.find((l) => l.preset === preset) as KnownLayout;
+  return mappingFor(layout, header);
+}

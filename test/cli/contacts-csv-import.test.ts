@@ -1,0 +1,314 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Prompter } from "../../src/cli/prompts.js";
+import { ContactListResponse } from "../../src/contract/contacts.js";
+import { type CliRun, runCli, scriptedPrompter } from "../helpers/cli.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * `reseller contacts import` with files as people have them, run in process against a live
+ * service: the real HTTP client, the real upload, the real import job.
+ */
+
+const fixtures = join(import.meta.dirname, "../fixtures/csv");
+const fixture = (name: string) => join(fixtures, name);
+
+function tempFile(name: string, content: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), name);
+  writeFileSync(file, content);
+  return file;
+}
+
+describe("reseller contacts import with real-shaped files", () => {
+  let t: TestApp;
+  let ws: string;
+  let url: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+    url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(() => t.close());
+
+  const env = (workspace = ws) => ({
+    RESELLER_BASE_URL: url,
+    RESELLER_TOKEN: t.token,
+    RESELLER_WORKSPACE: workspace,
+    NO_COLOR: "1",
+  });
+
+  /** Runs the CLI while the service's job runner works through the queued import. */
+  async function cli(
+    args: string[],
+    options: { tty?: boolean; prompter?: Prompter; workspace?: string } = {},
+  ): Promise<CliRun> {
+    let finished = false;
+    const run = runCli(args, {
+      env: env(options.workspace),
+      ...(options.tty ? { tty: true } : {}),
+      ...(options.prompter ? { prompter: options.prompter } : {}),
+    }).finally(() => {
+      finished = true;
+    });
+    while (!finished) {
+      await t.runJobs();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return run;
+  }
+
+  async function contacts(workspace = ws) {
+    const res = await t.request("GET", `/api/v1/workspaces/${workspace}/contacts?per_page=100`);
+    return ContactListResponse.parse(res.json()).data;
+  }
+
+  it("imports a Google Contacts export with --preset google and names the columns used and ignored", async () => {
+    const run = await cli([
+      "contacts",
+      "import",
+      fixture("google-contacts.csv"),
+      "--preset",
+      "google",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("3 created, 0 updated, 0 skipped, 1 error");
+    expect(run.stderr).toContain(
+      "Columns used: First Name → first_name, Last Name → last_name, E-mail 1 - Value → email, Phone 1 - Value → phone; ignored: Middle Name,",
+    );
+    expect((await contacts()).map((c) => c.email).sort()).toEqual([
+      "anna.schmidt@example.de",
+      "josé@exämple.de",
+      "émilie.10@example.com",
+    ]);
+  });
+
+  it("imports an Outlook export with --map flags; --strict exits 0 when no row was refused", async () => {
+    const run = await cli([
+      "contacts",
+      "import",
+      fixture("outlook-contacts.csv"),
+      "--map",
+      "Mobile Phone=phone",
+      "--map",
+      "First Name=first_name",
+      "--map",
+      "E-mail Address=email",
+      "--map",
+      "Categories=tags",
+      "--default-country",
+      "GB",
+      "--strict",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("3 created");
+    expect(run.stderr).toContain("Mobile Phone → phone");
+    const oliver = (await contacts()).find((c) => c.phone === "+447911123456");
+    expect(oliver).toMatchObject({ first_name: "Oliver", tags: ["VIP", "Customers"] });
+  });
+
+  it("exits 6 with --strict when a row was refused (ambiguous_phone), and 0 with the count without it", async () => {
+    const args = [
+      "contacts",
+      "import",
+      fixture("hubspot-contacts.csv"),
+      "--preset",
+      "hubspot",
+      "--default-country",
+      "IT",
+    ];
+    const strict = await cli([...args, "--strict"]);
+    expect(strict.code).toBe(6);
+    expect(strict.stderr).toContain("2 created, 0 updated, 0 skipped, 1 error");
+    expect(strict.stdout).toContain("ambiguous_phone");
+    expect(strict.stderr).toContain("--strict: exit code 6 because 1 row was refused");
+    const lenient = await cli(args);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain("0 created, 2 updated, 0 skipped, 1 error");
+  });
+
+  it("reads a semicolon file, a Windows-1252 file and a UTF-16 file with the same flags as the service", async () => {
+    const semicolon = await cli([
+      "contacts",
+      "import",
+      fixture("semicolon-excel.csv"),
+      "--default-country",
+      "DE",
+    ]);
+    expect(semicolon.code, semicolon.stderr).toBe(0);
+    expect(semicolon.stderr).toContain("(separator ';', utf-8)");
+    const latin = await cli([
+      "contacts",
+      "import",
+      fixture("windows-1252.csv"),
+      "--encoding",
+      "windows-1252",
+    ]);
+    expect(latin.code, latin.stderr).toBe(0);
+    expect(latin.stderr).toContain("windows-1252");
+    const utf16 = await cli(["contacts", "import", fixture("utf16-bom.csv"), "--json"]);
+    expect(utf16.code, utf16.stderr).toBe(0);
+    expect(JSON.parse(utf16.stdout)).toMatchObject({ encoding: "utf-16le", delimiter: "\t" });
+    const names = (await contacts()).map((c) => c.last_name);
+    expect(names).toEqual(
+      expect.arrayContaining(["Müller", "Bäcker", "Lefèvre", "山田", "Ørsted"]),
+    );
+  });
+
+  it("dry-runs with the same mapping, separator and encoding, and sends nothing", async () => {
+    const google = await cli([
+      "contacts",
+      "import",
+      fixture("google-contacts.csv"),
+      "--preset",
+      "google",
+      "--dry-run",
+      "--json",
+    ]);
+    expect(google.code).toBe(6);
+    expect(JSON.parse(google.stdout)).toMatchObject({ rows: 4, valid_rows: 3, error_count: 1 });
+    const hubspot = await cli([
+      "contacts",
+      "import",
+      fixture("hubspot-contacts.csv"),
+      "--preset",
+      "hubspot",
+      "--default-country",
+      "IT",
+      "--dry-run",
+    ]);
+    expect(hubspot.code).toBe(6);
+    expect(hubspot.stdout + hubspot.stderr).toContain("ambiguous_phone");
+    const latin = await cli(["contacts", "import", fixture("windows-1252.csv"), "--dry-run"]);
+    expect(latin.code).toBe(6);
+    expect(latin.stderr).toContain("--encoding");
+    const decoded = await cli([
+      "contacts",
+      "import",
+      fixture("windows-1252.csv"),
+      "--dry-run",
+      "--encoding",
+      "cp1252",
+    ]);
+    expect(decoded.code, decoded.stderr).toBe(0);
+    const semicolon = await cli([
+      "contacts",
+      "import",
+      fixture("semicolon-excel.csv"),
+      "--dry-run",
+      "--default-country",
+      "DE",
+      "--json",
+    ]);
+    expect(JSON.parse(semicolon.stdout)).toMatchObject({ valid_rows: 3, delimiter: ";" });
+    const utf16 = await cli([
+      "contacts",
+      "import",
+      fixture("utf16-bom.csv"),
+      "--dry-run",
+      "--json",
+    ]);
+    expect(JSON.parse(utf16.stdout)).toMatchObject({ valid_rows: 2, encoding: "utf-16le" });
+    expect(await contacts()).toEqual([]);
+  });
+
+  it("without a terminal, a Google export without --preset gets the service's 422 naming the preset", async () => {
+    const run = await cli(["contacts", "import", fixture("google-contacts.csv")]);
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("Google Contacts export");
+    expect(run.stderr).toContain("--preset google");
+  });
+
+  it("at a terminal, shows the layout found and its mapping, and imports once accepted", async () => {
+    const prompter = scriptedPrompter({ "Import with this mapping?": true });
+    const run = await cli(
+      ["contacts", "import", fixture("outlook-contacts.csv"), "--default-country", "GB"],
+      {
+        tty: true,
+        prompter,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("it looks like an Outlook contacts export");
+    expect(run.stderr).toContain("Mobile Phone → phone");
+    expect(prompter.asked).toEqual(["Import with this mapping?"]);
+    expect((await contacts()).length).toBe(3);
+  });
+
+  it("at a terminal, lets each column be edited when the proposal is declined", async () => {
+    const asked: string[] = [];
+    const prompter: Prompter = {
+      ...scriptedPrompter({}),
+      confirm: async () => false,
+      input: async (q) => {
+        asked.push(q.message);
+        if (q.message.includes("'Phone 1 - Value'")) return "phone";
+        if (q.message.includes("'Labels'")) return "custom.labels";
+        if (q.message.includes("'E-mail 1 - Value'")) return "";
+        return q.default ?? "";
+      },
+    };
+    const run = await cli(["contacts", "import", fixture("google-contacts.csv")], {
+      tty: true,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(asked.length).toBe(32);
+    const anna = (await contacts()).find((c) => c.first_name === "Anna");
+    expect(anna).toMatchObject({
+      email: null,
+      custom_fields: { labels: "* myContacts ::: Kunden" },
+    });
+  });
+
+  it("round-trips hostile names through export and import; a +49… phone stays a phone", async () => {
+    const hostile = tempFile(
+      "hostile.csv",
+      [
+        "phone,first_name,last_name,email,custom.note",
+        `+4915112345678,"=cmd|' /C calc'!A0",@SUM(A1),anna@example.com,+1+2`,
+        `+4915112345679,-2+3,"	tab",,'=already quoted`,
+        "+4915112345680,Plain,Name,,-42",
+      ].join("\n"),
+    );
+    const first = await cli(["contacts", "import", hostile]);
+    expect(first.code, first.stderr).toBe(0);
+    const out = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "export.csv");
+    const exported = await cli(["contacts", "export", "--output", out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = readFileSync(out, "utf8");
+    expect(text).toContain(",'=cmd|' /C calc'!A0,'@SUM(A1),");
+    expect(text).toContain("'@SUM(A1)");
+    expect(text).toContain("'-2+3");
+    expect(text).toContain(",'=already quoted");
+    expect(text).toContain("+4915112345678,");
+    expect(text).not.toContain("'+49");
+    expect(text).toContain(",-42");
+
+    const other = await t.createWorkspace({ name: "Copy" });
+    const again = await cli(["contacts", "import", out], { workspace: other });
+    expect(again.code, again.stderr).toBe(0);
+    const strip = (list: Awaited<ReturnType<typeof contacts>>) =>
+      list
+        .map(({ phone, first_name, last_name, email, custom_fields }) => ({
+          phone,
+          first_name,
+          last_name,
+          email,
+          custom_fields,
+        }))
+        .sort((a, b) => a.phone.localeCompare(b.phone));
+    const original = strip(await contacts());
+    expect(strip(await contacts(other))).toEqual(original);
+    expect(original[0]).toMatchObject({
+      first_name: "=cmd|' /C calc'!A0",
+      last_name: "@SUM(A1)",
+      custom_fields: { note: "+1+2" },
+    });
+
+    const listed = await cli(["contacts", "list", "--csv"]);
+    expect(listed.stdout).toContain("'=cmd|' /C calc'!A0");
+    expect(listed.stdout).not.toMatch(/(^|,)=cmd/m);
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { readHeader, readRow } from "../../src/contract/contact-csv.js";
+import { emailPattern } from "../../src/contract/contact-rules.js";
+import { CsvDecoder } from "../../src/contract/csv-decoding.js";
+import { neutraliseFormula, restoreFormula } from "../../src/contract/csv-formulas.js";
+import { parseMappingFlags } from "../../src/contract/csv-options.js";
+import { detectDelimiter, openContactCsv } from "../../src/contract/csv-reader.js";
+import { normalizePhone } from "../../src/contract/phones.js";
+
+describe("phones written without +", () => {
+  it.each([
+    ["4915112347003", "DE", "+4915112347003"],
+    ["015112347003", "DE", "+4915112347003"],
+    ["0049 151 12347003", "DE", "+4915112347003"],
+    ["447911123456", "GB", "+447911123456"],
+    ["07911123456", "GB", "+447911123456"],
+    ["3331234567", "IT", "+393331234567"],
+    ["393331234567", "IT", "+393331234567"],
+    ["33612345678", "FR", "+33612345678"],
+  ] as const)("reads %s with %s as %s", (input, country, e164) => {
+    expect(normalizePhone(input, country)).toEqual({ ok: true, e164 });
+  });
+
+  it("refuses an Italian number that is valid read both ways as ambiguous_phone, naming both", () => {
+    const result = normalizePhone("3902831222", "IT");
+    expect(result).toMatchObject({ ok: false, reason: "ambiguous_phone" });
+    expect(!result.ok && result.message).toBe(
+      "ambiguous_phone: '3902831222' is +39 02 831222 or +39 390 283 1222; write it with + and the country code",
+    );
+  });
+
+  it("accepts the same number written with + as unambiguous", () => {
+    expect(normalizePhone("+39 02 831222", "IT")).toEqual({ ok: true, e164: "+3902831222" });
+  });
+});
+
+describe("formula neutralisation", () => {
+  const hostile = ["=cmd|' /C calc'!A0", "@SUM(A1)", "-2+3", "+1+2", "\tx", "\rx", "'=x", "''@y"];
+  it.each(hostile)("writes %j with a leading ' and reads it back unchanged", (value) => {
+    const written = neutraliseFormula(value);
+    expect(written).toBe(`'${value}`);
+    expect(restoreFormula(written)).toBe(value);
+  });
+
+  it.each(["+4915112345678", "-42", "+1.5e3", "Anna", "'plain", ""])(
+    "leaves %j as it is both ways",
+    (value) => {
+      expect(neutraliseFormula(value)).toBe(value);
+      expect(restoreFormula(value)).toBe(value);
+    },
+  );
+
+  it("reads a hand-typed '+4915112345678 as the number", () => {
+    expect(restoreFormula("'+4915112345678")).toBe("+4915112345678");
+  });
+});
+
+describe("reading files", () => {
+  it.each([
+    ["phone,first_name", ","],
+    ["phone;first_name;last_name", ";"],
+    ["phone\tfirst_name", "\t"],
+    ["phone|first_name", "|"],
+    ['"a;b",c,d', ","],
+    ["phone", ","],
+  ])("detects the separator of %j as %j", (header, delimiter) => {
+    expect(detectDelimiter(header)).toBe(delimiter);
+  });
+
+  it("keeps a UTF-16 character split between two pieces whole", () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("phone,名\n", "utf16le")]);
+    const decoder = new CsvDecoder();
+    const parts = [decoder.write(bytes.subarray(0, 1)), decoder.write(bytes.subarray(1, 13))];
+    parts.push(decoder.write(bytes.subarray(13)), decoder.end());
+    expect(Buffer.concat(parts).toString("utf8")).toBe("phone,名\n");
+    expect(decoder.encoding).toBe("utf-16le");
+  });
+
+  it("reads a file with a UTF-8 mark as UTF-8 even when told windows-1252", () => {
+    const reader = openContactCsv({ encoding: "windows-1252" });
+    const rows: (string[] | null)[] = [];
+    reader.feed(Buffer.from("\ufeffphone,first_name\n+4915112345678,Jörg\n"), (r) =>
+      rows.push(r.fields),
+    );
+    reader.feed(undefined, (r) => rows.push(r.fields));
+    expect(reader.encoding).toBe("utf-8");
+    expect(rows).toEqual([["+4915112345678", "Jörg"]]);
+  });
+
+  it("reads a file fed a byte at a time as one fed whole", () => {
+    const file = Buffer.from('\ufeffphone;name\n+4915112345678;"Anna; B"\n', "utf8");
+    const reader = openContactCsv();
+    const rows: (string[] | null)[] = [];
+    for (const byte of file) reader.feed(Buffer.from([byte]), (r) => rows.push(r.fields));
+    reader.feed(undefined, (r) => rows.push(r.fields));
+    expect(reader.delimiter).toBe(";");
+    expect(rows).toEqual([["+4915112345678", "Anna; B"]]);
+  });
+
+  it("maps headers case-insensitively and lists every column with its field", () => {
+    const header = readHeader(["Mobile", "Name", "Notes"], { mobile: "phone", NAME: "first_name" });
+    expect(header).toMatchObject({
+      ok: true,
+      layout: { mapping: { Mobile: "phone", Name: "first_name", Notes: null }, ignored: ["Notes"] },
+    });
+  });
+
+  it("reads consent as yes/no, true/false and 1/0 in any case", () => {
+    const header = readHeader(["phone", "opt_in_status"]);
+    if (!header.ok) throw new Error(header.message);
+    const status = (cell: string) => {
+      const row = readRow(["+4915112345678", cell], header.layout, { now: new Date() });
+      return row.ok ? row.contact.opt_in_status : row.problem.message;
+    };
+    expect(["YES", "True", "1", "no", "FALSE", "0"].map(status)).toEqual([
+      "opted_in",
+      "opted_in",
+      "opted_in",
+      "not_set",
+      "not_set",
+      "not_set",
+    ]);
+    expect(status("maybe")).toContain("yes/no, true/false or 1/0");
+  });
+
+  it("parses --map flags, a header containing = included", () => {
+    expect(parseMappingFlags(["Phone 1 - Value=phone", "a=b=email", "Labels="])).toEqual({
+      "Phone 1 - Value": "phone",
+      "a=b": "email",
+      Labels: null,
+    });
+  });
+});
+
+describe("internationalised email addresses", () => {
+  it.each(["émilie.10@example.com", "josé@exämple.de", "用户@例子.广告", "a@xn--exmple-cua.de"])(
+    "accepts %s",
+    (email) => expect(emailPattern.test(email)).toBe(true),
+  );
+  it.each(["a b@x.de", "a..b@x.de", "a@x", "a@-x.de", "@x.de", "a@x.de\u0000"])(
+    "refuses %j",
+    (email) => expect(emailPattern.test(email)).toBe(false),
+  );
+});
