@@ -1,35 +1,48 @@
 #!/usr/bin/env node
 "use strict";
-// Loads the start-up bundle through a V8 code cache so `reseller --help` and simple commands
-// start fast on Node 20, which has no built-in compile cache. A cache from another Node version
-// is rejected by V8 and rewritten; any failure to write it is harmless.
+// Loads the CLI's bundles through V8 code caches so `reseller --help` and every command start
+// fast on Node 20, which has no built-in compile cache: dist/cli/start.cjs (parsing, help) at
+// once, dist/cli/run.cjs (what runs a command) once a command is parsed. A cache from another
+// Node version is rejected by V8 and rewritten; any failure to write it is harmless.
 const fs = require("node:fs");
 const path = require("node:path");
+const v8 = require("node:v8");
 const vm = require("node:vm");
 const Module = require("node:module");
 
-const bundle = path.join(__dirname, "..", "dist", "cli", "start.cjs");
-const cacheFile = path.join(__dirname, "..", "dist", "cli", "start.cache");
+const dist = path.join(__dirname, "..", "dist", "cli");
 
-let cachedData;
-try {
-  cachedData = fs.readFileSync(cacheFile);
-} catch {}
-const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, "utf8")), {
-  filename: bundle,
-  cachedData,
-});
-if (cachedData === undefined || script.cachedDataRejected) {
-  process.once("exit", () => {
-    try {
-      fs.writeFileSync(cacheFile, script.createCachedData());
-    } catch {}
+/** Runs dist/cli/<name>.cjs from its code cache (writing the cache when missing) and returns its exports. */
+function loadBundle(name) {
+  const file = path.join(dist, `${name}.cjs`);
+  const cacheFile = path.join(dist, `${name}.cache`);
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {}
+  // The bundles are ASCII (scripts/bundle-cli.mjs checks): latin1 reads them without decoding.
+  const script = new vm.Script(Module.wrap(fs.readFileSync(file, "latin1")), {
+    filename: file,
+    cachedData,
   });
+  if (cachedData === undefined || script.cachedDataRejected) {
+    process.once("exit", () => {
+      // Written whole under another name first: a parallel run never reads half a cache.
+      const partial = `${cacheFile}.${process.pid}`;
+      try {
+        fs.writeFileSync(partial, script.createCachedData());
+        fs.renameSync(partial, cacheFile);
+      } catch {
+        try {
+          fs.rmSync(partial, { force: true });
+        } catch {}
+      }
+    });
+  }
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, require, module, file, dist);
+  return module.exports;
 }
-const exported = { exports: {} };
-script
-  .runInThisContext()
-  .call(exported.exports, exported.exports, require, exported, bundle, path.dirname(bundle));
 
 // A reader that stops early (`reseller … | head`) is not an error worth a stack trace.
 process.stdout.on("error", (error) => {
@@ -37,7 +50,8 @@ process.stdout.on("error", (error) => {
   throw error;
 });
 
-exported.exports
+let runner;
+loadBundle("start")
   .main(process.argv.slice(2), {
     // Getters: touching process.stdin builds its stream, which most commands never read.
     io: {
@@ -54,7 +68,20 @@ exported.exports
     env: process.env,
     // import() does not work inside a script compiled from a code cache, so it is done here.
     importModule: (file) => import(require("node:url").pathToFileURL(file).href),
+    loadRunner: () => {
+      // undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it eagerly and then
+      // optimises it on background threads, which the process waits for at exit (up to a few
+      // hundred ms for one request); a CLI sends a handful, so baseline code compiled on first
+      // call is the better trade. Set before the run bundle's code cache is read or written.
+      if (runner === undefined) v8.setFlagsFromString("--liftoff-only --wasm-lazy-compilation");
+      runner ??= loadBundle("run");
+      return runner;
+    },
   })
   .then((code) => {
     process.exitCode = code;
+    // Everything is done once main returns, but undici's coarse clock (an unref'd 0.5 s timer)
+    // can hold the event loop's poll for up to half a second more: leave as soon as what was
+    // written has been handed to the system.
+    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
   });

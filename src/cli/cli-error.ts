@@ -12,12 +12,22 @@ export const exitCodes = {
   refused: { code: 6, meaning: "validation refused by the service (422, 413)" },
   rateLimited: { code: 7, meaning: "rate limited after retries (429)" },
   unreachable: { code: 8, meaning: "service unreachable or 5xx" },
+  interrupted: { code: 130, meaning: "interrupted (Ctrl-C)" },
 } as const;
 
 export type ExitKind = keyof typeof exitCodes;
 
+/** Marks a CliError from any copy of this module (the run bundle's or an ESM handler's). */
+const cliErrorBrand = Symbol.for("reseller.CliError");
+
 /** The one error type of the CLI layer: something the user can fix, with an exit code and a hint. */
 export class CliError extends Error {
+  /** `instanceof` by brand: a handler loaded as ESM throws its own copy of this class. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && cliErrorBrand in value;
+  }
+
+  readonly [cliErrorBrand] = true;
   readonly exitCode: number;
   readonly hint: string | undefined;
   /** Field-level problems found before any request (e.g. a template checked locally). */

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { ApiClient } from "../client/api-client.js";
+import { baseUrlProblem, baseUrlSource } from "./base-url.js";
 import { usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
@@ -36,6 +37,17 @@ export interface MainDeps {
   now?: () => Date;
   /** Imports CLI modules lazily (bin/ hands in one that works outside the code-cached bundle). */
   importModule?: ModuleImporter;
+  /**
+   * Loads what runs a parsed command (bin/ hands in the code-cached run bundle); without it the
+   * ESM modules are imported.
+   */
+  loadRunner?: () => Runner;
+}
+
+/** The modules a command needs once parsed: kept out of the start-up bundle that `--help` loads. */
+export interface Runner {
+  runCommand: typeof import("./run-command.js").runCommand;
+  reportError: typeof import("./report-error.js").reportError;
 }
 
 /** Everything a handler may use; handlers touch no globals. */
@@ -126,9 +138,17 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           "Run `reseller login` (or set RESELLER_TOKEN).",
         );
       }
+      const baseUrl = overrides.baseUrl ?? resolved.baseUrl.value;
+      const problem = baseUrlProblem(baseUrl);
+      if (problem) {
+        throw usageError(
+          `Invalid base URL (from ${baseUrlSource(resolved.baseUrl.source)}): ${problem}`,
+          "Fix --base-url, RESELLER_BASE_URL or the profile (`reseller login`).",
+        );
+      }
       const { ApiClient } = await import("../client/api-client.js");
       return new ApiClient({
-        baseUrl: overrides.baseUrl ?? resolved.baseUrl.value,
+        baseUrl,
         token,
         userAgent: `reseller-cli/${cliVersion()} node/${process.versions.node}`,
         ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),

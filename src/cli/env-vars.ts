@@ -8,6 +8,12 @@ export const envVars = {
   RESELLER_CONFIG_DIR: "Folder of the profile store (default: the user's config folder).",
   RESELLER_BOOTSTRAP_TOKEN:
     "serve: the token of the first reseller account created on an empty database.",
+  RESELLER_SECRET_KEY:
+    "serve: 32 bytes in base64 (openssl rand -base64 32) sealing WhatsApp Cloud API access tokens (AES-256-GCM); without it cloud channels are refused.",
+  RESELLER_WHATSAPP_APP_SECRET:
+    "serve: the Meta app secret that signs WhatsApp webhooks (X-Hub-Signature-256).",
+  RESELLER_WHATSAPP_VERIFY_TOKEN:
+    "serve: the verify token you type into Meta's webhook settings; /webhooks/whatsapp answers the handshake with it.",
   NO_COLOR: "Any non-empty value turns colour off.",
   FORCE_COLOR: "Turns colour on even when output is not a terminal ('0' turns it off).",
   CI: "When set, the CLI never prompts; a missing value is a usage error naming its flag.",

@@ -1,8 +1,18 @@
 import type { Command } from "commander";
 import type { CommandSpec } from "./command-spec.js";
-import type { GlobalOptions, MainDeps } from "./context.js";
+import type { GlobalOptions, MainDeps, Runner } from "./context.js";
 import { loadCliModule } from "./module-loader.js";
 import { buildProgram, expansionFor } from "./program.js";
+
+/** The run-time half of the CLI: the code-cached run bundle when bin/ gives one, else ESM. */
+async function runner(deps: MainDeps): Promise<Runner> {
+  if (deps.loadRunner) return deps.loadRunner();
+  const [{ runCommand }, { reportError }] = await Promise.all([
+    loadCliModule<typeof import("./run-command.js")>("run-command", deps.importModule),
+    loadCliModule<typeof import("./report-error.js")>("report-error", deps.importModule),
+  ]);
+  return { runCommand, reportError };
+}
 
 /**
  * Runs one invocation and returns its exit code. The only place that turns results and
@@ -15,11 +25,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     { writeOut: (t) => deps.io.stdout.write(t), writeErr: (t) => deps.io.stderr.write(t) },
     async (spec: CommandSpec, command: Command) => {
       globals = command.optsWithGlobals();
-      const { runCommand } = await loadCliModule<typeof import("./run-command.js")>(
-        "run-command",
-        deps.importModule,
-      );
-      exitCode = await runCommand(spec, command, globals, deps);
+      exitCode = await (await runner(deps)).runCommand(spec, command, globals, deps);
     },
     expansionFor(argv),
   );
@@ -30,10 +36,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     const code = (error as { code?: string }).code;
     if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
     if (typeof code === "string" && code.startsWith("commander.")) return 2;
-    const { reportError } = await loadCliModule<typeof import("./report-error.js")>(
-      "report-error",
-      deps.importModule,
-    );
-    return reportError(error, deps.io, globals);
+    return (await runner(deps)).reportError(error, deps.io, globals);
   }
 }

@@ -1,4 +1,7 @@
-import Conf from "conf";
+import { mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import type Conf from "conf";
 import { defaultProfileName } from "./settings.js";
 
 /** What a profile remembers; every field can be overridden by flags and environment. */
@@ -13,37 +16,81 @@ interface StoredConfig {
   profiles: Record<string, Profile>;
 }
 
-/** Named profiles in a config file that only its owner can read (mode 0600). */
+const defaults: StoredConfig = { active_profile: defaultProfileName, profiles: {} };
+
+/**
+ * The folder conf keeps the profiles in (env-paths' config folder for "reseller", as conf
+ * computes it), unless RESELLER_CONFIG_DIR names one.
+ */
+export function profileDirectory(directory?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (directory) return path.resolve(directory);
+  const home = homedir();
+  if (process.platform === "darwin") return path.join(home, "Library", "Preferences", "reseller");
+  if (process.platform === "win32")
+    return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "reseller", "Config");
+  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, ".config"), "reseller");
+}
+
+/**
+ * Named profiles in a config file that only its owner can read (file 0600, folder 0700).
+ * conf writes the file; reading it is a plain JSON read, so commands that only read their
+ * profile never load conf and its validator (a fifth of a command's start-up).
+ */
 export class ProfileStore {
-  private readonly conf: Conf<StoredConfig>;
+  /** Where the file lives, for `auth status`. */
+  readonly path: string;
+  private readonly directory: string;
+  private conf: Conf<StoredConfig> | undefined;
+  private cached: StoredConfig | undefined;
 
   constructor(directory?: string) {
-    this.conf = new Conf<StoredConfig>({
-      projectName: "reseller",
-      projectSuffix: "",
-      configName: "config",
-      configFileMode: 0o600,
-      defaults: { active_profile: defaultProfileName, profiles: {} },
-      ...(directory ? { cwd: directory } : {}),
-    });
+    this.directory = profileDirectory(directory);
+    this.path = path.join(this.directory, "config.json");
   }
 
-  /** Where the file lives, for `auth status`. */
-  get path(): string {
-    return this.conf.path;
+  private read(): StoredConfig {
+    if (this.conf) return this.conf.store;
+    if (!this.cached) {
+      let stored: Partial<StoredConfig> = {};
+      try {
+        stored = JSON.parse(readFileSync(this.path, "utf8")) as Partial<StoredConfig>;
+      } catch {
+        // Missing or unreadable: conf would start from the defaults too (and rewrite it on save).
+      }
+      this.cached = { ...defaults, ...stored };
+    }
+    return this.cached;
+  }
+
+  /** conf, loaded for writing only. */
+  private async writer(): Promise<Conf<StoredConfig>> {
+    if (!this.conf) {
+      // conf creates a missing folder with the default mode; profiles hold tokens.
+      mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+      const { default: ConfClass } = await import("conf");
+      this.conf = new ConfClass<StoredConfig>({
+        projectName: "reseller",
+        projectSuffix: "",
+        configName: "config",
+        configFileMode: 0o600,
+        defaults,
+        cwd: this.directory,
+      });
+    }
+    return this.conf;
   }
 
   get activeName(): string {
-    return this.conf.get("active_profile");
+    return this.read().active_profile;
   }
 
   get(name: string): Profile | undefined {
-    return this.conf.get("profiles")[name];
+    return this.read().profiles[name];
   }
 
   list(): { name: string; profile: Profile; active: boolean }[] {
     const active = this.activeName;
-    return Object.entries(this.conf.get("profiles")).map(([name, profile]) => ({
+    return Object.entries(this.read().profiles).map(([name, profile]) => ({
       name,
       profile,
       active: name === active,
@@ -51,18 +98,22 @@ export class ProfileStore {
   }
 
   /** Merges fields into a profile (creating it); an undefined field is removed. */
-  update(name: string, fields: Partial<Record<keyof Profile, string | undefined>>): void {
-    const profiles = { ...this.conf.get("profiles") };
+  async update(
+    name: string,
+    fields: Partial<Record<keyof Profile, string | undefined>>,
+  ): Promise<void> {
+    const conf = await this.writer();
+    const profiles = { ...conf.get("profiles") };
     const next: Profile = { ...profiles[name] };
     for (const [key, value] of Object.entries(fields) as [keyof Profile, string | undefined][]) {
       if (value === undefined) delete next[key];
       else next[key] = value;
     }
     profiles[name] = next;
-    this.conf.set("profiles", profiles);
+    conf.set("profiles", profiles);
   }
 
-  use(name: string): void {
-    this.conf.set("active_profile", name);
+  async use(name: string): Promise<void> {
+    (await this.writer()).set("active_profile", name);
   }
 }

@@ -24,9 +24,31 @@ export function inquirerPrompter(io: Io): Prompter {
     input: async (q) => (await import("@inquirer/prompts")).input(q, context),
     password: async (q) =>
       (await import("@inquirer/prompts")).password({ ...q, mask: "*" }, context),
-    confirm: async (q) => (await import("@inquirer/prompts")).confirm(q, context),
+    // inquirer's own confirm takes any answer not starting with n as its default (`maybe`:
+    // yes); this one accepts only yes or no (or Enter for the default) and asks again otherwise.
+    confirm: async (q) => {
+      const hint = q.default === undefined ? "(y/n)" : q.default ? "(Y/n)" : "(y/N)";
+      const answer = await (await import("@inquirer/prompts")).input(
+        {
+          message: `${q.message} ${hint}`,
+          validate: (value) =>
+            parseYesNo(value, q.default) === undefined ? "Answer yes or no (y/n)." : true,
+        },
+        context,
+      );
+      return parseYesNo(answer, q.default) ?? false;
+    },
     select: async (q) => (await import("@inquirer/prompts")).select(q, context),
   };
+}
+
+/** A yes/no answer: y, yes, n, no in any case, or empty for the default; undefined otherwise. */
+export function parseYesNo(value: string, fallback?: boolean): boolean | undefined {
+  const answer = value.trim().toLowerCase();
+  if (answer === "") return fallback;
+  if (answer === "y" || answer === "yes") return true;
+  if (answer === "n" || answer === "no") return false;
+  return undefined;
 }
 
 /** Asks for confirmation at a terminal; elsewhere only `--yes` lets a costly action proceed. */

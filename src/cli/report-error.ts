@@ -28,8 +28,18 @@ function hintFor(error: ApiError): string | undefined {
   return undefined;
 }
 
+/** Ctrl-C at a prompt: @inquirer/prompts rejects with an ExitPromptError. */
+export function isInterrupt(error: unknown): boolean {
+  return error instanceof Error && error.name === "ExitPromptError";
+}
+
 /** Prints an error for people on stderr (and as JSON on stdout with --json); returns the exit code. */
 export function reportError(error: unknown, io: Io, globals: GlobalOptions): number {
+  // The person chose to stop: no error to report, only the shell's code for an interrupt.
+  if (isInterrupt(error)) {
+    io.stderr.write("\n");
+    return exitCodes.interrupted.code;
+  }
   let exitCode: number = exitCodes.unexpected.code;
   let json: Record<string, unknown>;
   const lines: string[] = [];

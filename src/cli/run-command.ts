@@ -17,7 +17,10 @@ export async function runCommand(
     args: command.args,
     options: globals as Record<string, unknown>,
   });
-  renderResult(result, ctx.output, { write: (t) => ctx.io.stdout.write(t), color: ctx.color });
+  await renderResult(result, ctx.output, {
+    write: (t) => ctx.io.stdout.write(t),
+    color: ctx.color,
+  });
   if (result.message && ctx.output !== "json" && ctx.output !== "quiet") ctx.info(result.message);
   return result.exitCode ?? 0;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type Dispatcher, EnvHttpProxyAgent, request } from "undici";
+import type { Readable } from "node:stream";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { ApiError, type ApiErrorDetail } from "./api-error.js";
 import {
@@ -9,6 +10,7 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";
+import { EnvHttpProxyAgent, request } from "./undici-parts.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -53,6 +55,8 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A body streamed as it is read (a file upload) instead of `body` as JSON; opened per attempt. */
+  upload?: { contentType: string; open: () => NodeJS.ReadableStream };
 }
 
 /** The success envelope as the service sent it, before any parsing. */
@@ -167,6 +171,7 @@ export class ApiClient {
       "user-agent": this.options.userAgent,
       ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
       ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(options.upload ? { "content-type": options.upload.contentType } : {}),
       ...options.headers,
     };
     if (method === "POST" && !headers["idempotency-key"]) {
@@ -186,7 +191,7 @@ export class ApiClient {
         const response = await request(url, {
           method,
           headers,
-          body,
+          body: options.upload ? (options.upload.open() as Readable) : body,
           dispatcher: this.dispatcher,
           headersTimeout: this.options.responseTimeoutMs ?? 60_000,
           bodyTimeout: this.options.responseTimeoutMs ?? 60_000,
@@ -235,6 +240,56 @@ export class ApiClient {
         return { status, json, requestId, headers: responseHeaders };
       }
       throw errorFromResponse(status, json, requestId, retryAfter, method, path);
+    }
+  }
+
+  /**
+   * Opens a long-lived GET (Server-Sent Events) and yields the body's text as it arrives, until
+   * the service ends it or `signal` aborts; a non-2xx answer is an ApiError as for `send`.
+   */
+  async *stream(
+    path: string,
+    query: Record<string, QueryValue> = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<string> {
+    const method = "GET";
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(this.url(path, query), {
+        method,
+        headers: {
+          accept: "text/event-stream",
+          "user-agent": this.options.userAgent,
+          ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+        },
+        dispatcher: this.dispatcher,
+        headersTimeout: this.options.responseTimeoutMs ?? 60_000,
+        // The stream is idle between events; the service's keep-alive comes every 15 s.
+        bodyTimeout: 0,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (cause) {
+      if (signal?.aborted) return;
+      const code = (cause as { code?: string }).code ?? "";
+      throw new ApiError({
+        kind: "network",
+        message: `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
+        cause,
+      });
+    }
+    const requestId = headerValue(response.headers["x-request-id"]);
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const json = parseJson(await response.body.text());
+      throw errorFromResponse(response.statusCode, json, requestId, null, method, path);
+    }
+    // A decoder that keeps a character split across chunks whole.
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        yield decoder.decode(chunk as Uint8Array, { stream: true });
+      }
+    } catch (error) {
+      if (!signal?.aborted) throw error;
     }
   }
 

@@ -9,8 +9,17 @@ export interface ApiErrorDetail {
 /** What went wrong: an HTTP error answer, no answer at all, or an answer we could not read. */
 export type ApiErrorKind = "http" | "network" | "timeout" | "invalid_response";
 
+/** Marks an ApiError from any copy of this module (the run bundle's or an ESM handler's). */
+const apiErrorBrand = Symbol.for("reseller.ApiError");
+
 /** The one error type of the client. */
 export class ApiError extends Error {
+  /** `instanceof` by brand: a handler loaded as ESM throws its own copy of this class. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && apiErrorBrand in value;
+  }
+
+  readonly [apiErrorBrand] = true;
   readonly kind: ApiErrorKind;
   /** HTTP status; 0 when the service never answered. */
   readonly status: number;

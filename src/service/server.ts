@@ -3,9 +3,11 @@ import pino from "pino";
 import { buildApp } from "./app.js";
 import type { App } from "./app-types.js";
 import { type BootstrapResult, bootstrap } from "./bootstrap.js";
-import type { RateLimit } from "./config.js";
+import type { RateLimit, WhatsappSettings } from "./config.js";
 import { openDatabase } from "./db/database.js";
 import { systemClock } from "./domain/clock.js";
+import { scheduleLifecycleSweep } from "./domain/trials.js";
+import { humanLogDestination, type LogFormat } from "./human-log.js";
 
 /** How `reseller serve` was asked to run. */
 export interface ServeOptions {
@@ -19,10 +21,22 @@ export interface ServeOptions {
   /** `smtp[s]://user:pass@host:port` to send invitations through; the outbox always keeps them. */
   smtpUrl?: string | undefined;
   logLevel: string;
+  /** JSON lines (the default) or readable lines (`serve` at a terminal). */
+  logFormat?: LogFormat | undefined;
+  /** Where log lines go (default: stdout). */
+  logDestination?: { write(text: string): unknown } | undefined;
   /** Sandbox operator: milliseconds from a template's submission to its review. */
   reviewDelayMs?: number | undefined;
   /** Messages per second per channel; 0 for no limit. */
   throughput?: number | undefined;
+  /** First webhook retry delay in milliseconds (doubling after each failure); default 60 s. */
+  webhookRetryBaseMs?: number | undefined;
+  /** Refuse webhook URLs that resolve to loopback, private or link-local addresses. */
+  blockPrivateWebhooks?: boolean | undefined;
+  /** Whether /register takes public sign-ups (`--no-public-signup` turns it off). */
+  publicSignup?: boolean | undefined;
+  /** The WhatsApp Cloud API provider: `--graph-url` and the RESELLER_* secrets. */
+  whatsapp?: WhatsappSettings | undefined;
 }
 
 /** A running service. */
@@ -32,6 +46,16 @@ export interface RunningService {
   bootstrap: BootstrapResult;
   /** Stops taking requests, finishes the ones in flight, closes the database. */
   close(): Promise<void>;
+}
+
+function serviceLogger(options: ServeOptions) {
+  const out = options.logDestination ?? process.stdout;
+  if (options.logFormat === "pretty") {
+    return pino({ level: options.logLevel }, humanLogDestination(out));
+  }
+  return options.logDestination
+    ? pino({ level: options.logLevel }, { write: (line: string) => out.write(line) })
+    : pino({ level: options.logLevel });
 }
 
 /** Opens the database, readies it, and listens; the caller decides about signals. */
@@ -50,9 +74,17 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     publicUrl: () => options.publicUrl ?? listeningUrl,
     rateLimit: options.rateLimit,
     smtp: options.smtpUrl ? { url: options.smtpUrl } : undefined,
-    logger: pino({ level: options.logLevel }),
+    logger: serviceLogger(options),
     reviewDelayMs: options.reviewDelayMs,
     throughput: options.throughput,
+    webhooks: {
+      ...(options.webhookRetryBaseMs === undefined
+        ? {}
+        : { retryBaseMs: options.webhookRetryBaseMs }),
+      blockPrivate: options.blockPrivateWebhooks ?? false,
+    },
+    publicSignup: options.publicSignup,
+    whatsapp: options.whatsapp,
     // Campaigns, imports, reviews and the sandbox's reports can all be under way at once.
     jobs: { concurrency: 4 },
   });
@@ -62,6 +94,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await database.close();
     throw error;
   }
+  // Trials end and old events go by a recurring job; one exists however often the service starts.
+  await scheduleLifecycleSweep(database.db, clock);
   await app.jobs.start();
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

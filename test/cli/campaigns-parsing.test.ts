@@ -78,7 +78,7 @@ describe("channels, campaigns and sandbox inbound command-line parsing", () => {
     const status = await parse(["campaigns", "list", "--status", "done"]);
     expect(status.error).toBe("commander.invalidArgument");
     expect(status.errors).toContain(
-      "Allowed choices are draft, scheduled, running, completed, failed",
+      "Allowed choices are draft, scheduled, running, paused, completed, failed, cancelled",
     );
     expect((await parse(["campaigns", "launch"])).error).toBe("commander.missingArgument");
     expect((await parse(["campaigns", "stats"])).error).toBe("commander.missingArgument");

@@ -59,23 +59,23 @@ describe("colour and --quiet, the same for every command", () => {
 });
 
 describe("the output writer", () => {
-  const render = (
+  const render = async (
     view: Parameters<typeof renderResult>[0]["view"],
     mode: "plain" | "table" | "quiet",
     color: boolean,
   ) => {
     let text = "";
-    renderResult({ view }, mode, { write: (t) => (text += t), color });
+    await renderResult({ view }, mode, { write: (t) => (text += t), color });
     return text;
   };
 
-  it("colours free text when piped only if colour was forced", () => {
+  it("colours free text when piped only if colour was forced", async () => {
     const view = textView((paint) => paint.good("approved"));
-    expect(render(view, "plain", true)).toMatch(ansi);
-    expect(render(view, "plain", false)).toBe("approved\n");
+    expect(await render(view, "plain", true)).toMatch(ansi);
+    expect(await render(view, "plain", false)).toBe("approved\n");
   });
 
-  it("never paints piped table rows or records", () => {
+  it("never paints piped table rows or records", async () => {
     const rows = [{ id: "a", status: "active" }];
     const table = tableView(rows, [
       {
@@ -85,7 +85,7 @@ describe("the output writer", () => {
         display: (r, p) => p.status(r.status),
       },
     ]);
-    expect(render(table, "plain", true)).toBe("active\n");
+    expect(await render(table, "plain", true)).toBe("active\n");
     const record = recordView(rows[0], [
       {
         header: "Status",
@@ -94,13 +94,13 @@ describe("the output writer", () => {
         display: (r, p) => p.status(r?.status ?? ""),
       },
     ]);
-    expect(render(record, "plain", true)).toBe("status\tactive\n");
+    expect(await render(record, "plain", true)).toBe("status\tactive\n");
   });
 
-  it("prints the ids of every part with --quiet, nothing for free text without ids", () => {
-    expect(render(tableView([{ id: "x" }, { id: 7 }], []), "quiet", false)).toBe("x\n7\n");
+  it("prints the ids of every part with --quiet, nothing for free text without ids", async () => {
+    expect(await render(tableView([{ id: "x" }, { id: 7 }], []), "quiet", false)).toBe("x\n7\n");
     expect(
-      render(
+      await render(
         textView(() => "hello"),
         "quiet",
         false,

@@ -72,6 +72,36 @@ describe("reseller serve exec", () => {
     }
   });
 
+  it("puts `reseller` on the command's PATH", async () => {
+    const run = await reseller(["serve", "exec", "--", "sh", "-c", "reseller plans list --json"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(run.stdout))).toContain("monthly");
+  });
+
+  it("listens where --host and --port say, and uses and keeps the database --db names", async () => {
+    const dir = tempConfigDir();
+    const db = join(dir, "kept.db");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const run = await reseller([
+      "serve",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--db",
+      db,
+      "exec",
+      "--",
+      "sh",
+      "-c",
+      'echo "$RESELLER_BASE_URL"',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(`http://127.0.0.1:${port}`);
+    expect(run.stderr).toContain(`(database ${db})`);
+    expect(readdirSync(dir)).toContain("kept.db");
+  });
+
   it("exits 127 when the command cannot be started", async () => {
     const run = await reseller(["serve", "exec", "--", "no-such-command-reseller-test"]);
     expect(run.exitCode).toBe(127);

@@ -5,9 +5,11 @@ import { authCommands } from "./auth/commands.js";
 import { campaignGroups } from "./campaigns/commands.js";
 import { completionCommand } from "./completion/commands.js";
 import { contactGroups } from "./contacts/commands.js";
+import { eventCommands, listenCommand, usageCommand } from "./events/commands.js";
 import { planCommands } from "./plans/commands.js";
 import { serveCommand } from "./serve/commands.js";
 import { templateGroups } from "./templates/commands.js";
+import { webhookCommands } from "./webhooks/commands.js";
 import { workspaceGroups } from "./workspaces/commands.js";
 
 /** The whole command tree, in the order help lists it. */
@@ -18,6 +20,10 @@ export const commandTree: (CommandSpec | GroupSpec)[] = [
   ...contactGroups,
   ...templateGroups,
   ...campaignGroups,
+  webhookCommands,
+  eventCommands,
+  listenCommand,
+  usageCommand,
   serveCommand,
   adminCommands,
   apiCommand,

@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import {
   hasZodFastifySchemaValidationErrors,
@@ -6,6 +7,7 @@ import {
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
+import { newRequestId } from "../domain/ids.js";
 import { ServiceError } from "../domain/service-error.js";
 
 /** Fastify's own errors that are the client's fault, by their code. */
@@ -61,7 +63,10 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
   }
   const mapped = error.code ? fastifyCodes[error.code] : undefined;
-  if (mapped) return send(reply, mapped, mapped === "invalid_json" ? undefined : error.message);
+  if (mapped) {
+    const own = mapped === "invalid_json" && error.message.includes("UTF-8");
+    return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
+  }
   if (error.statusCode === 429) return send(reply, "rate_limited");
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
     return send(reply, "validation_failed", error.message);
@@ -105,8 +110,64 @@ export function frameworkErrors(
   return send(reply, "invalid_url");
 }
 
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (headers over 16 KB, too many
+ * headers, a malformed request line): the error envelope and an X-Request-Id like any other
+ * answer, instead of Node's or fastify's bare reply. Fastify's `clientErrorHandler` option.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode =
+    error.code === "HPE_HEADER_OVERFLOW" ? "headers_too_large" : "bad_request";
+  const { status, message } = errorCatalogue[code];
+  const body = JSON.stringify({ status: "error", message, error_code: code } satisfies ErrorBody);
+  const reason = code === "headers_too_large" ? "Request Header Fields Too Large" : "Bad Request";
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** An invalid_json error as fastify's own parser raises it, so handleError answers it alike. */
+function invalidJson(message: string): FastifyError {
+  return Object.assign(new Error(message), {
+    code: "FST_ERR_CTP_INVALID_JSON_BODY",
+    name: "FastifyError",
+    statusCode: 400,
+  }) as FastifyError;
+}
+
+/**
+ * JSON bodies: an empty body is no body (many HTTP wrappers send Content-Type: application/json
+ * with every POST, launch and submit included), and bytes that are not UTF-8 are refused rather
+ * than read as U+FFFD. Parsing itself stays fastify's (prototype poisoning refused).
+ */
+function installJsonBodies(app: App): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      done(invalidJson("The request body is not valid UTF-8."), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
 /** Installs the error handler and the JSON 404/405 for unknown routes. */
 export function installErrorHandling(app: App): void {
+  installJsonBodies(app);
   const allowedMethods = routeMatcher(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {

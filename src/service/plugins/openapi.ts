@@ -2,11 +2,36 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { errorCatalogue } from "../../contract/errors.js";
+import { billingPeriods } from "../../contract/vocabulary.js";
 import type { App } from "../app-types.js";
 
+/** Text for the description's Markdown, which /docs renders as HTML: `<token>` must show. */
+const escapeHtml = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
 const errorTable = Object.entries(errorCatalogue)
-  .map(([code, { status, message }]) => `| ${status} | \`${code}\` | ${message} |`)
+  .map(([code, { status, message }]) => `| ${status} | \`${code}\` | ${escapeHtml(message)} |`)
   .join("\n");
+
+/** What each status means, for responses whose schema gives no description of its own. */
+const responseDescriptions: Record<string, string> = {
+  "200": "Success: the envelope with the requested data.",
+  "201": "Created: the envelope with the new resource.",
+  "202": "Accepted: the work goes on in the background.",
+  "204": "Done; no body.",
+  "400": "The request could not be read (invalid JSON or a malformed URL).",
+  "401": "No valid token: missing, unknown, revoked or expired.",
+  "403": "The token lacks the scope, or may not see this resource.",
+  "404": "No such resource (or not one the token may see).",
+  "405": "This path does not accept that method.",
+  "409": "The resource's state does not allow this (the error_code says why).",
+  "413": "The request body is larger than allowed.",
+  "415": "The request body's Content-Type is not accepted.",
+  "422": "Invalid fields: `details` lists each problem.",
+  "429": "Rate limit exceeded; retry after the Retry-After delay.",
+  "500": "Something went wrong on the service's side.",
+  "503": "The service is starting or stopping; retry later.",
+};
 
 const description = `The plan catalogue and the reseller API of the WhatsApp-marketing platform.
 
@@ -32,9 +57,35 @@ that revealed a secret (a new token) is not stored: its replay is a 409
 ${errorTable}
 `;
 
+/** Gives every response a description (fastify's default is "Default Response"). */
+function describeResponses(schema: Record<string, unknown>): void {
+  const responses = schema.response as Record<string, { description?: string }> | undefined;
+  for (const [status, response] of Object.entries(responses ?? {})) {
+    if (response && typeof response === "object" && !response.description) {
+      response.description = responseDescriptions[status] ?? `HTTP ${status}.`;
+    }
+  }
+}
+
+/**
+ * A `billing_period` query parameter is read as text so that a wrong one gets its own 422
+ * (`invalid_billing_period`); the document still offers the five periods as an enum.
+ */
+function enumerateBillingPeriod(schema: Record<string, unknown>): void {
+  const query = schema.querystring as
+    | { properties?: Record<string, { type?: unknown; enum?: unknown }> }
+    | undefined;
+  const period = query?.properties?.billing_period;
+  if (period && period.type === "string" && period.enum === undefined) {
+    period.enum = [...billingPeriods];
+  }
+}
+
 /** Names each operation's scope: in its security requirement, and in words in its description. */
 const withScope: typeof jsonSchemaTransform = (input) => {
   const result = jsonSchemaTransform(input);
+  describeResponses(result.schema as Record<string, unknown>);
+  enumerateBillingPeriod(result.schema as Record<string, unknown>);
   const scope = input.route.config?.scope;
   if (scope === undefined) return result;
   const needs =
@@ -48,6 +99,40 @@ const withScope: typeof jsonSchemaTransform = (input) => {
       security: [{ bearer: scope === "any" ? [] : [scope] }],
     },
   };
+};
+
+/**
+ * The contract's named schemas come out twice, as read (`X`) and as written (`XInput`); an
+ * `XInput` no request uses would name a response type in generated clients. Only what the
+ * paths use, directly or through other schemas, stays.
+ */
+const withoutUnusedInputs: typeof jsonSchemaTransformObject = (input) => {
+  const document = jsonSchemaTransformObject(input) as {
+    paths?: unknown;
+    components?: { schemas?: Record<string, unknown> };
+  };
+  const schemas = document.components?.schemas;
+  if (!schemas) return document as ReturnType<typeof jsonSchemaTransformObject>;
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string") {
+          const name = value.replace("#/components/schemas/", "");
+          if (!used.has(name)) {
+            used.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(value);
+      }
+    }
+  };
+  visit(document.paths);
+  for (const name of Object.keys(schemas)) {
+    if (name.endsWith("Input") && !used.has(name)) delete schemas[name];
+  }
+  return document as ReturnType<typeof jsonSchemaTransformObject>;
 };
 
 /** The OpenAPI document generated from the contract, at /api/v1/openapi.json, and /docs. */
@@ -71,10 +156,21 @@ export async function installOpenApi(app: App): Promise<void> {
       security: [{ bearer: [] }],
     },
     transform: withScope,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: withoutUnusedInputs,
   });
   await app.register(swaggerUi, {
     routePrefix: "/docs",
+    // The reference is this service's, not fastify's: no logo, no Swagger top bar.
+    logo: {
+      type: "image/svg+xml",
+      content: Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="40"><text x="0" y="28" font-family="sans-serif" font-size="24">reseller</text></svg>',
+      ),
+    },
+    theme: {
+      title: "Reseller Platform API",
+      css: [{ filename: "reseller.css", content: ".swagger-ui .topbar { display: none; }" }],
+    },
     uiConfig: { docExpansion: "list", deepLinking: true },
   });
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async (_request, reply) =>

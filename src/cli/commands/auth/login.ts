@@ -1,4 +1,5 @@
 import { CurrentTokenResponse } from "../../../contract/tokens.js";
+import { baseUrlProblem, baseUrlSource } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
@@ -15,7 +16,19 @@ export const run: Handler = async (ctx, { options }) => {
     ctx.canPrompt &&
     !booleanOption(options, "tokenStdin")
   ) {
-    baseUrl = await ctx.prompter.input({ message: "Service base URL", default: baseUrl });
+    baseUrl = await ctx.prompter.input({
+      message: "Service base URL",
+      default: baseUrl,
+      validate: (value) => baseUrlProblem(value.trim()) ?? true,
+    });
+    baseUrl = baseUrl.trim();
+  }
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) {
+    throw usageError(
+      `Invalid base URL (from ${baseUrlSource(settings.baseUrl.source)}): ${problem}`,
+      "Pass --base-url with the service's address, e.g. --base-url http://127.0.0.1:8420.",
+    );
   }
   let token: string | undefined;
   if (booleanOption(options, "tokenStdin")) {
@@ -38,8 +51,8 @@ export const run: Handler = async (ctx, { options }) => {
 
   const store = await ctx.profiles();
   const profile = settings.profile.value;
-  store.update(profile, { base_url: baseUrl, token });
-  store.use(profile);
+  await store.update(profile, { base_url: baseUrl, token });
+  await store.use(profile);
   const current = response.body.data;
   return {
     data: response.raw.data,

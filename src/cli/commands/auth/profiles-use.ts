@@ -14,6 +14,6 @@ export const run: Handler = async (ctx, { args }) => {
         : "Create one with `reseller login --profile <name>`.",
     );
   }
-  store.use(name);
+  await store.use(name);
   return { data: { active_profile: name }, message: `Profile '${name}' is now active.` };
 };

@@ -1,17 +1,12 @@
 import type { ContactImport, ImportRowError } from "../../../contract/contact-imports.js";
 import type { Contact, Tag } from "../../../contract/contacts.js";
+import { when } from "../../output/time.js";
 import type { Column, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
 /** `/api/v1/workspaces/<id>/<rest>`, the ids encoded. */
 export function workspacePath(workspaceId: string, rest: string): string {
   return `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;
-}
-
-function when(iso: string | null): string {
-  if (iso === null) return "—";
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
-  return match ? `${match[1]} ${match[2]} UTC` : iso;
 }
 
 function fullName(c: Contact): string {

@@ -5,18 +5,20 @@ export const serveCommand: CommandSpec = {
   name: "serve",
   summary: "Run the whole service locally on an embedded SQLite database",
   description:
-    "Runs the plan catalogue, the reseller API and a sandbox messaging operator on one port. On an empty database it creates the first reseller account, whose token is RESELLER_BOOTSTRAP_TOKEN when set, otherwise random and printed once. JSON log lines go to stdout, notes to stderr. Stops cleanly on Ctrl-C or SIGTERM.",
+    "Runs the plan catalogue, the reseller API and a sandbox messaging operator on one port. On an empty database it creates the first reseller account, whose token is RESELLER_BOOTSTRAP_TOKEN when set, otherwise random and printed once. Log lines go to stdout (readable at a terminal, JSON lines when piped or with --log-format json), notes to stderr. Stops cleanly on Ctrl-C or SIGTERM. Real WhatsApp numbers (channels add --provider whatsapp_cloud) need RESELLER_SECRET_KEY (32 bytes, base64), and Meta's webhooks RESELLER_WHATSAPP_APP_SECRET and RESELLER_WHATSAPP_VERIFY_TOKEN; see docs/whatsapp-cloud.md.",
   options: [
-    { flags: "--host <host>", description: "address to listen on", default: "127.0.0.1" },
+    // No commander defaults for these three: `serve exec` uses a fresh service unless given them.
+    {
+      flags: "--host <host>",
+      description: "address to listen on (default: 127.0.0.1)",
+    },
     {
       flags: "--port <port>",
-      description: "port to listen on (0 picks a free one)",
-      default: "8420",
+      description: "port to listen on (default: 8420; 0 picks a free one)",
     },
     {
       flags: "--db <file>",
-      description: "SQLite database file (created when missing)",
-      default: "reseller.db",
+      description: "SQLite database file, created when missing (default: reseller.db)",
     },
     {
       flags: "--plans <file>",
@@ -37,9 +39,24 @@ export const serveCommand: CommandSpec = {
       default: "5",
     },
     {
+      flags: "--graph-url <url>",
+      description:
+        "WhatsApp Cloud API: the Graph API base URL with its version (default https://graph.facebook.com/v21.0); tests and staging point it elsewhere",
+    },
+    {
       flags: "--throughput <n>",
       description: "messages per second per channel (WhatsApp's default; 0: no limit)",
       default: "80",
+    },
+    {
+      flags: "--webhook-retry-base <seconds>",
+      description: "first webhook retry delay; each further one doubles, for up to 3 days",
+      default: "60",
+    },
+    {
+      flags: "--block-private-webhooks",
+      description:
+        "refuse webhook URLs that resolve to loopback, private or link-local addresses (public deployments)",
     },
     {
       flags: "--smtp-url <url>",
@@ -47,9 +64,20 @@ export const serveCommand: CommandSpec = {
         "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port)",
     },
     {
+      flags: "--no-public-signup",
+      description:
+        "turn off the sign-up page (/register): plan links then explain that sign-up is by invitation",
+    },
+    {
       flags: "--log-level <level>",
       description: "log level (default: info; serve exec: silent)",
       choices: ["fatal", "error", "warn", "info", "debug", "silent"],
+    },
+    {
+      flags: "--log-format <format>",
+      description:
+        "log lines as JSON (pino) or readable (default: readable at a terminal, JSON when piped)",
+      choices: ["json", "pretty"],
     },
   ],
   examples: [

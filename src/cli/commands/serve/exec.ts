@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { constants, tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { LogFormat } from "../../../service/human-log.js";
 import { startService } from "../../../service/server.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
-import { stringOption } from "../../options.js";
+import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
 
 /** Signals passed on to the command; Ctrl-C reaches it from the terminal on its own. */
@@ -60,33 +62,69 @@ function runCommand(
   });
 }
 
+/** The CLI's own launcher, for the command's PATH. */
+const launcher = fileURLToPath(new URL("../../../../bin/reseller.cjs", import.meta.url));
+
+/**
+ * Writes a `reseller` that runs this CLI into `dir`, so the command finds it on its PATH even
+ * when the package was never installed or linked.
+ */
+async function writeShim(dir: string): Promise<void> {
+  if (process.platform === "win32") {
+    await writeFile(join(dir, "reseller.cmd"), `@"${process.execPath}" "${launcher}" %*\r\n`);
+    return;
+  }
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  await writeFile(
+    join(dir, "reseller"),
+    `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(launcher)} "$@"\n`,
+    { mode: 0o755 },
+  );
+}
+
 /** `reseller serve exec -- <command…>`: the command against a fresh service on a free port. */
 export const run: Handler = async (ctx, { args, options }) => {
   const [command, ...commandArgs] = args;
   if (!command) {
     throw usageError("Missing the command to run.", "For example: reseller serve exec -- npm test");
   }
-  const settings = serveSettings(options);
+  const settings = serveSettings(options, ctx.env);
+  const givenDb = stringOption(options, "db");
 
   const dir = await mkdtemp(join(tmpdir(), "reseller-exec-"));
   let service: { url: string; close(): Promise<void> } | undefined;
   try {
     const started = await startService({
-      host: "127.0.0.1",
-      port: 0,
+      host: stringOption(options, "host") ?? "127.0.0.1",
+      port: intOption(options, "port", { min: 0, max: 65535 }) ?? 0,
       ...settings,
-      dbFile: join(dir, "reseller.db"),
+      // A database given with --db is the caller's: used as it is and kept afterwards.
+      dbFile: givenDb ?? join(dir, "reseller.db"),
+      bootstrapToken: givenDb ? ctx.env.RESELLER_BOOTSTRAP_TOKEN : undefined,
       logLevel: stringOption(options, "logLevel") ?? "silent",
+      logFormat: (stringOption(options, "logFormat") ?? "json") as LogFormat,
+      logDestination: ctx.io.stdout,
     });
     service = started;
-    // A fresh database always gets its first reseller account, with a random token.
-    const token = started.bootstrap.createdToken;
-    if (!token) throw new Error("the temporary database has no reseller token");
-    if (!ctx.globals.quiet) {
-      ctx.info(`reseller service on ${started.url} (temporary database); running ${command}`);
+    // A new database gets its first reseller account; an existing one needs the caller's token.
+    const token = started.bootstrap.createdToken ?? (givenDb ? ctx.env.RESELLER_TOKEN : undefined);
+    if (!token) {
+      throw usageError(
+        `The database ${givenDb} already has a reseller account, and no token was given for it.`,
+        "Set RESELLER_TOKEN to one of its tokens, or leave out --db for a fresh database.",
+      );
     }
+    if (!ctx.globals.quiet) {
+      ctx.info(
+        `reseller service on ${started.url} (${givenDb ? `database ${givenDb}` : "temporary database"}); running ${command}`,
+      );
+    }
+    const bin = join(dir, "bin");
+    await mkdir(bin);
+    await writeShim(bin);
     const exitCode = await runCommand(ctx, command, commandArgs, {
       ...ctx.env,
+      PATH: [bin, ctx.env.PATH ?? process.env.PATH ?? ""].filter(Boolean).join(delimiter),
       RESELLER_BASE_URL: started.url,
       RESELLER_TOKEN: token,
     });

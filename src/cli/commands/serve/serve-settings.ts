@@ -1,7 +1,8 @@
-import { parseRateLimit } from "../../../service/config.js";
+import { parseRateLimit, type WhatsappSettings } from "../../../service/config.js";
+import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
 import type { ServeOptions } from "../../../service/server.js";
 import { usageError } from "../../cli-error.js";
-import { intOption, stringOption } from "../../options.js";
+import { booleanOption, intOption, stringOption } from "../../options.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -11,6 +12,7 @@ type Options = Readonly<Record<string, unknown>>;
  */
 export function serveSettings(
   options: Options,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Omit<ServeOptions, "host" | "port" | "dbFile" | "logLevel" | "bootstrapToken"> {
   let rateLimit: ServeOptions["rateLimit"];
   try {
@@ -25,5 +27,37 @@ export function serveSettings(
     smtpUrl: stringOption(options, "smtpUrl"),
     reviewDelayMs: (intOption(options, "reviewDelay", { min: 0, max: 86_400 }) ?? 5) * 1000,
     throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? 80,
+    webhookRetryBaseMs:
+      (intOption(options, "webhookRetryBase", { min: 1, max: 86_400 }) ?? 60) * 1000,
+    blockPrivateWebhooks: booleanOption(options, "blockPrivateWebhooks"),
+    publicSignup: options.publicSignup !== false,
+    whatsapp: whatsappSettings(options, env),
+  };
+}
+
+/** `--graph-url` and the WhatsApp secrets of the environment; a malformed key stops serve at once. */
+function whatsappSettings(
+  options: Options,
+  env: Readonly<Record<string, string | undefined>>,
+): WhatsappSettings {
+  const graphUrl = stringOption(options, "graphUrl");
+  if (graphUrl !== undefined && !/^https?:\/\/[^/]/.test(graphUrl)) {
+    throw usageError(
+      `--graph-url must be an http(s) URL, e.g. https://graph.facebook.com/v21.0; got '${graphUrl}'`,
+    );
+  }
+  const secretKey = env.RESELLER_SECRET_KEY || undefined;
+  if (secretKey !== undefined) {
+    try {
+      secretBoxFromKey(secretKey);
+    } catch (error) {
+      throw usageError((error as Error).message);
+    }
+  }
+  return {
+    graphUrl,
+    secretKey,
+    appSecret: env.RESELLER_WHATSAPP_APP_SECRET || undefined,
+    verifyToken: env.RESELLER_WHATSAPP_VERIFY_TOKEN || undefined,
   };
 }

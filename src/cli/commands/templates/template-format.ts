@@ -3,12 +3,9 @@ import type { Template } from "../../../contract/templates.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView, textView } from "../../output/view.js";
 
-/** An ISO timestamp as people read it: `2026-11-22 09:30 UTC`; a dash for none. */
-export function when(iso: string | null): string {
-  if (iso === null) return "—";
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
-  return match ? `${match[1]} ${match[2]} UTC` : iso;
-}
+export { when } from "../../output/time.js";
+
+import { when } from "../../output/time.js";
 
 /** `order_update (en_US)`: how messages name a template. */
 export function templateLabel(t: { name: string; language: string }): string {

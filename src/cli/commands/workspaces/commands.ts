@@ -92,6 +92,47 @@ export const workspaceCommands: GroupSpec = {
       handler: "workspaces/activate",
     },
     {
+      name: "archive",
+      summary: "Archive a workspace: read-only, sends nothing, its tokens stop (asks first)",
+      description:
+        "Archived workspaces are left out of `workspaces list` unless --status archived is given; `workspaces restore` brings one back. At a terminal it names the workspace and asks; without one it needs --yes.",
+      arguments: [idArgument],
+      options: [
+        { flags: "-y, --yes", description: "archive without asking (needed without a terminal)" },
+      ],
+      examples: [
+        "reseller workspaces archive ws_01JD3F",
+        "reseller workspaces archive ws_01JD3F --yes",
+      ],
+      handler: "workspaces/archive",
+    },
+    {
+      name: "restore",
+      summary: "Restore an archived workspace: active again, its tokens work again",
+      arguments: [idArgument],
+      examples: ["reseller workspaces restore ws_01JD3F"],
+      handler: "workspaces/restore",
+    },
+    {
+      name: "plan",
+      summary: "Move a workspace to another plan (a paid plan ends a trial)",
+      description:
+        "A paid plan makes a trial workspace, or one suspended because its trial ended, active. A plan whose limits are below what the workspace uses is refused (exit 5) naming each feature.",
+      arguments: [
+        idArgument,
+        {
+          name: "plan-id",
+          description: "the plan's id from `reseller plans list`",
+          required: true,
+        },
+      ],
+      examples: [
+        "reseller workspaces plan ws_01JD3F 2",
+        "reseller workspaces plan ws_01JD3F 3 --json",
+      ],
+      handler: "workspaces/plan",
+    },
+    {
       name: "use",
       summary: "Make a workspace the profile's default for commands inside a workspace",
       arguments: [idArgument],

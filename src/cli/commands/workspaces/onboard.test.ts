@@ -20,8 +20,12 @@ const contactImport = (status: string, processed: number) => ({
   updated: 0,
   skipped: 0,
   error_count: 0,
+  opt_outs_kept: 0,
   errors: [],
   ignored_columns: [],
+  mapping: { phone: "phone", first_name: "first_name" },
+  delimiter: ",",
+  encoding: "utf-8",
   failure_reason: null,
   created_at: "2026-11-22T09:30:00Z",
   started_at: null,
@@ -306,15 +310,12 @@ describe("reseller workspaces onboard", () => {
   function stubImport() {
     api.pool
       .intercept({
-        path: "/api/v1/workspaces/ws_01trial/contacts/import",
+        // The file is streamed as text/csv, the options in the query.
+        path: (p: string) =>
+          p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?") &&
+          p.includes("duplicate_handling=update"),
         method: "POST",
-        body: (text: string) => {
-          const body = JSON.parse(text);
-          return (
-            body.duplicate_handling === "update" &&
-            Buffer.from(body.csv, "base64").toString().startsWith("phone,first_name")
-          );
-        },
+        headers: { "content-type": "text/csv" },
       })
       .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
     api.pool
@@ -349,6 +350,47 @@ describe("reseller workspaces onboard", () => {
     expect(run.stdout).toContain("Contact import");
     expect(run.stderr).toContain("Import imp_01onboard completed: 2 created, 0 updated");
     expect(run.stderr).not.toContain("reseller contacts import contacts.csv");
+  });
+
+  it("says what was created and what was not when Ctrl-C stops the import, exit 130", async () => {
+    const file = csvFile();
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    api.pool
+      .intercept({ path: (p: string) => p.includes("/contacts/import"), method: "POST" })
+      .reply(() => {
+        process.emit("SIGINT"); // Ctrl-C while the file goes up
+        return {
+          statusCode: 202,
+          data: envelope(contactImport("queued", 0)),
+          responseOptions: { headers: jsonHeaders },
+        };
+      });
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--import",
+        file,
+        "--pricing-token",
+        "--yes",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("Interrupted during the contact import.");
+    expect(run.stderr).toContain("Created: workspace Acme Bakery (ws_01trial)");
+    expect(run.stderr).toContain("reseller contacts imports list -w ws_01trial");
+    expect(run.stderr).toContain(
+      'Not created: the pricing-page token. Create it with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
+    );
+    expect(process.listenerCount("SIGINT")).toBe(0);
   });
 
   it("imports with --import without a terminal, the import in the JSON; a missing file is a usage error", async () => {

@@ -249,50 +249,116 @@ export const run: Handler = async (ctx, { options }) => {
     notes.push(`Could not ${what}: ${error.message}`, `  Retry with: ${retry}`);
   };
 
-  if (csvFile) {
-    const retry = `reseller contacts import ${csvFile} -w ${workspace.id}`;
-    try {
-      // The contacts import itself (upload, progress bar, summary), inside the new workspace.
-      const imported = await importContacts(
-        { ...ctx, workspaceId: async () => workspace.id },
-        { args: [csvFile], options: { onDuplicate: "update", wait: true } },
-      );
-      data.contact_import = imported.data;
-      if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
-      if (imported.message) notes.push(imported.message);
-    } catch (error) {
-      failed("import the contacts", retry, error);
-    }
-  }
-
-  if (wantsToken) {
-    const retry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
-    try {
-      const token = await createToken(
-        ctx,
-        {
-          path: `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/tokens`,
-          noun: "workspace token",
-          of: ` of workspace ${workspace.id}`,
-        },
-        { args: [], options: { name: pricingToken.name, scope: [pricingToken.scope] } },
-      );
-      data.pricing_token = token.data;
-      if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
-      notes.push(
-        `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.`,
-      );
-    } catch (error) {
-      failed("create the pricing-page token", retry, error);
-    }
-  }
-
-  notes.push("", "Next:", ...nextSteps(workspace, data.contact_import !== null));
-  const result: CommandResult = {
+  const tokenRetry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
+  // Ctrl-C from here on leaves things half done: say what exists and what does not.
+  const interrupt = interruption();
+  const interrupted = (during: string): CommandResult => ({
     data,
-    view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
-    message: notes.join("\n"),
-  };
-  if (exitCode !== 0) result.exitCode = exitCode;
-  return result;
+    view: stackView(...parts),
+    message: [
+      `Interrupted during ${during}.`,
+      `Created: workspace ${workspace.name} (${workspace.id}); ${notes[1] ?? ""}`,
+      ...(csvFile && data.contact_import === null
+        ? [
+            `The contact import from ${csvFile} may have started; it goes on in the service: see \`reseller contacts imports list -w ${workspace.id}\`.`,
+          ]
+        : []),
+      ...(wantsToken && data.pricing_token === null
+        ? [`Not created: the pricing-page token. Create it with: ${tokenRetry}`]
+        : []),
+    ].join("\n"),
+    exitCode: exitCodes.interrupted.code,
+  });
+  try {
+    return await finishOnboarding();
+  } catch (error) {
+    if (error instanceof Interrupted) return interrupted(error.during);
+    throw error;
+  } finally {
+    interrupt.stop();
+  }
+
+  async function finishOnboarding(): Promise<CommandResult> {
+    if (csvFile) {
+      const retry = `reseller contacts import ${csvFile} -w ${workspace.id}`;
+      try {
+        // The contacts import itself (upload, progress bar, summary), inside the new workspace.
+        const imported = await interrupt.race(
+          "the contact import",
+          importContacts(
+            { ...ctx, workspaceId: async () => workspace.id },
+            { args: [csvFile], options: { onDuplicate: "update", wait: true } },
+          ),
+        );
+        data.contact_import = imported.data;
+        if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
+        if (imported.message) notes.push(imported.message);
+      } catch (error) {
+        if (error instanceof Interrupted) throw error;
+        failed("import the contacts", retry, error);
+      }
+    }
+
+    if (wantsToken) {
+      const retry = tokenRetry;
+      try {
+        const token = await interrupt.race(
+          "the pricing-page token",
+          createToken(
+            ctx,
+            {
+              path: `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/tokens`,
+              noun: "workspace token",
+              of: ` of workspace ${workspace.id}`,
+            },
+            { args: [], options: { name: pricingToken.name, scope: [pricingToken.scope] } },
+          ),
+        );
+        data.pricing_token = token.data;
+        if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+        notes.push(
+          `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.`,
+        );
+      } catch (error) {
+        failed("create the pricing-page token", retry, error);
+      }
+    }
+
+    notes.push("", "Next:", ...nextSteps(workspace, data.contact_import !== null));
+    const result: CommandResult = {
+      data,
+      view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
+      message: notes.join("\n"),
+    };
+    if (exitCode !== 0) result.exitCode = exitCode;
+    return result;
+  }
 };
+
+/** Ctrl-C during a step of onboarding that runs after the workspace exists. */
+class Interrupted extends Error {
+  constructor(readonly during: string) {
+    super(`interrupted during ${during}`);
+  }
+}
+
+/** Turns SIGINT into an Interrupted error for the step under way, until stopped. */
+function interruption() {
+  let onSignal: () => void = () => {};
+  const signalled = new Promise<never>((_resolve, reject) => {
+    onSignal = () => reject(new Interrupted(""));
+  });
+  signalled.catch(() => {});
+  process.on("SIGINT", onSignal);
+  return {
+    race<T>(during: string, step: Promise<T>): Promise<T> {
+      return Promise.race([
+        step,
+        signalled.catch(() => {
+          throw new Interrupted(during);
+        }),
+      ]);
+    },
+    stop: () => process.off("SIGINT", onSignal),
+  };
+}

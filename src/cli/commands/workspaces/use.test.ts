@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -17,7 +17,11 @@ describe("reseller workspaces use", () => {
     api = mockApi();
   });
 
-  const stored = (dir: string) => JSON.parse(readFileSync(join(dir, "config.json"), "utf8"));
+  // Commands that only read their profile never create the file.
+  const stored = (dir: string) =>
+    existsSync(join(dir, "config.json"))
+      ? JSON.parse(readFileSync(join(dir, "config.json"), "utf8"))
+      : {};
 
   function stubGet(id: string, found = true) {
     api.pool

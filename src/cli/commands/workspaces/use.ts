@@ -11,7 +11,7 @@ export const run: Handler = async (ctx, { args }) => {
   const ws = (await client.get(workspacePath(args[0]), WorkspaceWithUsageResponse)).body.data;
   const settings = await ctx.settings();
   const profile = settings.profile.value;
-  (await ctx.profiles()).update(profile, { workspace: ws.id });
+  await (await ctx.profiles()).update(profile, { workspace: ws.id });
   const notes = [`Default workspace of profile '${profile}' is now ${ws.id} (${ws.name}).`];
   const envWorkspace = ctx.env.RESELLER_WORKSPACE;
   if (envWorkspace && envWorkspace !== ws.id) {

@@ -2,16 +2,13 @@ import type { UsageLimit, Workspace, WorkspaceWithUsage } from "../../../contrac
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
+export { when } from "../../output/time.js";
+
+import { when } from "../../output/time.js";
+
 /** A whole number as people read it: `1,234`. */
 export function count(value: number): string {
   return value.toLocaleString("en-US");
-}
-
-/** An ISO timestamp as people read it: `2026-11-22 09:30 UTC`; a dash for none. */
-export function when(iso: string | null): string {
-  if (iso === null) return "—";
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
-  return match ? `${match[1]} ${match[2]} UTC` : iso;
 }
 
 function planText(ws: Workspace, paint: Paint): string {

@@ -1,0 +1,25 @@
+/**
+ * Why a base URL cannot be used (an absolute http or https URL, e.g. http://127.0.0.1:8420), or
+ * undefined when it can.
+ */
+export function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `'${value}' is not a URL; expected one like http://127.0.0.1:8420 or https://api.example.com.`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `'${value}' is not an http or https URL; expected one like http://127.0.0.1:8420.`;
+  }
+  if (url.search || url.hash) return `'${value}' has a query or fragment; give the base URL only.`;
+  return undefined;
+}
+
+/** Where a base URL came from, in the words of the error message. */
+export function baseUrlSource(source: string): string {
+  if (source === "flag") return "--base-url";
+  if (source === "env") return "RESELLER_BASE_URL";
+  if (source === "profile") return "the profile";
+  return "the default";
+}

@@ -1,0 +1,136 @@
+// Text output (tables, records, tab-separated and CSV): loaded only when a command prints for
+// people or spreadsheets, so `--json` never loads cli-table3, csv-stringify or chalk; and each
+// of the first two only in the one mode that uses it (tables at a terminal, --csv).
+import type TableClass from "cli-table3";
+import type { stringify as Stringify } from "csv-stringify/sync";
+import { neutraliseFormula } from "../../contract/csv-formulas.js";
+import type { CommandResult } from "../command-spec.js";
+import { createPaint } from "./paint.js";
+import type { OutputMode, OutputTarget } from "./render.js";
+import { cellText, type Paint, type View } from "./view.js";
+
+const borderless = {
+  top: "",
+  "top-mid": "",
+  "top-left": "",
+  "top-right": "",
+  bottom: "",
+  "bottom-mid": "",
+  "bottom-left": "",
+  "bottom-right": "",
+  left: "",
+  "left-mid": "",
+  mid: "",
+  "mid-mid": "",
+  right: "",
+  "right-mid": "",
+  middle: "  ",
+};
+
+/** The packages of the mode in use, loaded by renderText before it renders. */
+const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
+
+function renderTable(headers: string[], rows: string[][], paint: Paint): string {
+  const Table = loaded.Table as typeof TableClass;
+  const table = new Table({
+    head: headers.map((h) => paint.bold(h.toUpperCase())),
+    chars: borderless,
+    style: { "padding-left": 0, "padding-right": 0, head: [], border: [] },
+  });
+  table.push(...rows);
+  return `${table
+    .toString()
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .join("\n")}\n`;
+}
+
+function renderRecord(labels: string[], values: string[], paint: Paint): string {
+  const width = Math.max(0, ...labels.map((l) => l.length));
+  return labels
+    .map((label, i) => {
+      const value = values[i] ?? "";
+      const [first = "", ...rest] = value.split("\n");
+      const pad = " ".repeat(width + 2);
+      return `${paint.dim(`${label}:`.padEnd(width + 2))}${first}${rest.map((r) => `\n${pad}${r}`).join("")}`;
+    })
+    .join("\n")
+    .concat("\n");
+}
+
+function ids(view: View): string[] {
+  return view.kind === "stack" ? view.parts.flatMap((p) => ids(p.view)) : view.ids;
+}
+
+function csv(view: View): string {
+  const stringify = loaded.stringify as typeof Stringify;
+  switch (view.kind) {
+    case "table":
+      return stringify([view.keys, ...view.raw.map((r) => r.map(csvCell))]);
+    case "record":
+      return stringify([view.keys, view.raw.map(csvCell)]);
+    case "stack":
+      return view.parts[0] ? csv(view.parts[0].view) : "";
+    case "text":
+      return "";
+  }
+}
+
+function human(view: View, mode: "table" | "plain", paint: Paint): string {
+  switch (view.kind) {
+    case "table":
+      if (mode === "plain") return view.raw.map((r) => `${r.map(plainCell).join("\t")}\n`).join("");
+      return view.raw.length === 0
+        ? `${paint.dim(view.empty)}\n`
+        : renderTable(view.headers, view.display(paint), paint);
+    case "record":
+      if (mode === "plain")
+        return view.keys.map((k, i) => `${k}\t${plainCell(view.raw[i])}\n`).join("");
+      return renderRecord(view.labels, view.display(paint), paint);
+    case "stack":
+      return view.parts
+        .map(
+          (p) =>
+            (p.title && mode === "table" ? `\n${paint.bold(p.title)}\n` : "") +
+            human(p.view, mode, paint),
+        )
+        .join("");
+    case "text": {
+      const text = view.text(paint);
+      return text.endsWith("\n") ? text : `${text}\n`;
+    }
+  }
+}
+
+/** A raw cell on one tab-separated line: tabs and newlines would break the columns. */
+/** A `--csv` cell: formulas neutralised, so a spreadsheet opening it runs nothing. */
+function csvCell(cell: Parameters<typeof cellText>[0]): string {
+  return neutraliseFormula(cellText(cell));
+}
+
+function plainCell(cell: Parameters<typeof cellText>[0]): string {
+  return cellText(cell).replace(/[\t\r\n]+/g, " ");
+}
+
+/** Writes a result's view in one of the text modes. */
+export async function renderText(
+  result: CommandResult,
+  mode: Exclude<OutputMode, "json">,
+  out: OutputTarget,
+): Promise<void> {
+  if (mode === "table") loaded.Table ??= (await import("cli-table3")).default;
+  if (mode === "csv") loaded.stringify ??= (await import("csv-stringify/sync")).stringify;
+  const view = result.view;
+  if (!view) return;
+  if (mode === "quiet") {
+    const list = ids(view);
+    if (list.length > 0) out.write(`${list.join("\n")}\n`);
+    return;
+  }
+  if (mode === "csv") {
+    out.write(csv(view));
+    return;
+  }
+  // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
+  out.write(human(view, mode, createPaint(out.color)));
+}

@@ -1,0 +1,9 @@
+// The two files of undici that src/client/undici-parts.ts loads directly (typed there).
+declare module "undici/lib/dispatcher/env-http-proxy-agent.js" {
+  const EnvHttpProxyAgent: unknown;
+  export default EnvHttpProxyAgent;
+}
+declare module "undici/lib/api/api-request.js" {
+  const request: unknown;
+  export default request;
+}

@@ -1,0 +1,141 @@
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+const template = JSON.parse(
+  readFileSync(new URL("../../examples/template.json", import.meta.url), "utf8"),
+) as Record<string, unknown>;
+
+/** Sends raw bytes to the listening service and returns what it answered. */
+function raw(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    socket.write(request);
+  });
+}
+
+function envelopeOf(answer: string) {
+  const [head = "", body = ""] = answer.split("\r\n\r\n");
+  return { head, body: JSON.parse(body) as Record<string, unknown> };
+}
+
+describe("HTTP edges", () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => t.close());
+
+  it("takes a POST with Content-Type: application/json and no body as one without a body", async () => {
+    const ws = await t.createWorkspace();
+    const created = await t.request("POST", `/api/v1/workspaces/${ws}/templates`, {
+      body: { ...template, draft: true },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = (created.json() as { data: { id: string } }).data.id;
+    const submitted = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/workspaces/${ws}/templates/${id}/submit`,
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
+    });
+    expect(submitted.statusCode, submitted.body).toBe(200);
+  });
+
+  it("refuses invalid UTF-8 inside a JSON string (400 invalid_json) and stores nothing", async () => {
+    const before = await t.request("GET", "/api/v1/workspaces");
+    const bytes = Buffer.concat([
+      Buffer.from('{"name":"Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('","contact_email":"x@example.test","send_invitation":false}'),
+    ]);
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/workspaces",
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
+      payload: bytes,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: "error", error_code: "invalid_json" });
+    expect(res.json().message).toContain("UTF-8");
+    const after = await t.request("GET", "/api/v1/workspaces");
+    expect(after.json().data).toHaveLength(before.json().data.length);
+  });
+
+  it("answers headers over 16 KB with 431 in the error envelope, with an X-Request-Id", async () => {
+    const answer = await raw(
+      port,
+      `GET /api/v1/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    const { head, body } = envelopeOf(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(body).toMatchObject({ status: "error", error_code: "headers_too_large" });
+  });
+
+  it("answers a request Node cannot parse with 400 bad_request in the envelope", async () => {
+    const answer = await raw(port, "GET /api/v1/plans HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n");
+    const { head, body } = envelopeOf(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(body).toMatchObject({ status: "error", error_code: "bad_request" });
+  });
+
+  it("answers 2,000 headers with the envelope too", async () => {
+    const headers = Array.from({ length: 2000 }, (_, i) => `X-H${i}: ${i}\r\n`).join("");
+    const answer = await raw(port, `GET /api/v1/plans HTTP/1.1\r\nHost: x\r\n${headers}\r\n`);
+    const { head, body } = envelopeOf(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(body).toMatchObject({ status: "error" });
+  });
+});
+
+describe("campaign input messages", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const create = async (extra: Record<string, unknown>) => {
+    const ws = await t.createWorkspace();
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/campaigns`, {
+      body: {
+        name: "Spring",
+        channel_id: "ch_x",
+        template_name: "t",
+        template_language: "en",
+        ...extra,
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    return res.json() as { details: { field: string; message: string }[] };
+  };
+
+  it("says scheduled_at needs an offset when it has none", async () => {
+    const body = await create({ audience: { all: true }, scheduled_at: "2026-12-01T09:00:00" });
+    expect(body.details).toContainEqual({
+      field: "scheduled_at",
+      message: expect.stringContaining("needs a time-zone offset"),
+    });
+  });
+
+  it("names the three forms of an audience when none fits", async () => {
+    const body = await create({ audience: { everyone: true } });
+    const detail = body.details.find((d) => d.field === "audience");
+    expect(detail?.message).toContain('{"all": true}');
+    expect(detail?.message).toContain('{"tags"');
+    expect(detail?.message).toContain('{"contact_ids"');
+  });
+});

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingPeriods } from "../../src/contract/vocabulary.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+interface Doc {
+  info: { description: string };
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; schema: { enum?: string[] } }[];
+        responses: Record<string, { description: string }>;
+      }
+    >
+  >;
+  components: { schemas: Record<string, unknown> };
+}
+
+describe("the OpenAPI document", () => {
+  let t: TestApp;
+  let doc: Doc;
+  beforeAll(async () => {
+    t = await startTestApp();
+    doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json() as Doc;
+  });
+  afterAll(() => t.close());
+
+  it("describes every response in words, never as 'Default Response'", () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          expect(response.description, `${method} ${path} ${status}`).not.toBe("Default Response");
+          expect(response.description.length).toBeGreaterThan(3);
+        }
+      }
+    }
+  });
+
+  it("offers billing_period as an enum of the five periods", () => {
+    const param = doc.paths["/api/v1/plans"]?.get?.parameters?.find(
+      (p) => p.name === "billing_period",
+    );
+    expect(param?.schema.enum).toEqual([...billingPeriods]);
+  });
+
+  it("names no schema …Input unless a request uses it", () => {
+    const text = JSON.stringify(doc.paths);
+    for (const name of Object.keys(doc.components.schemas).filter((n) => n.endsWith("Input"))) {
+      expect(text, name).toContain(`#/components/schemas/${name}"`);
+    }
+    expect(Object.keys(doc.components.schemas)).not.toContain("ErrorBodyInput");
+  });
+
+  it("escapes <token> in the description that /docs renders as HTML", () => {
+    expect(doc.info.description).toContain("Bearer &lt;token&gt;");
+  });
+
+  it("serves /docs without fastify's logo or Swagger's top bar", async () => {
+    const init = await t.app.inject({ method: "GET", url: "/docs/static/swagger-initializer.js" });
+    expect(init.body).not.toContain(
+      (await import("node:fs"))
+        .readFileSync("node_modules/@fastify/swagger-ui/static/logo.svg")
+        .toString("base64")
+        .slice(0, 40),
+    );
+    const index = await t.app.inject({ method: "GET", url: "/docs" });
+    expect(index.body).toContain("reseller.css");
+    const css = await t.app.inject({ method: "GET", url: "/docs/static/theme/reseller.css" });
+    expect(css.body).toContain(".topbar { display: none; }");
+  });
+});
