@@ -5,6 +5,10 @@
  */
 export const errorCatalogue = {
   invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  bad_request: {
+    status: 400,
+    message: "The request is not valid HTTP (for example, too many headers or a malformed line).",
+  },
   invalid_url: {
     status: 400,
     message: "The URL's path does not decode: check its percent-escapes (%XX).",
@@ -14,6 +18,11 @@ export const errorCatalogue = {
     message: "A valid bearer token is required: send 'Authorization: Bearer <token>'.",
   },
   insufficient_scope: { status: 403, message: "The token lacks the scope this endpoint needs." },
+  webhook_verification_failed: {
+    status: 403,
+    message:
+      "Webhook verification needs hub.mode=subscribe and the hub.verify_token set in RESELLER_WHATSAPP_VERIFY_TOKEN.",
+  },
   not_found: { status: 404, message: "No such resource." },
   method_not_allowed: { status: 405, message: "This path does not accept that method." },
   campaign_not_draft: { status: 409, message: "Only a campaign in draft can be launched." },
@@ -21,6 +30,11 @@ export const errorCatalogue = {
     status: 409,
     message:
       "Only a rejected or draft template can be deleted through the API; manage approved, pending or paused templates in the workspace dashboard.",
+  },
+  campaign_state_conflict: {
+    status: 409,
+    message:
+      "The campaign's status does not allow that move: pause a running or scheduled campaign, resume a paused one, cancel one that has not ended.",
   },
   template_exists: {
     status: 409,
@@ -54,6 +68,10 @@ export const errorCatalogue = {
       "The first request with this Idempotency-Key created a secret, which is shown only once and never stored; if its response was lost, revoke what it created and create it again with a new key.",
   },
   payload_too_large: { status: 413, message: "The request body is larger than allowed." },
+  headers_too_large: {
+    status: 431,
+    message: "The request's headers are larger than the service accepts (16 KB in all).",
+  },
   unsupported_media_type: {
     status: 415,
     message: "Send the request body as JSON with 'Content-Type: application/json'.",

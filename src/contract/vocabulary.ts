@@ -21,8 +21,42 @@ export const scopes = [
   "campaigns:write",
   "templates:read",
   "templates:write",
+  "webhooks:read",
+  "webhooks:write",
 ] as const;
 export type Scope = (typeof scopes)[number];
+
+/** Every type of event the service records and pushes to webhook endpoints. */
+export const eventTypes = [
+  "workspace.created",
+  "workspace.updated",
+  "contact_import.completed",
+  "contact_import.failed",
+  "contact.opted_out",
+  "contact.opted_in",
+  "template.status_changed",
+  "channel.connected",
+  "channel.disconnected",
+  "campaign.started",
+  "campaign.completed",
+  "campaign.failed",
+  "campaign.paused",
+  "campaign.cancelled",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/**
+ * A comma-separated list of event types as the stream's `types` and `listen --events` take it,
+ * split and trimmed (empty items dropped), with the items that are no event type apart.
+ */
+export function splitEventTypes(text: string): { types: string[]; unknown: string[] } {
+  const types = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const unknown = types.filter((t) => !(eventTypes as readonly string[]).includes(t));
+  return { types, unknown };
+}
 
 /** Every status a workspace can be in. */
 export const workspaceStatuses = ["active", "trial", "suspended", "archived"] as const;
@@ -41,7 +75,14 @@ export const duplicateHandlings = ["update", "skip"] as const;
 export const importStatuses = ["queued", "processing", "completed", "failed"] as const;
 
 /** Every status a message template can be in, draft included. */
-export const templateStatuses = ["draft", "pending", "approved", "rejected", "paused"] as const;
+export const templateStatuses = [
+  "draft",
+  "pending",
+  "approved",
+  "rejected",
+  "paused",
+  "disabled",
+] as const;
 
 /** Message template categories, as the wire spells them (WhatsApp's upper-case forms are accepted on input). */
 export const templateCategories = ["marketing", "utility", "authentication"] as const;
@@ -62,7 +103,15 @@ export type TemplateRejectionReason = (typeof templateRejectionReasons)[number];
 export const templateReviewDecisions = ["approve", "reject", "pause"] as const;
 
 /** Every status a campaign can be in. */
-export const campaignStatuses = ["draft", "scheduled", "running", "completed", "failed"] as const;
+export const campaignStatuses = [
+  "draft",
+  "scheduled",
+  "running",
+  "paused",
+  "completed",
+  "failed",
+  "cancelled",
+] as const;
 
 /** The page size every list uses unless asked otherwise, and the most it answers at once. */
 export const paging = { defaultPerPage: 20, maxPerPage: 100 } as const;

@@ -5,25 +5,48 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import type { App } from "./app-types.js";
-import { type AppConfig, defaultReviewDelayMs, defaultThroughput } from "./config.js";
+import {
+  type AppConfig,
+  defaultReviewDelayMs,
+  defaultThroughput,
+  defaultWhatsappSyncMs,
+} from "./config.js";
 import { newRequestId } from "./domain/ids.js";
+import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
 import { jobHandlers } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
+import { WhatsappCloudProvider } from "./messaging/cloud-provider.js";
+import { defaultGraphUrl, GraphClient } from "./messaging/graph-client.js";
+import { messagingProviders } from "./messaging/provider-routing.js";
+import { secretBoxFromKey } from "./messaging/token-crypto.js";
 import { installAuthentication } from "./plugins/authentication.js";
-import { frameworkErrors, installErrorHandling } from "./plugins/error-handling.js";
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  installErrorHandling,
+} from "./plugins/error-handling.js";
 import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
-import { installRateLimiting } from "./plugins/rate-limiting.js";
+import { rateLimitMeter } from "./plugins/rate-limiting.js";
 import { installRequestLogging } from "./plugins/request-logging.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { channelRoutes } from "./routes/channels.js";
 import { contactImportRoutes } from "./routes/contact-imports.js";
 import { contactRoutes } from "./routes/contacts.js";
+import { dashboardRoutes } from "./routes/dashboard.js";
+import { eventRoutes } from "./routes/events.js";
+import { healthRoutes } from "./routes/health.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { outboxRoutes } from "./routes/outbox.js";
 import { planRoutes } from "./routes/plans.js";
+import { registerRoutes } from "./routes/register.js";
 import { sandboxInboundRoutes } from "./routes/sandbox-inbound.js";
 import { templateRoutes } from "./routes/templates.js";
 import { tokenRoutes } from "./routes/tokens.js";
+import { usageRoutes } from "./routes/usage.js";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
+import { whatsappWebhookRoutes } from "./routes/whatsapp-webhooks.js";
 import { workspaceTokenRoutes } from "./routes/workspace-tokens.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
@@ -44,6 +67,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     bodyLimit: bodyLimitBytes,
     return503OnClosing: true,
     frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -51,14 +75,40 @@ export async function buildApp(config: AppConfig): Promise<App> {
   const db = config.database.db;
   installErrorHandling(app);
   installRequestLogging(app);
-  installAuthentication(app, { db, clock: config.clock });
-  await installRateLimiting(app, config.rateLimit);
+  // Rate limiting counts each request once authentication has resolved its token.
+  const meter = rateLimitMeter(app, config.rateLimit, { db, clock: config.clock });
+  installAuthentication(app, { db, clock: config.clock, meter });
   // After authentication (keys are per token) and before every route, so each POST gets it.
   installIdempotency(app, { db, clock: config.clock });
   await installOpenApi(app);
 
   let runner: JobRunner | undefined;
+  const whatsapp = config.whatsapp ?? {};
+  const cloud = new WhatsappCloudProvider({
+    db,
+    clock: config.clock,
+    graph: new GraphClient({
+      baseUrl: whatsapp.graphUrl ?? defaultGraphUrl,
+      timeoutMs: whatsapp.graphTimeoutMs,
+    }),
+    secrets: whatsapp.secretKey ? secretBoxFromKey(whatsapp.secretKey) : null,
+    recheckMs: whatsapp.syncIntervalMs ?? defaultWhatsappSyncMs,
+  });
   const sandboxTiming = config.sandboxTiming ?? defaultSandboxTiming;
+  const messaging = messagingProviders({
+    db,
+    cloud,
+    sandbox: sandboxMessagingProvider({
+      reviewDelayMs: config.reviewDelayMs ?? defaultReviewDelayMs,
+      sender: sandboxSender({
+        db,
+        sqlite: config.database.sqlite,
+        clock: config.clock,
+        timing: sandboxTiming,
+        scheduleReports: (at) => scheduleSandboxReports(db, services.jobs, at),
+      }),
+    }),
+  });
   const services: Services = {
     db,
     sqlite: config.database.sqlite,
@@ -66,18 +116,16 @@ export async function buildApp(config: AppConfig): Promise<App> {
     publicUrl: config.publicUrl,
     mailer: config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null),
     jobs: jobScheduler(config.clock, () => runner),
-    messaging: sandboxMessagingProvider({
-      reviewDelayMs: config.reviewDelayMs ?? defaultReviewDelayMs,
-    }),
-    sender: sandboxSender({
-      db,
-      sqlite: config.database.sqlite,
-      clock: config.clock,
-      timing: sandboxTiming,
-      scheduleReports: (at) => scheduleSandboxReports(db, services.jobs, at),
-    }),
+    messaging,
+    sender: messaging.sender,
     throughput: config.throughput ?? defaultThroughput,
     sandboxTiming,
+    whatsapp: {
+      appSecret: whatsapp.appSecret ?? null,
+      verifyToken: whatsapp.verifyToken ?? null,
+      syncIntervalMs: whatsapp.syncIntervalMs ?? defaultWhatsappSyncMs,
+    },
+    webhooks: { ...defaultWebhookSettings, ...config.webhooks },
   };
   runner = new JobRunner({
     db,
@@ -93,6 +141,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
   app.decorate("jobs", runner);
   // Handlers get the chance to checkpoint before the database closes.
   app.addHook("onClose", () => runner?.stop());
+  healthRoutes(app, { db });
   planRoutes(app, { db, publicUrl: config.publicUrl });
   tokenRoutes(app, services);
   workspaceRoutes(app, services);
@@ -102,6 +151,14 @@ export async function buildApp(config: AppConfig): Promise<App> {
   templateRoutes(app, services);
   channelRoutes(app, services);
   campaignRoutes(app, services);
+  webhookEndpointRoutes(app, { ...services, blockPrivateWebhooks: services.webhooks.blockPrivate });
+  eventRoutes(app, services);
+  usageRoutes(app, services);
   sandboxInboundRoutes(app, services);
+  whatsappWebhookRoutes(app, services);
+  jobRoutes(app, services);
+  outboxRoutes(app, services);
+  dashboardRoutes(app, services);
+  registerRoutes(app, services, { publicSignup: config.publicSignup ?? true });
   return app;
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { DatabaseHandle } from "./db/database.js";
 import type { Clock } from "./domain/clock.js";
 import type { Mailer } from "./domain/outbox.js";
+import type { WebhookSettings } from "./domain/webhook-delivery.js";
 import type { JobRunnerOptions } from "./jobs/job-runner.js";
 import type { SmtpSettings } from "./mail/smtp-mailer.js";
 import type { SandboxTiming } from "./sandbox/sandbox-sender.js";
@@ -31,8 +32,14 @@ export interface AppConfig {
   jobs?: Pick<JobRunnerOptions, "leaseMs" | "pollMs" | "concurrency">;
   /** A pino logger for the one JSON line per request; omitted in tests. */
   logger?: FastifyBaseLogger;
+  /** Webhook deliveries: retry base, private-address guard, answer timeout (defaults suit production). */
+  webhooks?: Partial<WebhookSettings> | undefined;
   /** Sandbox operator: how long after submission a template is reviewed (default 5 s; 0 at once). */
   reviewDelayMs?: number | undefined;
+  /** The WhatsApp Cloud API provider: Graph base URL, secrets from the environment, timings. */
+  whatsapp?: WhatsappSettings | undefined;
+  /** Whether `/register` takes sign-ups from the public (`serve --no-public-signup`: false). */
+  publicSignup?: boolean | undefined;
 }
 
 /** `serve --review-delay` default: the sandbox reviews a submitted template after 5 seconds. */
@@ -57,3 +64,22 @@ export function parseRateLimit(text: string): RateLimit {
 
 /** WhatsApp's default throughput per sending number, in messages per second. */
 export const defaultThroughput = 80;
+
+/** The WhatsApp Cloud API settings of `serve` (flags and RESELLER_* environment variables). */
+export interface WhatsappSettings {
+  /** `serve --graph-url`; default Meta's Graph API with the pinned version. */
+  graphUrl?: string | undefined;
+  /** RESELLER_SECRET_KEY: 32 bytes, base64; seals channel access tokens. */
+  secretKey?: string | undefined;
+  /** RESELLER_WHATSAPP_APP_SECRET: checks webhook signatures. */
+  appSecret?: string | undefined;
+  /** RESELLER_WHATSAPP_VERIFY_TOKEN: answers Meta's webhook verification. */
+  verifyToken?: string | undefined;
+  /** How often templates are synced and unknown outcomes expired (default 15 minutes). */
+  syncIntervalMs?: number | undefined;
+  /** Time limit of one Graph API call (default 15 s). */
+  graphTimeoutMs?: number | undefined;
+}
+
+/** How often the WhatsApp template sync runs: 15 minutes. */
+export const defaultWhatsappSyncMs = 15 * 60 * 1000;

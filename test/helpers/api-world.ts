@@ -41,6 +41,7 @@ const owner = {
   channelName: "Victim main line",
   template: "victim_news_letter",
   campaign: "Victim spring campaign",
+  webhookUrl: "https://crm.victim-bakery.test/hooks",
 };
 
 async function ok(
@@ -129,6 +130,32 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     name: "victim deploy key",
     scopes: ["plans:read"],
   });
+  // Webhooks, events and campaign control (pause, resume, cancel) and archiving.
+  const webhookEndpoint = await ok(t, "POST", "/api/v1/webhook-endpoints", {
+    url: owner.webhookUrl,
+  });
+  const endpointToDelete = await ok(t, "POST", "/api/v1/webhook-endpoints", {
+    url: `${owner.webhookUrl}/old`,
+  });
+  const workspaceToArchive = await t.createWorkspace({
+    name: "Victim Bakery archive",
+    contact_email: owner.email,
+  });
+  const launched = async (name: string) => {
+    const created = await ok(t, "POST", `${ws}/campaigns`, { ...campaignBody, name });
+    await ok(t, "POST", `${ws}/campaigns/${created.id}/launch`);
+    return created;
+  };
+  const campaignToPause = await launched("Victim pause campaign");
+  const campaignToResume = await launched("Victim resume campaign");
+  await ok(t, "POST", `${ws}/campaigns/${campaignToResume.id}/pause`);
+  const campaignToCancel = await ok(t, "POST", `${ws}/campaigns`, {
+    ...campaignBody,
+    name: "Victim cancel campaign",
+  });
+  const events = (await t.request("GET", `/api/v1/events?workspace_id=${workspaceId}`)).json()
+    .data as { id: string }[];
+  const eventId = events[0]?.id ?? "";
 
   const ids: Record<string, string> = {
     contact_id: contact.id,
@@ -136,6 +163,7 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     template_id: template.id,
     campaign_id: campaign.id,
     token_id: workspaceToken.id,
+    channel_id: channel.id,
   };
   /** Path parameters an owner's request of this operation uses up get a resource of their own. */
   const consumed: Record<string, Record<string, string>> = {
@@ -143,6 +171,11 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     deleteTemplate: { template_id: draftToDelete.id },
     reviewTemplate: { template_id: pendingToReview.id },
     launchCampaign: { campaign_id: campaignToLaunch.id },
+    pauseCampaign: { campaign_id: campaignToPause.id },
+    resumeCampaign: { campaign_id: campaignToResume.id },
+    cancelCampaign: { campaign_id: campaignToCancel.id },
+    archiveWorkspace: { id: workspaceToArchive },
+    deleteWebhookEndpoint: { id: endpointToDelete.id },
   };
   /** Valid bodies by operation; others get one built from the document by the caller. */
   const bodies: Record<string, unknown> = {
@@ -159,6 +192,9 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     createCampaign: { ...campaignBody, name: "Victim autumn campaign" },
     previewCampaign: campaignBody,
     simulateInboundMessage: { workspace_id: workspaceId, from: owner.phone, text: "hello" },
+    createWebhookEndpoint: { url: "https://crm.example.test/hooks" },
+    updateWebhookEndpoint: { description: "Victim CRM" },
+    redeliverEvent: {},
   };
 
   const worldIds = [
@@ -174,6 +210,13 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     draftToDelete.id,
     pendingToReview.id,
     campaignToLaunch.id,
+    webhookEndpoint.id,
+    endpointToDelete.id,
+    workspaceToArchive,
+    campaignToPause.id,
+    campaignToResume.id,
+    campaignToCancel.id,
+    eventId,
   ];
   const secrets = [
     ...worldIds,
@@ -190,6 +233,7 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
     owner.campaign,
     "victim pricing page",
     "victim deploy key",
+    owner.webhookUrl,
   ];
 
   return {
@@ -209,7 +253,11 @@ export async function buildApiWorld(t: TestApp): Promise<ApiWorld> {
           ? planId
           : path.startsWith("/api/v1/tokens/")
             ? resellerToken.id
-            : workspaceId,
+            : path.startsWith("/api/v1/webhook-endpoints/")
+              ? webhookEndpoint.id
+              : path.startsWith("/api/v1/events/")
+                ? eventId
+                : workspaceId,
         ...(operationId === "revokeWorkspaceToken" ? { token_id: workspaceToken.id } : {}),
         ...(operationId ? consumed[operationId] : {}),
       };

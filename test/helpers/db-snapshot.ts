@@ -2,13 +2,19 @@ import { createHash } from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
 
 /**
+ * Tables any request may write, refused or not: stored Idempotency-Key answers (4xx answers
+ * too), rate limit counts (refused requests count) and instance heartbeats.
+ */
+const bookkeeping = ["idempotency_keys", "rate_limit_buckets", "instances"];
+
+/**
  * What a refused request must leave alone: the row count and a hash of the rows of every table,
  * except those given (bookkeeping such as stored Idempotency-Key answers, which legitimately
  * record 4xx answers too). FTS shadow tables are covered through their content.
  */
 export function tableSnapshot(
   sqlite: BetterSqlite3.Database,
-  ignore: readonly string[] = ["idempotency_keys"],
+  ignore: readonly string[] = bookkeeping,
 ): Record<string, string> {
   const tables = sqlite
     .prepare(
@@ -55,7 +61,7 @@ export function snapshotChanges(
  */
 export function writeCounter(
   sqlite: BetterSqlite3.Database,
-  ignore: readonly string[] = ["idempotency_keys"],
+  ignore: readonly string[] = bookkeeping,
 ): () => number {
   const tables = sqlite
     .prepare(

@@ -13,13 +13,15 @@ export interface ServedService {
   process: ResultPromise;
   /** Everything the service wrote to stderr so far. */
   stderr(): string;
+  /** Everything the service wrote to stdout (its log lines) so far. */
+  stdout(): string;
   /** SIGTERM, then waits for a clean exit. */
   stop(): Promise<{ exitCode: number | undefined; stderr: string }>;
 }
 
 /** Starts the built `reseller serve` on a free port with a fresh database, as a user would. */
 export async function startServe(
-  options: { args?: string[]; dbFile?: string; token?: string } = {},
+  options: { args?: string[]; dbFile?: string; token?: string; env?: Record<string, string> } = {},
 ): Promise<ServedService> {
   const dir = mkdtempSync(join(tmpdir(), "reseller-e2e-"));
   const dbFile = options.dbFile ?? join(dir, "reseller.db");
@@ -38,12 +40,16 @@ export async function startServe(
       ...(options.args ?? []),
     ],
     {
-      env: { RESELLER_BOOTSTRAP_TOKEN: token, NODE_EXTRA_CA_CERTS: "" },
+      env: { RESELLER_BOOTSTRAP_TOKEN: token, NODE_EXTRA_CA_CERTS: "", ...options.env },
       reject: false,
       buffer: false,
     },
   );
   let stderr = "";
+  let stdout = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${stderr}`)), 20_000);
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -63,6 +69,7 @@ export async function startServe(
     dir,
     process: child,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop: async () => {
       child.kill("SIGTERM");
       const result = await child;

@@ -1,9 +1,14 @@
-import type { LightMyRequestResponse } from "fastify";
+import type { FastifyBaseLogger, LightMyRequestResponse } from "fastify";
 import type { Scope } from "../../src/contract/scopes.js";
 import { buildApp } from "../../src/service/app.js";
 import type { App } from "../../src/service/app-types.js";
 import { bootstrap } from "../../src/service/bootstrap.js";
-import { defaultRateLimit, type RateLimit } from "../../src/service/config.js";
+import {
+  type AppConfig,
+  defaultRateLimit,
+  type RateLimit,
+  type WhatsappSettings,
+} from "../../src/service/config.js";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import type { Clock } from "../../src/service/domain/clock.js";
 import type { Mailer, OutgoingMail } from "../../src/service/domain/outbox.js";
@@ -57,6 +62,12 @@ export async function startTestApp(
     mailer?: Mailer;
     throughput?: number;
     sandboxTiming?: SandboxTiming;
+    /** WhatsApp Cloud API settings (Graph URL, secrets): the fake Graph tests pass them. */
+    whatsapp?: WhatsappSettings;
+    /** A pino logger, for tests that read the service's log lines. */
+    logger?: FastifyBaseLogger;
+    /** Webhook delivery settings (retry base, private-address guard, timeout). */
+    webhooks?: AppConfig["webhooks"];
   } = {},
 ): Promise<TestApp> {
   const database = await openDatabase(":memory:");
@@ -70,6 +81,9 @@ export async function startTestApp(
     mailer: options.mailer,
     throughput: options.throughput ?? 0,
     sandboxTiming: options.sandboxTiming,
+    whatsapp: options.whatsapp,
+    webhooks: options.webhooks,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   await app.ready();
   // Every answer is checked against the OpenAPI document the service serves.

@@ -1,11 +1,19 @@
 import type { Generated } from "kysely";
 import type { CampaignTables } from "./tables/campaigns.js";
 import type { ContactTables } from "./tables/contacts.js";
+import type { EventTables } from "./tables/events.js";
 import type { JobTables } from "./tables/jobs.js";
+import type { PlatformTables } from "./tables/platform.js";
 import type { TemplateTables } from "./tables/templates.js";
 
 /** Tables as Kysely sees them. Booleans are 0/1 and JSON is text, so the SQL stays portable. */
-export interface Database extends JobTables, TemplateTables, CampaignTables, ContactTables {
+export interface Database
+  extends JobTables,
+    TemplateTables,
+    CampaignTables,
+    ContactTables,
+    EventTables,
+    PlatformTables {
   resellers: ResellerTable;
   tokens: TokenTable;
   plans: PlanTable;
@@ -65,6 +73,8 @@ export interface WorkspaceTable {
   /** One of the contract's workspace statuses. */
   status: string;
   trial_ends_at: string | null;
+  /** Why the service suspended it (`trial_ended`); null when active or suspended by the reseller. */
+  suspended_reason: string | null;
   /** When the invitation reached the outbox or the SMTP server; null when not sent. */
   invitation_sent_at: string | null;
   created_at: string;

@@ -5,6 +5,12 @@ import * as jobs from "./0003-jobs.js";
 import * as contacts from "./0004-contacts.js";
 import * as templates from "./0005-templates.js";
 import * as campaigns from "./0006-campaigns.js";
+import * as contactBulkWrites from "./0007-contact-bulk-writes.js";
+import * as whatsappCloud from "./0008-whatsapp-cloud.js";
+import * as eventsWebhooksLifecycle from "./0009-events-webhooks-lifecycle.js";
+import * as instancesAndRateLimits from "./0010-instances-and-rate-limits.js";
+import * as csvImportOptions from "./0012-csv-import-options.js";
+import * as contactSearchPrefixes from "./0013-contact-search-prefixes.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -17,6 +23,12 @@ const migrations: Record<string, Migration> = {
   "0004-contacts": contacts,
   "0005-templates": templates,
   "0006-campaigns": campaigns,
+  "0007-contact-bulk-writes": contactBulkWrites,
+  "0008-whatsapp-cloud": whatsappCloud,
+  "0009-events-webhooks-lifecycle": eventsWebhooksLifecycle,
+  "0010-instances-and-rate-limits": instancesAndRateLimits,
+  "0012-csv-import-options": csvImportOptions,
+  "0013-contact-search-prefixes": contactSearchPrefixes,
 };
 
 export const migrationProvider: MigrationProvider = {
