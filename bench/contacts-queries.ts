@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import autocannon from "autocannon";
 import { Agent, request } from "undici";
 import { bootstrap } from "../src/service/bootstrap.js";
 import { openDatabase } from "../src/service/db/database.js";
@@ -9,12 +10,14 @@ import { systemClock } from "../src/service/domain/clock.js";
 import { importBatchRows } from "../src/service/domain/contact-imports.js";
 import { ContactWriter } from "../src/service/domain/contact-store.js";
 import { generatedContact } from "./contacts-data.js";
-import { bin, cleanEnv, percentile, stop, waitForLine } from "./support.js";
+import { bin, cleanEnv, percentile, root, stop, waitForLine } from "./support.js";
 
 const token = "rsk_bench_token_000000000001";
+/** A workspace id of the real shape (`ws_` and a ULID): search terms carry it as their prefix. */
+const workspaceId = "ws_01jd7x3k9m2p4q6r8s0t1v3w5y";
 
 /** A database with one workspace of `rows` generated contacts, written with the import's upserts. */
-async function filledDatabase(file: string, rows: number): Promise<string> {
+export async function filledDatabase(file: string, rows: number): Promise<string> {
   const handle = await openDatabase(file);
   try {
     await bootstrap(handle.db, systemClock, { bootstrapToken: token });
@@ -23,13 +26,13 @@ async function filledDatabase(file: string, rows: number): Promise<string> {
     sqlite
       .prepare(
         `INSERT INTO workspaces (id, reseller_id, name, contact_email, plan_id, status, created_at, updated_at)
-         VALUES ('ws_bench', ?, 'Bench', 'bench@example.test', NULL, 'active', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+         VALUES (?, ?, 'Bench', 'bench@example.test', NULL, 'active', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
       )
-      .run(reseller.id);
+      .run(workspaceId, reseller.id);
     const context = { now: "2026-11-22T09:30:00Z", source: "import:imp_bench" };
     for (let start = 0; start < rows; start += importBatchRows) {
       sqlite.transaction(() => {
-        const writer = new ContactWriter(sqlite, "ws_bench");
+        const writer = new ContactWriter(sqlite, workspaceId, { batch: true });
         for (let i = start; i < Math.min(rows, start + importBatchRows); i++) {
           const c = generatedContact(i);
           writer.create(
@@ -45,9 +48,10 @@ async function filledDatabase(file: string, rows: number): Promise<string> {
             context,
           );
         }
+        writer.flush();
       })();
     }
-    return "ws_bench";
+    return workspaceId;
   } finally {
     await handle.close();
   }
@@ -82,6 +86,43 @@ async function timed(
 let lastBody = "";
 
 const round = (n: number) => Number(n.toFixed(2));
+
+/**
+ * Requests per second of a 20-row contacts page (auth, rate limit, query, serialisation)
+ * against bare fastify answering a body of the same size, 10 connections for 5 s each.
+ */
+async function pageThroughput(url: string, base: string) {
+  const path = `${base}?per_page=20`;
+  const body = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } }).then(
+    (r) => r.text(),
+  );
+  const bare = spawn(
+    process.execPath,
+    [join(root, "node_modules", "tsx", "dist", "cli.mjs"), join(root, "bench", "bare-server.ts")],
+    { env: cleanEnv({ BARE_BODY: body }), stdio: ["ignore", "ignore", "pipe"] },
+  );
+  try {
+    const bareUrl = await waitForLine(bare, /listening on (http:\/\/\S+)/);
+    const rps = async (target: string, auth: boolean) =>
+      (
+        await autocannon({
+          url: target,
+          connections: 10,
+          duration: 5,
+          headers: auth ? { authorization: `Bearer ${token}` } : {},
+        })
+      ).requests.average;
+    const reseller = await rps(`${url}${path}`, true);
+    const bareRps = await rps(`${bareUrl}/api/v1/plans`, false);
+    return {
+      reseller: Math.round(reseller),
+      bare: Math.round(bareRps),
+      ratio: Number((reseller / bareRps).toFixed(2)),
+    };
+  } finally {
+    await stop(bare);
+  }
+}
 
 /**
  * Latency of contact list pages and searches at `rows` contacts, through the HTTP API of a real
@@ -143,25 +184,36 @@ export async function contactsQueries(rows = Number(process.env.BENCH_QUERY_ROWS
     const filtered = await timed(agent, url, () => `${base}?${filters[f++ % filters.length]}`, 200);
     const list = [...walk.ms, ...firstPages.ms, ...filtered.ms];
 
-    const searches = [
-      "anna",
+    const selective = [
       "anna schmidt",
-      "wagner",
       "lena.mueller1",
       "felix.koch120@example.com",
       "+4915110001",
       "015110001",
-      "müller",
+      "10001",
       "zoe krause",
-      "max",
     ];
+    // Each matches 2.5% to 40% of the contacts: the searches whose `total` used to cost a scan.
+    const broad = ["anna", "max", "müller", "wagner", "a", "s", "m", "k"];
     let s = 0;
-    const search = await timed(
+    const selectiveSearch = await timed(
       agent,
       url,
-      () => `${base}?search=${encodeURIComponent(searches[s++ % searches.length] ?? "")}`,
-      500,
+      () => `${base}?search=${encodeURIComponent(selective[s++ % selective.length] ?? "")}`,
+      300,
     );
+    let b = 0;
+    const broadSearch = await timed(
+      agent,
+      url,
+      () => `${base}?search=${encodeURIComponent(broad[b++ % broad.length] ?? "")}`,
+      300,
+    );
+    const search = {
+      ms: [...selectiveSearch.ms, ...broadSearch.ms],
+      non200: selectiveSearch.non200 + broadSearch.non200,
+    };
+    const page = await pageThroughput(url, base);
     return {
       name: `contact list and search latency at ${rows.toLocaleString("en-US")} contacts (HTTP, one connection)`,
       fill_rows_per_s: Math.round(rows / fillSeconds),
@@ -169,14 +221,24 @@ export async function contactsQueries(rows = Number(process.env.BENCH_QUERY_ROWS
       list_p99_ms: round(percentile(list, 99)),
       list_deep_cursor_p99_ms: round(percentile(walk.ms, 99)),
       list_filtered_p99_ms: round(percentile(filtered.ms, 99)),
-      search_p50_ms: round(percentile(search.ms, 50)),
+      list_p99_goal: "< 20",
+      search_selective_p99_ms: round(percentile(selectiveSearch.ms, 99)),
+      search_broad_p50_ms: round(percentile(broadSearch.ms, 50)),
+      search_broad_p99_ms: round(percentile(broadSearch.ms, 99)),
       search_p99_ms: round(percentile(search.ms, 99)),
+      search_p99_goal: "< 20 (broad prefixes included)",
+      page_rps: page.reseller,
+      bare_same_body_rps: page.bare,
+      page_ratio: page.ratio,
+      page_ratio_goal: ">= 0.3",
       non_200: walk.non200 + firstPages.non200 + filtered.non200 + search.non200,
-      goal: "list p99 < 20 ms, search p99 < 50 ms",
-      pass:
-        percentile(list, 99) < 20 &&
-        percentile(search.ms, 99) < 50 &&
-        walk.non200 + firstPages.non200 + filtered.non200 + search.non200 === 0,
+      note: "one run on a shared 2-core machine (other work running): figures are noisy",
+      misses: [
+        percentile(list, 99) < 20 ? null : "list p99",
+        percentile(search.ms, 99) < 20 ? null : "search p99",
+        page.ratio >= 0.3 ? null : "page ratio",
+        walk.non200 + firstPages.non200 + filtered.non200 + search.non200 === 0 ? null : "non-200",
+      ].filter((m) => m !== null),
     };
   } finally {
     await agent.close();

@@ -44,6 +44,12 @@ export const Pagination = z
     page: z.number().int().min(1),
     per_page: z.number().int().min(1),
     total: z.number().int().min(0).describe("Rows matching the filters, on every page."),
+    total_is_lower_bound: z
+      .boolean()
+      .optional()
+      .describe(
+        "Present on searches: true when more rows match than were counted, so `total` (and `total_pages`) mean at least that many, as in 1,000+; page on with `next_cursor` to see them all.",
+      ),
     total_pages: z.number().int().min(0).describe("ceil(total / per_page); 0 for an empty list."),
     next_cursor: z
       .string()

@@ -41,6 +41,13 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // Sized for bulk work (a million-contact import): SQLite's default 2 MB page cache made an
+  // import rewrite the same index pages over and over (20 GB written for a 400 MB database).
+  sqlite.pragma("cache_size = -65536");
+  sqlite.pragma("mmap_size = 268435456");
+  sqlite.pragma("temp_store = MEMORY");
+  // Fewer, larger checkpoints of the WAL during bulk writes (the default is 1,000 pages).
+  sqlite.pragma("wal_autocheckpoint = 4000");
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
   });

@@ -13,7 +13,55 @@
  * searched literally and can never make a query error.
  */
 
+import { getCountries, getCountryCallingCode } from "libphonenumber-js/max";
+
 const separators = /[^\p{L}\p{N}]+/gu;
+
+/**
+ * Letters that are not a base letter plus an accent, so FTS5's `remove_diacritics` keeps them:
+ * folded by hand, in the index and in searches alike, so `orsted` finds "Ørsted".
+ */
+const folds: Record<string, string> = {
+  ø: "o",
+  ß: "ss",
+  ł: "l",
+  æ: "ae",
+  œ: "oe",
+  đ: "d",
+  ð: "d",
+  þ: "th",
+  ı: "i",
+  ħ: "h",
+  ŧ: "t",
+  ŀ: "l",
+  ŋ: "n",
+};
+const foldable = /[øßłæœđðþıħŧŀŋ]/g;
+
+/** Lower case, with the letters above folded to their plain forms. */
+export function foldLetters(text: string): string {
+  return text.toLowerCase().replace(foldable, (letter) => folds[letter] ?? letter);
+}
+
+let callingCodes: Set<string> | null = null;
+
+/**
+ * The national significant number of an E.164 number (digits only): E.164 country codes are a
+ * prefix-free set, so the one code a number starts with is found by its first 1 to 3 digits.
+ */
+function nationalDigits(digits: string): string | null {
+  callingCodes ??= new Set(getCountries().map((country) => getCountryCallingCode(country)));
+  for (let length = 1; length <= 3; length++) {
+    if (callingCodes.has(digits.slice(0, length))) return digits.slice(length);
+  }
+  return null;
+}
+
+function reversed(text: string): string {
+  let out = "";
+  for (let i = text.length - 1; i >= 0; i--) out += text[i];
+  return out;
+}
 /** Runs of letters or of digits: `schmidt123` is indexed as `schmidt` and `123`. */
 const runs = /\p{L}+|\p{N}+/gu;
 
@@ -44,6 +92,16 @@ function joinedToken(workspaceId: string): string {
   return `j${workspaceToken(workspaceId)}`;
 }
 
+/** The prefix of a phone's digits written backwards: a prefix search on them finds last digits. */
+function suffixToken(workspaceId: string): string {
+  return `r${workspaceToken(workspaceId)}`;
+}
+
+/** The prefix of a phone's national significant number (`15112345678` for +4915112345678). */
+function nationalToken(workspaceId: string): string {
+  return `n${workspaceToken(workspaceId)}`;
+}
+
 /** The indexed text of a contact. */
 export function searchDocument(contact: {
   workspace_id: string;
@@ -54,22 +112,50 @@ export function searchDocument(contact: {
 }): { name: string; phone: string; email: string } {
   const tag = workspaceToken(contact.workspace_id);
   const joinedTag = joinedToken(contact.workspace_id);
-  const name = [contact.first_name ?? "", contact.last_name ?? ""].join(" ");
+  const name = foldLetters([contact.first_name ?? "", contact.last_name ?? ""].join(" "));
+  const email = contact.email === null ? null : foldLetters(contact.email);
   const nameTerms = words(name).map((word) => `${tag}${word}`);
   for (const chunk of name.split(/\s+/)) {
     if (words(chunk).length > 1) nameTerms.push(`${joinedTag}${compact(chunk)}`);
   }
-  const emailTerms = contact.email
-    ? [
-        ...words(contact.email).map((word) => `${tag}${word}`),
-        `${joinedTag}${compact(contact.email)}`,
-      ]
+  const emailTerms = email
+    ? [...words(email).map((word) => `${tag}${word}`), `${joinedTag}${compact(email)}`]
     : [];
+  const digits = contact.phone.replace(/\D/g, "");
+  const phoneTerms = [`${tag}${digits}`, `${suffixToken(contact.workspace_id)}${reversed(digits)}`];
+  const national = nationalDigits(digits);
+  if (national) phoneTerms.push(`${nationalToken(contact.workspace_id)}${national}`);
   return {
     name: nameTerms.join(" "),
-    phone: `${tag}${contact.phone.replace(/\D/g, "")}`,
+    phone: phoneTerms.join(" "),
     email: emailTerms.join(" "),
   };
+}
+
+/** Digits this long or longer are also searched as the end of a number. */
+const minSuffixDigits = 4;
+
+/**
+ * A search of digits: the start of the E.164 number (also written with 00 for +), or, unless the
+ * text starts with `+`, the start of its national form (with or without the trunk 0: `0151 1234`)
+ * and the number's last digits (`12345678`).
+ */
+function phoneMatch(workspaceId: string, digits: string, international: boolean): string {
+  const tag = workspaceToken(workspaceId);
+  const terms = [prefixTerm(`${tag}${digits}`)];
+  if (!international) {
+    if (digits.startsWith("00") && digits.length > 2)
+      terms.push(prefixTerm(`${tag}${digits.slice(2)}`));
+    const national = nationalToken(workspaceId);
+    terms.push(prefixTerm(`${national}${digits}`));
+    if (digits.startsWith("0") && !digits.startsWith("00") && digits.length > 1) {
+      terms.push(prefixTerm(`${national}${digits.slice(1)}`));
+    }
+    if (digits.length >= minSuffixDigits) {
+      terms.push(prefixTerm(`${suffixToken(workspaceId)}${reversed(digits)}`));
+    }
+  }
+  return terms.length === 1 ? (terms[0] ?? "") : `(${terms.join(" OR ")})`;
 }
 
 /** At most this many words of a search are used. */
@@ -88,11 +174,11 @@ function prefixTerm(text: string): string {
  * (`anna.schmidt12`) only a whole value.
  */
 export function searchMatch(workspaceId: string, text: string): string | null {
-  const trimmed = text.trim();
+  const trimmed = foldLetters(text.trim());
   const tag = workspaceToken(workspaceId);
-  if (/^[\d\s+().-]+$/.test(trimmed)) {
+  if (/^[\d\s+()./-]+$/.test(trimmed)) {
     const digits = trimmed.replace(/\D/g, "");
-    return digits === "" ? null : prefixTerm(`${tag}${digits}`);
+    return digits === "" ? null : phoneMatch(workspaceId, digits, trimmed.startsWith("+"));
   }
   const parts: string[] = [];
   for (const chunk of trimmed.split(/\s+/).slice(0, maxTerms)) {

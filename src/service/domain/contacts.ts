@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type {
   Contact,
   ContactListQuery,
+  ContactNotice,
   OptInStatus,
   Tag,
   UpdateContactBody,
@@ -15,7 +16,14 @@ import type { ContactTable } from "../db/tables/contacts.js";
 import type { Services } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { searchMatch } from "./contact-search.js";
-import { type ContactChanges, ContactWriter, isProblem } from "./contact-store.js";
+import {
+  type ContactChanges,
+  ContactWriter,
+  isProblem,
+  keepOptOut,
+  optOutKeptMessage,
+} from "./contact-store.js";
+import { recordConsentEvent } from "./events.js";
 import { enforcePlanLimit } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
@@ -26,6 +34,47 @@ export type ContactServices = Pick<Services, "db" | "sqlite" | "clock">;
 
 /** Consent times may run a little ahead of the service's clock, not more. */
 const clockSkewMs = 5 * 60 * 1000;
+
+/** Searches count their matches up to this many and then say "at least" (like "1,000+"). */
+export const searchCountBound = 1000;
+
+/** The API's fields of a contact, in its order: `text` ones are quoted, `json` ones hold JSON already. */
+const jsonFields: Array<[keyof ContactTable, "text" | "json"]> = [
+  ["id", "text"],
+  ["phone", "text"],
+  ["first_name", "text"],
+  ["last_name", "text"],
+  ["email", "text"],
+  ["tags", "json"],
+  ["custom_fields", "json"],
+  ["opt_in_status", "text"],
+  ["opt_in_source", "text"],
+  ["opted_in_at", "text"],
+  ["opted_out_at", "text"],
+  ["created_at", "text"],
+  ["updated_at", "text"],
+];
+
+/**
+ * The contact as the API shows it, as JSON text written by SQLite from the stored row: a page
+ * then costs no JavaScript object per row and no serialisation (json_quote escapes as
+ * JSON.stringify does; a NULL becomes `null`). Columns are qualified: the search joins a table
+ * with columns of the same names.
+ */
+const contactJsonSql = sql<string>`${sql.raw(
+  `'{' || ${jsonFields
+    .map(
+      ([field, kind], i) =>
+        `'${i === 0 ? "" : ","}"${field}":' || ${kind === "json" ? `"contacts"."${field}"` : `json_quote("contacts"."${field}")`}`,
+    )
+    .join(" || ")} || '}'`,
+)}`;
+
+/** A row of a contacts page: its list key and its JSON (see contactJsonSql). */
+export interface ContactPageRow {
+  seq: number;
+  json: string;
+}
 
 /** The stored row as the API shows it. */
 export function toContact(row: ContactTable): Contact {
@@ -66,7 +115,7 @@ export async function upsertContact(
   principal: Principal,
   workspaceId: string,
   body: UpsertContactBody,
-): Promise<{ contact: Contact; created: boolean }> {
+): Promise<{ contact: Contact; created: boolean; notices: ContactNotice[] }> {
   const { db, sqlite, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   const phone = checkE164(body.phone);
@@ -78,11 +127,15 @@ export async function upsertContact(
     const context = { now: isoSeconds(clock.now()), source: "api" };
     const existing = writer.byPhone(phone.e164);
     if (!existing) await enforcePlanLimit(trx, clock, workspace, "contacts", 1);
+    const consent = keepOptOut(existing, changes);
     const result = existing
-      ? writer.update(existing, changes, context)
+      ? writer.update(existing, consent.changes, context)
       : writer.create(phone.e164, changes, context);
     if (isProblem(result)) throw invalidField(result.field, result.message);
-    return { contact: toContact(result), created: !existing };
+    const contact = toContact(result);
+    await recordConsentEvent(trx, clock, workspace.id, existing?.opt_in_status ?? null, contact);
+    const notices = consent.kept ? [{ field: "opt_in_status", message: optOutKeptMessage }] : [];
+    return { contact, created: !existing, notices };
   });
 }
 
@@ -98,16 +151,28 @@ export async function updateContact(
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   refuseFutureConsent(clock, body.opted_in_at);
   const changes: ContactChanges = body;
-  return db.transaction().execute(async () => {
+  return db.transaction().execute(async (trx) => {
     const writer = new ContactWriter(sqlite, workspace.id);
     const existing = writer.byId(contactId);
     if (!existing) throw contactNotFound(contactId);
+    if (
+      existing.opt_in_status === "opted_out" &&
+      body.opt_in_status === "opted_in" &&
+      body.opt_in_source === undefined
+    ) {
+      throw invalidField(
+        "opt_in_source",
+        "is required to re-subscribe a contact who opted out: say where the new consent came from, e.g. 'signed form 2026-11-22'",
+      );
+    }
     const result = writer.update(existing, changes, {
       now: isoSeconds(clock.now()),
       source: "api",
     });
     if (isProblem(result)) throw invalidField(result.field, result.message);
-    return toContact(result);
+    const contact = toContact(result);
+    await recordConsentEvent(trx, clock, workspace.id, existing.opt_in_status, contact);
+    return contact;
   });
 }
 
@@ -138,8 +203,14 @@ async function counted(db: Db, workspaceId: string, status?: string): Promise<nu
   return Number((await query.executeTakeFirst())?.total ?? 0);
 }
 
-const emptyPage = (query: PageQuery): { data: Contact[]; meta: ListMeta } => ({
-  data: [],
+/** A page of contacts: each contact's JSON (see contactJsonSql) and the list's meta. */
+export interface ContactPage {
+  rows: ContactPageRow[];
+  meta: ListMeta;
+}
+
+const emptyPage = (query: PageQuery): ContactPage => ({
+  rows: [],
   meta: {
     pagination: {
       page: query.page,
@@ -155,31 +226,35 @@ const emptyPage = (query: PageQuery): { data: Contact[]; meta: ListMeta } => ({
  * A page of the workspace's contacts, newest first, filtered by search, tag and opt-in status.
  * Each shape of filter is read from its own index (the search index for search, the tag's
  * links for a tag, the status index for a status), and totals come from counters where one
- * filter alone is given, so a page costs the same at a million contacts as at a hundred.
+ * filter alone is given, so a page costs the same at a million contacts as at a hundred. A
+ * search counts its matches only up to `searchCountBound` (see `total_is_lower_bound`).
  */
 export async function listContacts(
   db: Db,
   principal: Principal,
   workspaceId: string,
   query: ContactListQuery,
-): Promise<{ data: Contact[]; meta: ListMeta }> {
+): Promise<ContactPage> {
   const workspace = await loadWorkspaceFor(db, principal, workspaceId);
   const search = query.search?.trim() ? query.search : undefined;
   const filters = [search, query.tag, query.opt_in_status].filter((f) => f !== undefined).length;
 
-  let tagSeq: number | undefined;
+  let tagSeqs: number[] | undefined;
   let tagCount = 0;
   if (query.tag !== undefined) {
-    const tag = await db
+    // Tags match whatever their case: `GOLD` finds contacts tagged `gold` (or `Gold`).
+    const found = await db
       .selectFrom("contact_tags")
       .select(["seq", "contact_count"])
       .where("workspace_id", "=", workspace.id)
-      .where("name", "=", query.tag.trim())
-      .executeTakeFirst();
-    if (!tag) return emptyPage(query);
-    tagSeq = tag.seq;
-    tagCount = tag.contact_count;
+      .where(sql<boolean>`name = ${query.tag.trim()} COLLATE NOCASE`)
+      .execute();
+    if (found.length === 0) return emptyPage(query);
+    tagSeqs = found.map((t) => t.seq);
+    tagCount = found.reduce((sum, t) => sum + t.contact_count, 0);
   }
+  const hasTag = (seqs: number[]) =>
+    sql<boolean>`EXISTS (SELECT 1 FROM contact_tag_links WHERE contact_tag_links.contact_seq = contacts.seq AND contact_tag_links.tag_seq IN (${sql.join(seqs)}))`;
 
   if (search !== undefined) {
     const match = searchMatch(workspace.id, search);
@@ -187,64 +262,71 @@ export async function listContacts(
     let select = db
       .selectFrom("contacts_fts")
       .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
-      .selectAll("contacts")
+      .select([contactJsonSql.as("json"), "contacts.seq"])
       .where(sql<boolean>`contacts_fts MATCH ${match}`)
       // The terms are the workspace's own already; this only guards the page itself.
       .where("contacts.workspace_id", "=", workspace.id);
     if (query.opt_in_status)
       select = select.where("contacts.opt_in_status", "=", query.opt_in_status);
-    if (tagSeq !== undefined) {
-      select = select.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom("contact_tag_links")
-            .select("contact_tag_links.tag_seq")
-            .where("contact_tag_links.tag_seq", "=", tagSeq)
-            .whereRef("contact_tag_links.contact_seq", "=", "contacts.seq"),
-        ),
-      );
-    }
+    if (tagSeqs !== undefined) select = select.where(hasTag(tagSeqs));
+    // Counted from the search index alone unless another filter needs the contact: its terms
+    // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise).
+    const matches = (
+      filters === 1
+        ? db
+            .selectFrom("contacts_fts")
+            .where(sql<boolean>`contacts_fts MATCH ${match}`)
+            .select(sql<number>`1`.as("one"))
+        : select.clearSelect().select(sql<number>`1`.as("one"))
+    ).limit(searchCountBound + 1);
+    const matched = Number(
+      (
+        await db
+          .selectFrom(matches.as("matches"))
+          .select(sql<number>`count(*)`.as("n"))
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
+    const lowerBound = matched > searchCountBound;
     const page = await paginate(select, "contacts_fts.rowid", query, {
       key: { column: "contacts_fts.rowid", of: (row) => row.seq },
-      ...(filters === 1
-        ? {
-            total: async () =>
-              Number(
-                (
-                  await db
-                    .selectFrom("contacts_fts")
-                    .select(sql<number>`count(*)`.as("n"))
-                    .where(sql<boolean>`contacts_fts MATCH ${match}`)
-                    .executeTakeFirst()
-                )?.n ?? 0,
-              ),
-          }
-        : {}),
+      total: async () => (lowerBound ? searchCountBound : matched),
     });
-    return { data: page.rows.map(toContact), meta: { pagination: page.pagination } };
+    return {
+      rows: page.rows,
+      meta: { pagination: { ...page.pagination, total_is_lower_bound: lowerBound } },
+    };
   }
 
-  if (tagSeq !== undefined) {
+  if (tagSeqs?.length === 1) {
     let select = db
       .selectFrom("contact_tag_links")
       .innerJoin("contacts", "contacts.seq", "contact_tag_links.contact_seq")
-      .selectAll("contacts")
-      .where("contact_tag_links.tag_seq", "=", tagSeq);
+      .select([contactJsonSql.as("json"), "contacts.seq"])
+      .where("contact_tag_links.tag_seq", "=", tagSeqs[0] ?? 0);
     if (query.opt_in_status)
       select = select.where("contacts.opt_in_status", "=", query.opt_in_status);
     const page = await paginate(select, "contact_tag_links.contact_seq", query, {
       key: { column: "contact_tag_links.contact_seq", of: (row) => row.seq },
       ...(filters === 1 ? { total: async () => tagCount } : {}),
     });
-    return { data: page.rows.map(toContact), meta: { pagination: page.pagination } };
+    return { rows: page.rows, meta: { pagination: page.pagination } };
   }
 
-  let select = db.selectFrom("contacts").selectAll().where("workspace_id", "=", workspace.id);
+  let select = db
+    .selectFrom("contacts")
+    .select([contactJsonSql.as("json"), "contacts.seq"])
+    .where("workspace_id", "=", workspace.id);
   if (query.opt_in_status) select = select.where("opt_in_status", "=", query.opt_in_status);
+  // Several tags differing only in case (`Gold` and `gold`): rare, read by the links of each.
+  if (tagSeqs !== undefined) select = select.where(hasTag(tagSeqs));
   const page = await paginate(select, "contacts.seq", query, {
     key: { column: "contacts.seq", of: (row) => row.seq },
-    total: () => counted(db, workspace.id, query.opt_in_status),
+    ...(tagSeqs === undefined
+      ? { total: () => counted(db, workspace.id, query.opt_in_status) }
+      : {}),
   });
-  return { data: page.rows.map(toContact), meta: { pagination: page.pagination } };
+  return { rows: page.rows, meta: { pagination: page.pagination } };
 }
 
 /** The workspace's tags that some contact has, newest first, with how many contacts have each. */

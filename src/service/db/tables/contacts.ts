@@ -7,6 +7,7 @@ export interface ContactTables {
   contacts_fts: ContactSearchTable;
   contact_imports: ContactImportTable;
   contact_import_chunks: ContactImportChunkTable;
+  contact_import_uploads: ContactImportUploadTable;
   contact_import_errors: ContactImportErrorTable;
 }
 
@@ -32,7 +33,7 @@ export interface ContactTable {
   updated_at: string;
 }
 
-/** A workspace's tags; `contact_count` is kept by triggers on contact_tag_links. */
+/** A workspace's tags; `contact_count` is kept by the contact writer (domain/contact-store.ts). */
 export interface ContactTagTable {
   seq: number;
   workspace_id: string;
@@ -46,7 +47,7 @@ export interface ContactTagLinkTable {
   contact_seq: number;
 }
 
-/** Contacts per workspace and opt-in status, kept by triggers on contacts. */
+/** Contacts per workspace and opt-in status: new ones counted by the contact writer, changes by triggers. */
 export interface ContactCountTable {
   workspace_id: string;
   opt_in_status: string;
@@ -74,8 +75,16 @@ export interface ContactImportTable {
   updated: number;
   skipped: number;
   error_count: number;
+  /** Rows saying opted_in for a contact who had opted out, who stayed opted out. */
+  opt_outs_kept: number;
   /** JSON array of header names the import does not read. */
   ignored_columns: string;
+  /** JSON object: every header name and the field it fills (null: ignored); null before 0012. */
+  mapping: string | null;
+  /** The separator the file was read with. */
+  delimiter: string;
+  /** The encoding the file was decoded from (it is stored as UTF-8). */
+  encoding: string;
   csv_bytes: number;
   failure_reason: string | null;
   created_at: string;
@@ -83,7 +92,7 @@ export interface ContactImportTable {
   finished_at: string | null;
 }
 
-/** The uploaded CSV in pieces, read in order by the import job and dropped when it ends. */
+/** Before migration 0007, the uploaded CSV (now in contact_import_uploads); stays empty. */
 export interface ContactImportChunkTable {
   import_id: string;
   seq: number;
@@ -97,4 +106,15 @@ export interface ContactImportErrorTable {
   phone: string | null;
   field: string;
   message: string;
+}
+
+/**
+ * An uploaded CSV in pieces (`upload_id` is the import's id), written while the body streams in,
+ * read in order by the import job and dropped when it ends.
+ */
+export interface ContactImportUploadTable {
+  upload_id: string;
+  seq: number;
+  data: Buffer;
+  created_at: string;
 }

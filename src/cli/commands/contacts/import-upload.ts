@@ -1,0 +1,43 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { z } from "zod";
+import type { ApiClient, ApiResponse } from "../../../client/api-client.js";
+import { ContactImportResponse } from "../../../contract/contact-imports.js";
+import type { CsvReadOptions } from "../../../contract/csv-options.js";
+import { usageError } from "../../cli-error.js";
+import { workspacePath } from "./contact-format.js";
+
+/** What an upload says besides the file. */
+export interface UploadOptions {
+  duplicateHandling?: string | undefined;
+  defaultCountry?: string | undefined;
+  /** How the file is read (contacts/import-mapping.ts): sent in the query, the mapping as JSON. */
+  csv?: CsvReadOptions | undefined;
+}
+
+/**
+ * Starts an import of a CSV file by streaming it into the request (`Content-Type: text/csv`,
+ * options in the query): the file is never read whole, so a 100 MB file costs the CLI a few
+ * megabytes of memory. Answers the queued import as the service sent it.
+ */
+export async function uploadImport(
+  client: ApiClient,
+  workspaceId: string,
+  filePath: string,
+  options: UploadOptions = {},
+): Promise<ApiResponse<z.output<typeof ContactImportResponse>>> {
+  const found = await stat(filePath).catch((error: NodeJS.ErrnoException) => {
+    throw usageError(`Cannot read '${filePath}': ${error.code ?? String(error)}.`);
+  });
+  if (!found.isFile()) throw usageError(`Cannot read '${filePath}': it is not a file.`);
+  return client.call("POST", workspacePath(workspaceId, "contacts/import"), ContactImportResponse, {
+    query: {
+      duplicate_handling: options.duplicateHandling ?? "update",
+      default_country: options.defaultCountry,
+      mapping: options.csv?.mapping === undefined ? undefined : JSON.stringify(options.csv.mapping),
+      delimiter: options.csv?.delimiter === "\t" ? "tab" : options.csv?.delimiter,
+      encoding: options.csv?.encoding,
+    },
+    upload: { contentType: "text/csv", open: () => createReadStream(filePath) },
+  });
+}

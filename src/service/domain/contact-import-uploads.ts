@@ -1,0 +1,214 @@
+import { type FileHandle, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { importLimits } from "../../contract/contact-imports.js";
+import { invalidField, ServiceError } from "./service-error.js";
+
+/**
+ * An import's CSV as it arrives: checked (size, UTF-8, rows) while the request body streams in,
+ * kept in a temporary file, and stored in the database piece by piece, each piece in its own
+ * short write, so neither the bytes nor the work of a 100 MB upload ever hold the event loop or
+ * the write lock for long.
+ */
+
+/** The CSV is stored in pieces of this size and read back one at a time. */
+export const uploadPieceBytes = 1024 * 1024;
+/** How much of the start of the file the header must fit in. */
+export const headerBytes = 65536;
+
+/** Yields to the event loop, so requests waiting behind a long piece of work are answered. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function tooLarge(bytes: number): ServiceError {
+  return new ServiceError(
+    "payload_too_large",
+    `The CSV is more than ${(bytes / 1048576).toFixed(0)} MB; an import takes at most 100 MB. Split the file.`,
+  );
+}
+
+/**
+ * Data rows by a quick scan, fed in pieces: line breaks outside quotes, not counting the header
+ * or blank lines (the same rule as countCsvRows, which reads a whole buffer).
+ */
+class RowCounter {
+  private lines = 0;
+  private quoted = false;
+  private content = false;
+
+  feed(bytes: Uint8Array): void {
+    let { lines, quoted, content } = this;
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i];
+      if (byte === 0x22) {
+        quoted = !quoted;
+        content = true;
+      } else if (!quoted && (byte === 0x0a || byte === 0x0d)) {
+        if (content) lines += 1;
+        content = false;
+      } else if (!content && byte !== 0x2c && byte !== 0x20 && byte !== 0x09) {
+        content = true;
+      }
+    }
+    this.lines = lines;
+    this.quoted = quoted;
+    this.content = content;
+  }
+
+  get rows(): number {
+    return Math.max(0, this.lines + (this.content ? 1 : 0) - 1);
+  }
+}
+
+export interface StagedFile {
+  bytes: number;
+  rows: number;
+  /** The start of the file, where the header must be. */
+  head: Buffer;
+}
+
+const statements = new WeakMap<
+  BetterSqlite3.Database,
+  { insert: BetterSqlite3.Statement; remove: BetterSqlite3.Statement }
+>();
+
+function statementsOf(sqlite: BetterSqlite3.Database) {
+  let found = statements.get(sqlite);
+  if (!found) {
+    found = {
+      insert: sqlite.prepare(
+        "INSERT INTO contact_import_uploads (upload_id, seq, data, created_at) VALUES (?, ?, ?, ?)",
+      ),
+      remove: sqlite.prepare(
+        "DELETE FROM contact_import_uploads WHERE upload_id = ? AND seq = (SELECT min(seq) FROM contact_import_uploads WHERE upload_id = ?)",
+      ),
+    };
+    statements.set(sqlite, found);
+  }
+  return found;
+}
+
+/**
+ * An upload on its way in: its bytes are checked as they arrive and written to a temporary
+ * file (no database write until the whole file is accepted, so a refused upload changes
+ * nothing), then copied into the database under `uploadId` (the import's id), a piece per turn.
+ */
+export class StagedUpload {
+  private readonly file: string;
+  private handle: FileHandle | null = null;
+  private bytes = 0;
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
+  private readonly counter = new RowCounter();
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    readonly uploadId: string,
+    private readonly now: string,
+  ) {
+    this.file = join(tmpdir(), `reseller-upload-${uploadId}.csv`);
+  }
+
+  /** Takes the next bytes of the file; a 413 once it is larger than an import takes. */
+  async push(bytes: Buffer): Promise<void> {
+    if (bytes.length === 0) return;
+    this.bytes += bytes.length;
+    if (this.bytes > importLimits.csvBytes) throw tooLarge(importLimits.csvBytes);
+    if (this.headBytes < headerBytes) {
+      this.head.push(bytes.subarray(0, headerBytes - this.headBytes));
+      this.headBytes += Math.min(bytes.length, headerBytes - this.headBytes);
+    }
+    this.checkUtf8(bytes);
+    this.counter.feed(bytes);
+    this.handle ??= await open(this.file, "w", 0o600);
+    await this.handle.write(bytes);
+  }
+
+  /** Ends the file and says what arrived (422 when empty or not UTF-8). */
+  async end(): Promise<StagedFile> {
+    await this.handle?.close();
+    this.handle = null;
+    if (this.bytes === 0) {
+      throw invalidField("csv", "is empty: the file needs a header row and data rows");
+    }
+    this.checkUtf8(undefined);
+    return { bytes: this.bytes, rows: this.counter.rows, head: Buffer.concat(this.head) };
+  }
+
+  /** Copies the accepted file into the database, a piece per short write and turn. */
+  async store(): Promise<void> {
+    const { insert } = statementsOf(this.sqlite);
+    const input = await open(this.file, "r");
+    try {
+      for (let seq = 0; ; seq++) {
+        const piece = Buffer.allocUnsafe(uploadPieceBytes);
+        const { bytesRead } = await input.read(piece, 0, uploadPieceBytes, null);
+        if (bytesRead === 0) break;
+        insert.run(this.uploadId, seq, piece.subarray(0, bytesRead), this.now);
+        await nextTurn();
+      }
+    } finally {
+      await input.close();
+    }
+  }
+
+  /** Removes the temporary file (after the upload was stored or refused). */
+  async discard(): Promise<void> {
+    await this.handle?.close().catch(() => {});
+    this.handle = null;
+    await rm(this.file, { force: true });
+  }
+
+  private checkUtf8(piece: Buffer | undefined): void {
+    try {
+      if (piece === undefined) this.utf8.decode();
+      else this.utf8.decode(piece, { stream: true });
+    } catch {
+      throw invalidField(
+        "csv",
+        "is not UTF-8 text; send its encoding (encoding: windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8",
+      );
+    }
+  }
+}
+
+/** Deletes an upload's pieces, one short write per turn. */
+export async function removeUpload(
+  sqlite: BetterSqlite3.Database,
+  uploadId: string,
+): Promise<void> {
+  const { remove } = statementsOf(sqlite);
+  while (remove.run(uploadId, uploadId).changes > 0) await nextTurn();
+}
+
+/** Base64 text is decoded this many characters at a time (a multiple of 4). */
+const base64Window = 4 * 1024 * 1024;
+const base64Pattern = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+function notBase64(): ServiceError {
+  return invalidField("csv", "is not base64: send the CSV file's bytes encoded as base64");
+}
+
+/**
+ * The bytes of a base64 text (the JSON body's `csv`), decoded a window at a time with a turn of
+ * the event loop between windows. Whitespace (line-wrapped base64) is ignored.
+ */
+export async function* base64Pieces(text: string): AsyncGenerator<Buffer> {
+  let carry = "";
+  for (let start = 0; start < text.length; start += base64Window) {
+    let window = text.slice(start, start + base64Window);
+    if (/\s/.test(window)) window = window.replace(/\s+/g, "");
+    window = carry + window;
+    const last = start + base64Window >= text.length;
+    const usable = last ? window.length : window.length - (window.length % 4);
+    carry = window.slice(usable);
+    const part = window.slice(0, usable);
+    if (!base64Pattern.test(part) || (!last && part.includes("="))) throw notBase64();
+    if (last && part.length % 4 === 1) throw notBase64();
+    yield Buffer.from(part, "base64");
+    await nextTurn();
+  }
+}

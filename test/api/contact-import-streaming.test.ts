@@ -1,0 +1,126 @@
+import { Readable } from "node:stream";
+import { Agent, request } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ContactImportResponse } from "../../src/contract/contact-imports.js";
+import { ContactListResponse } from "../../src/contract/contacts.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** A CSV of `rows` valid German mobile numbers, made as it is read (never whole in memory). */
+function csvStream(rows: number, padding = ""): Readable {
+  let i = 0;
+  return Readable.from(
+    (function* () {
+      yield "phone,first_name,custom.note\n";
+      while (i < rows) {
+        const lines: string[] = [];
+        for (let n = 0; n < 1000 && i < rows; n++, i++) {
+          lines.push(`+49151${String(10_000_000 + i)},Name${i},${padding}`);
+        }
+        yield `${lines.join("\n")}\n`;
+      }
+    })(),
+  );
+}
+
+describe("contact imports streamed as text/csv", () => {
+  let t: TestApp;
+  let ws: string;
+  let url: string;
+  let agent: Agent;
+  beforeEach(async () => {
+    agent = new Agent();
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+    url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(async () => {
+    await agent.destroy();
+    await t.close();
+  });
+
+  const upload = (body: Readable | string | Buffer, query = "") =>
+    request(`${url}/api/v1/workspaces/${ws}/contacts/import${query}`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "text/csv" },
+      body,
+    });
+
+  it("takes the file itself as the body, with the options in the query", async () => {
+    const res = await upload(
+      "phone,first_name\n0151 12345678,Anna\n",
+      "?duplicate_handling=skip&default_country=DE",
+    );
+    expect(res.statusCode).toBe(202);
+    const queued = ContactImportResponse.parse(await res.body.json()).data;
+    expect(queued).toMatchObject({
+      status: "queued",
+      total_rows: 1,
+      duplicate_handling: "skip",
+      default_country: "DE",
+    });
+    await t.runJobs();
+    const contacts = ContactListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts`)).json(),
+    );
+    expect(contacts.data.map((c) => c.phone)).toEqual(["+4915112345678"]);
+  });
+
+  it("refuses a bad option, a file without a phone column and a file that is not UTF-8 with a 422", async () => {
+    const option = await upload("phone\n+4915112345678\n", "?duplicate_handling=merge");
+    expect(option.statusCode).toBe(422);
+    expect(await option.body.text()).toContain("duplicate_handling");
+    const header = await upload("name\nAnna\n");
+    expect(header.statusCode).toBe(422);
+    expect(await header.body.text()).toContain("'phone' column");
+    const latin1 = await upload(
+      Buffer.from("phone,first_name\n+4915112345678,J\xfcrgen\n", "latin1"),
+    );
+    expect(latin1.statusCode).toBe(422);
+    expect(await latin1.body.text()).toContain("UTF-8");
+    const uploads = t.database.sqlite
+      .prepare("SELECT count(*) AS n FROM contact_import_uploads")
+      .get() as { n: number };
+    expect(uploads.n).toBe(0);
+  });
+
+  it("answers other requests in time while a 100 MB file uploads", async () => {
+    // ~100 MB: 400,000 rows of ~250 bytes.
+    const rows = 400_000;
+    const uploading = upload(csvStream(rows, "x".repeat(220)));
+    const latencies: number[] = [];
+    let done = false;
+    const polling = (async () => {
+      while (!done) {
+        const started = performance.now();
+        const res = await request(`${url}/api/v1/plans`, {
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${t.token}` },
+        });
+        await res.body.text();
+        expect(res.statusCode).toBe(200);
+        latencies.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const res = await uploading;
+    done = true;
+    await polling;
+    const body = await res.body.json();
+    expect(res.statusCode, JSON.stringify(body)).toBe(202);
+    expect(ContactImportResponse.parse(body).data.total_rows).toBe(rows);
+    expect(latencies.length).toBeGreaterThan(10);
+    // Generous for a busy shared machine; parsing the whole body at once blocked for seconds.
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+  }, 120_000);
+
+  it("refuses a file over 100 MB with a 413 and keeps none of it", async () => {
+    const res = await upload(csvStream(460_000, "x".repeat(220)));
+    expect(res.statusCode).toBe(413);
+    await res.body.text();
+    const uploads = t.database.sqlite
+      .prepare("SELECT count(*) AS n FROM contact_import_uploads")
+      .get() as { n: number };
+    expect(uploads.n).toBe(0);
+  }, 120_000);
+});

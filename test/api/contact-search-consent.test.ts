@@ -1,0 +1,189 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ContactImportResponse } from "../../src/contract/contact-imports.js";
+import { ContactListResponse, ContactResponse } from "../../src/contract/contacts.js";
+import { searchCountBound } from "../../src/service/domain/contacts.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+const anna = "+4915112345678";
+const ben = "+4915223456789";
+const carl = "+14155550123";
+
+describe("contact search as people type it", () => {
+  let t: TestApp;
+  let ws: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+    const upsert = (body: Record<string, unknown>) =>
+      t.request("POST", `/api/v1/workspaces/${ws}/contacts`, { body });
+    await upsert({ phone: anna, first_name: "Søren", last_name: "Ørsted", tags: ["gold"] });
+    await upsert({ phone: ben, first_name: "Łukasz", last_name: "Weiß" });
+    await upsert({ phone: carl, first_name: "Carl", tags: ["Silver"] });
+  });
+  afterEach(() => t.close());
+
+  async function found(query: string): Promise<string[]> {
+    const res = await t.request("GET", `/api/v1/workspaces/${ws}/contacts?${query}`);
+    expect(res.statusCode).toBe(200);
+    return ContactListResponse.parse(res.json()).data.map((c) => c.phone);
+  }
+  const search = (text: string) => found(`search=${encodeURIComponent(text)}`);
+
+  it("finds a contact by the last digits of the phone", async () => {
+    expect(await search("12345678")).toEqual([anna]);
+    expect(await search("5550123")).toEqual([carl]);
+  });
+
+  it("finds a contact by the phone's national form, with or without the trunk 0", async () => {
+    expect(await search("0151 1234")).toEqual([anna]);
+    expect(await search("0152-234")).toEqual([ben]);
+    expect(await search("(415) 555")).toEqual([carl]);
+    expect(await search("004915112")).toEqual([anna]);
+  });
+
+  it("still reads a leading + as the international form only", async () => {
+    expect(await search("+4915")).toEqual([ben, anna]);
+    expect(await search("+12345678")).toEqual([]);
+  });
+
+  it("folds ø, ß and ł to their plain forms, in the index and in the search", async () => {
+    expect(await search("orsted")).toEqual([anna]);
+    expect(await search("ørsted")).toEqual([anna]);
+    expect(await search("soren")).toEqual([anna]);
+    expect(await search("weiss")).toEqual([ben]);
+    expect(await search("weiß")).toEqual([ben]);
+    expect(await search("lukasz weiss")).toEqual([ben]);
+  });
+
+  it("matches tags whatever their case", async () => {
+    expect(await found("tag=GOLD")).toEqual([anna]);
+    expect(await found("tag=silver")).toEqual([carl]);
+  });
+});
+
+describe("search totals", () => {
+  let t: TestApp;
+  let ws: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+  });
+  afterEach(() => t.close());
+
+  it("counts matches up to the bound and then says the total is a lower bound", async () => {
+    const rows = searchCountBound + 50;
+    const lines = ["phone,first_name"];
+    for (let i = 0; i < rows; i++) lines.push(`+49151${String(10_000_000 + i)},Anna`);
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(lines.join("\n")).toString("base64") },
+    });
+    const id = ContactImportResponse.parse(res.json()).data.id;
+    await t.runJobs();
+    const done = await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${id}`);
+    expect(ContactImportResponse.parse(done.json()).data.created).toBe(rows);
+
+    const broad = ContactListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts?search=ann&per_page=100`)).json(),
+    );
+    expect(broad.meta.pagination).toMatchObject({
+      total: searchCountBound,
+      total_is_lower_bound: true,
+      total_pages: searchCountBound / 100,
+    });
+    expect(broad.meta.pagination.next_cursor).not.toBeNull();
+
+    const narrow = ContactListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts?search=4915110000001`)).json(),
+    );
+    expect(narrow.meta.pagination).toMatchObject({ total: 1, total_is_lower_bound: false });
+  });
+
+  it("counts a one-letter search narrowed by status or tag among the contacts that pass", async () => {
+    const upsert = (body: Record<string, unknown>) =>
+      t.request("POST", `/api/v1/workspaces/${ws}/contacts`, { body });
+    await upsert({ phone: anna, first_name: "Anna", opt_in_status: "opted_in" });
+    await upsert({ phone: ben, first_name: "Anton", tags: ["gold"] });
+    await upsert({ phone: carl, first_name: "Carl", opt_in_status: "opted_in" });
+    const page = async (query: string) =>
+      ContactListResponse.parse(
+        (await t.request("GET", `/api/v1/workspaces/${ws}/contacts?${query}`)).json(),
+      );
+
+    const all = await page("search=a&per_page=1");
+    expect(all.data.map((c) => c.phone)).toEqual([ben]);
+    expect(all.meta.pagination).toMatchObject({ total: 2, total_is_lower_bound: false });
+    const next = await page(`search=a&per_page=1&cursor=${all.meta.pagination.next_cursor}`);
+    expect(next.data.map((c) => c.phone)).toEqual([anna]);
+    expect(next.meta.pagination.next_cursor).toBeNull();
+
+    const optedIn = await page("search=a&opt_in_status=opted_in");
+    expect(optedIn.data.map((c) => c.phone)).toEqual([anna]);
+    expect(optedIn.meta.pagination.total).toBe(1);
+    const gold = await page("search=a&tag=gold");
+    expect(gold.data.map((c) => c.phone)).toEqual([ben]);
+    expect(gold.meta.pagination.total).toBe(1);
+  });
+});
+
+describe("consent: an opt-out stands until the contact or a sourced change undoes it", () => {
+  let t: TestApp;
+  let ws: string;
+  let id: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+    const created = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: anna, first_name: "Anna", opt_in_status: "opted_in" },
+    });
+    id = ContactResponse.parse(created.json()).data.id;
+    await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "opted_out" },
+    });
+  });
+  afterEach(() => t.close());
+
+  it("an upsert saying opted_in leaves the contact opted out and says so", async () => {
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: anna, first_name: "Anna Maria", opt_in_status: "opted_in" },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = ContactResponse.parse(res.json());
+    expect(body.data).toMatchObject({ first_name: "Anna Maria", opt_in_status: "opted_out" });
+    expect(body.meta.notices).toEqual([
+      { field: "opt_in_status", message: expect.stringContaining("stays opted out") },
+    ]);
+  });
+
+  it("an import row saying opted_in leaves the contact opted out and the import counts it", async () => {
+    const csv = `phone,first_name,opt_in_status\n${anna},Anna,opted_in\n${ben},Ben,opted_in\n`;
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(csv).toString("base64") },
+    });
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    await t.runJobs();
+    const record = ContactImportResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
+    ).data;
+    expect(record).toMatchObject({ created: 1, updated: 1, opt_outs_kept: 1, error_count: 0 });
+    const contact = ContactResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`)).json(),
+    ).data;
+    expect(contact.opt_in_status).toBe("opted_out");
+  });
+
+  it("a PATCH re-subscribes only with an opt_in_source", async () => {
+    const bare = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "opted_in" },
+    });
+    expect(bare.statusCode).toBe(422);
+    expect(bare.body).toContain("opt_in_source");
+    const sourced = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "opted_in", opt_in_source: "signed form 2026-11-22" },
+    });
+    expect(sourced.statusCode).toBe(200);
+    expect(ContactResponse.parse(sourced.json()).data).toMatchObject({
+      opt_in_status: "opted_in",
+      opt_in_source: "signed form 2026-11-22",
+    });
+  });
+});
