@@ -1,10 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CampaignStats } from "../../src/contract/campaigns.js";
-import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { ChannelThrottles } from "../../src/service/domain/throttle.js";
-import { JobRunner } from "../../src/service/jobs/job-runner.js";
-import type { OutboundMessage } from "../../src/service/messaging/message-sender.js";
-import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";
+import { batchRunner } from "../helpers/batch-runner.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** A workspace with a channel, an approved template and three opted-in contacts. */
@@ -53,31 +49,6 @@ async function world(t: TestApp) {
       (m) => m.to_phone,
     );
   return { ws, base, post, campaign, move, status, stats, sentPhones };
-}
-
-/** A runner whose campaign engine sends one recipient per batch and calls `during` mid-batch. */
-function batchRunner(t: TestApp, during: (messages: readonly OutboundMessage[]) => Promise<void>) {
-  const sandbox = sandboxSender({
-    db: t.database.db,
-    sqlite: t.database.sqlite,
-    clock: t.clock,
-    timing: defaultSandboxTiming,
-    scheduleReports: async () => {},
-  });
-  const run = campaignRunHandler({
-    db: t.database.db,
-    sqlite: t.database.sqlite,
-    clock: t.clock,
-    throttles: new ChannelThrottles(0),
-    batchSize: 1,
-    sender: {
-      send: async (messages) => {
-        await during(messages);
-        return sandbox.send(messages);
-      },
-    },
-  });
-  return new JobRunner({ db: t.database.db, clock: t.clock, handlers: { "campaign.run": run } });
 }
 
 describe("campaign control", () => {

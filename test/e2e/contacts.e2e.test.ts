@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 async function api(service: ServedService, method: string, path: string, body?: unknown) {
   const response = await fetch(`${service.url}${path}`, {
@@ -106,11 +106,7 @@ describe("contacts with the reseller binary against a real local service", () =>
 
   beforeAll(async () => {
     service = await startServe();
-    env = {
-      RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
-    };
+    env = { ...serviceEnv(service), RESELLER_CONFIG_DIR: tempConfigDir() };
   });
   afterAll(async () => {
     await service.stop();

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "../fixtures/csv", name);
 
@@ -11,11 +11,7 @@ describe("reseller contacts import of real-shaped files (built binary)", () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     service = await startServe();
-    env = {
-      RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
-    };
+    env = { ...serviceEnv(service), RESELLER_CONFIG_DIR: tempConfigDir() };
     const created = await reseller(
       [
         "workspaces",

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { describe, expect, it } from "vitest";
+import { reseller, serveDuringSuite } from "../helpers/serve.js";
 
 describe("workspace lifecycle, usage and events from the command line", () => {
-  let service: ServedService;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    service = await startServe();
-    env = { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token };
-  });
-  afterAll(async () => {
-    await service.stop();
-  });
+  const { env } = serveDuringSuite();
 
   it("archives, hides, restores and moves a workspace to a paid plan", async () => {
     const created = await reseller(

@@ -1,20 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, serveDuringSuite } from "../helpers/serve.js";
 
 describe("reseller workspaces onboard against a real service", () => {
-  let service: ServedService;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    service = await startServe();
-    env = { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token };
-  });
-  afterAll(async () => {
-    await service.stop();
-  });
+  const { env, service } = serveDuringSuite();
 
   it("onboards a client from flags: the workspace on its plan, and a pricing-page token that reads plans", async () => {
     const run = await reseller(
@@ -47,11 +38,11 @@ describe("reseller workspaces onboard against a real service", () => {
     });
 
     const plans = await reseller(["plans", "list", "-q"], {
-      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: token.token },
+      env: { RESELLER_BASE_URL: service().url, RESELLER_TOKEN: token.token },
     });
     expect(plans.exitCode).toBe(0);
     const denied = await reseller(["workspaces", "list"], {
-      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: token.token },
+      env: { RESELLER_BASE_URL: service().url, RESELLER_TOKEN: token.token },
     });
     expect(denied.exitCode).toBe(3);
   });

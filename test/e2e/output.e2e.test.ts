@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Plan, PlansByPeriod } from "../../src/contract/plans.js";
 import { Token } from "../../src/contract/tokens.js";
 import { Workspace, WorkspaceWithUsage } from "../../src/contract/workspaces.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, serveDuringSuite } from "../helpers/serve.js";
 
 describe("--json, --quiet and --all against a real service", () => {
-  let service: ServedService;
-  let env: Record<string, string>;
+  const { env } = serveDuringSuite();
   const ids: string[] = [];
   const cli = async (args: string[]) => {
     const run = await reseller(args, { env });
@@ -16,14 +15,9 @@ describe("--json, --quiet and --all against a real service", () => {
   };
 
   beforeAll(async () => {
-    service = await startServe();
-    env = { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token };
     for (const name of ["Acme", "Beta", "Gamma"]) {
       ids.push(await cli(["workspaces", "create", "--name", name, "--email", "o@x.test", "-q"]));
     }
-  });
-  afterAll(async () => {
-    await service.stop();
   });
 
   it("prints with --json exactly the data the API answers, valid against the contract", async () => {

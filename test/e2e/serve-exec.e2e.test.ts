@@ -2,7 +2,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { binPath, reseller, startServe } from "../helpers/serve.js";
+import { binPath, reseller, serviceEnv, startServe } from "../helpers/serve.js";
 
 describe("reseller serve exec", () => {
   it("runs a script against a fresh service, passes its exit code through and removes the database", async () => {
@@ -111,7 +111,7 @@ describe("reseller serve exec", () => {
   it("leaves `reseller serve` with its own flags running the service as before", async () => {
     const service = await startServe();
     const plans = await reseller(["plans", "list", "--json"], {
-      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token },
+      env: serviceEnv(service),
     });
     expect(plans.exitCode).toBe(0);
     expect(Object.keys(JSON.parse(plans.stdout))).toContain("monthly");

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 const orderUpdate = {
   name: "order_update",
@@ -45,9 +45,8 @@ describe("templates with the reseller binary against a real local service", () =
     });
     const workspace = ((await res.json()) as { data: { id: string } }).data.id;
     env = {
+      ...serviceEnv(service),
       RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
       RESELLER_WORKSPACE: workspace,
     };
   });

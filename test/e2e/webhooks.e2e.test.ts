@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { binPath, reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { binPath, reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 type Verify = (secret: string, header: unknown, body: string, tolerance?: number) => boolean;
@@ -46,7 +46,7 @@ describe("webhooks against a real service", () => {
     });
     const args = ["--webhook-retry-base", "1"];
     let service: ServedService = await startServe({ args });
-    const env = () => ({ RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token });
+    const env = () => serviceEnv(service);
     try {
       const created = await reseller(
         ["webhooks", "create", "--url", receiver.url, "--events", "workspace.created", "--json"],
@@ -126,7 +126,7 @@ describe("webhooks against a real service", () => {
         decide: ({ headers, body }) =>
           verify(secret, headers["reseller-signature"], body) ? 202 : 400,
       });
-      const env = { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token, CI: "true" };
+      const env = { ...serviceEnv(service), CI: "true" };
       const listen = execa(
         "node",
         [binPath, "listen", "--forward-to", receiver.url, "--events", "workspace.created"],

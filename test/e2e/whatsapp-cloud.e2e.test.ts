@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
 import { FakeGraph, inboundWebhook } from "../helpers/fake-graph.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 const token = "EAAG-e2e-system-user-token-91c3";
 const appSecret = "e2e-app-secret";
@@ -31,11 +31,7 @@ describe("a real number through the binary: serve --graph-url against a fake Gra
     });
     graph.webhookUrl = `${service.url}/webhooks/whatsapp`;
     graph.appSecret = appSecret;
-    env = {
-      RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
-    };
+    env = { ...serviceEnv(service), RESELLER_CONFIG_DIR: tempConfigDir() };
     const workspace = await reseller(
       [
         "workspaces",

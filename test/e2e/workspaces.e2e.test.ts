@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { binPath, reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { binPath, reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 /** util-linux `script` gives the binary a real terminal; where it is missing that test is skipped. */
 const hasScript = spawnSync("script", ["--version"]).status === 0;
@@ -31,11 +31,7 @@ describe("workspaces and tokens through the binary against a real local service"
 
   beforeAll(async () => {
     service = await startServe();
-    env = {
-      RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
-    };
+    env = { ...serviceEnv(service), RESELLER_CONFIG_DIR: tempConfigDir() };
   });
   afterAll(async () => {
     await service?.stop();

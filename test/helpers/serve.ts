@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll } from "vitest";
 
 export const binPath = resolve(import.meta.dirname, "../../bin/reseller.cjs");
 
@@ -74,6 +75,37 @@ export async function startServe(
       child.kill("SIGTERM");
       const result = await child;
       return { exitCode: result.exitCode, stderr };
+    },
+  };
+}
+
+/** The environment that points the CLI at a served service with its bootstrap token. */
+export function serviceEnv(service: ServedService): Record<string, string> {
+  return { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: service.token };
+}
+
+/**
+ * Serves one service for the enclosing suite: started before its tests, stopped after them.
+ * `env` is filled in once it runs (so it can be destructured at suite level).
+ */
+export function serveDuringSuite(options: Parameters<typeof startServe>[0] = {}): {
+  env: Record<string, string>;
+  service(): ServedService;
+} {
+  let served: ServedService | undefined;
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    served = await startServe(options);
+    Object.assign(env, serviceEnv(served));
+  });
+  afterAll(async () => {
+    await served?.stop();
+  });
+  return {
+    env,
+    service: () => {
+      if (!served) throw new Error("the suite's service is not started yet");
+      return served;
     },
   };
 }
