@@ -39,12 +39,23 @@ export type Audience = z.infer<typeof Audience>;
 
 const VariableMapping = z
   .record(
-    z.string().regex(/^[1-9]\d*$/, { error: "keys are variable numbers: 1, 2, …" }),
+    z.string().regex(/^([1-9]\d*|button\.\d)$/, {
+      error: "keys are variable numbers (1, 2, …) or button.<index> for a URL or COPY_CODE button",
+    }),
     z.string().regex(/^(first_name|last_name|phone|email|custom\.[A-Za-z0-9_.-]{1,100})$/, {
       error: "values name a contact field: first_name, last_name, phone, email or custom.<key>",
     }),
+    {
+      // zod reports a bad key as "Invalid key in record" unless the record itself says more.
+      error: (issue) =>
+        issue.code === "invalid_key"
+          ? "keys are variable numbers (1, 2, …) or button.<index> for a URL or COPY_CODE button"
+          : undefined,
+    },
   )
-  .describe('Template variable number → contact field, e.g. `{"1": "first_name"}`.');
+  .describe(
+    'Template variable → contact field, e.g. `{"1": "first_name", "button.0": "custom.order_id"}`. Keys: a variable number of the header or body text (`{{1}}`), or `button.<index>` (index from 0 among the template\'s buttons) for a URL button whose URL ends in `{{1}}` or a COPY_CODE button (the code to copy). An IMAGE, VIDEO or DOCUMENT header sends the template\'s example link and needs no key.',
+  );
 
 export const CreateCampaignBody = z.strictObject({
   name: z

@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CampaignStats } from "../../src/contract/campaigns.js";
-import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { ChannelThrottles } from "../../src/service/domain/throttle.js";
-import { JobRunner } from "../../src/service/jobs/job-runner.js";
-import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";
+import { batchRunner } from "../helpers/batch-runner.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const reviewDelayMs = 5000;
@@ -214,30 +211,8 @@ describe("campaigns", () => {
       t.request("POST", "/api/v1/sandbox/inbound", {
         body: { workspace_id: w.ws, from: "+4915112345672", text: "stop" },
       });
-    const sandbox = sandboxSender({
-      db: t.database.db,
-      sqlite: t.database.sqlite,
-      clock: t.clock,
-      timing: defaultSandboxTiming,
-      scheduleReports: async () => {},
-    });
-    const run = campaignRunHandler({
-      db: t.database.db,
-      sqlite: t.database.sqlite,
-      clock: t.clock,
-      throttles: new ChannelThrottles(0),
-      batchSize: 1,
-      sender: {
-        send: async (messages) => {
-          if (messages.some((m) => m.to === "+4915112345671")) await replyStop();
-          return sandbox.send(messages);
-        },
-      },
-    });
-    await new JobRunner({
-      db: t.database.db,
-      clock: t.clock,
-      handlers: { "campaign.run": run },
+    await batchRunner(t, async (messages) => {
+      if (messages.some((m) => m.to === "+4915112345671")) await replyStop();
     }).runDue();
     expect(await w.stats(draft.id)).toMatchObject({ sent: 1, skipped_opted_out: 2, queued: 0 });
     const messages = await t.database.db

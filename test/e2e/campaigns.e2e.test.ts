@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, startServe } from "../helpers/serve.js";
+import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 /** Runs the binary and parses its --json output, failing with its stderr when it did not exit 0. */
 async function json(args: string[], env: Record<string, string>) {
@@ -21,11 +21,7 @@ describe("channels, campaigns and sandbox replies through the binary against a r
 
   beforeAll(async () => {
     service = await startServe({ args: ["--review-delay", "0", "--throughput", "0"] });
-    env = {
-      RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_BASE_URL: service.url,
-      RESELLER_TOKEN: service.token,
-    };
+    env = { ...serviceEnv(service), RESELLER_CONFIG_DIR: tempConfigDir() };
     const workspace = await json(
       ["workspaces", "create", "--name", "Acme", "--email", "owner@acme.test", "--plan", "2"],
       { ...env },

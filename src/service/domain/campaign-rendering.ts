@@ -9,10 +9,30 @@ export interface ContactFields {
   custom_fields: Record<string, unknown>;
 }
 
-/** The texts of a template that carry variables: a TEXT header and the body. */
+/** A button whose value is filled per message: a URL ending in `{{1}}`, or a COPY_CODE code. */
+export interface VariableButton {
+  /** The button's position among the template's buttons, from 0 (Meta's `index`). */
+  index: number;
+  subType: "url" | "copy_code";
+}
+
+/** An IMAGE, VIDEO or DOCUMENT header: the link each message carries (null: the example is only a handle). */
+export interface MediaHeader {
+  format: "image" | "video" | "document";
+  link: string | null;
+}
+
+/** The parts of a template filled per message: a TEXT header, the body, variable buttons, a media header. */
 export interface TemplateTexts {
   header: string | null;
   body: string;
+  buttons?: VariableButton[];
+  media?: MediaHeader | null;
+}
+
+/** The variable_mapping key of a variable button: `button.<index>`. */
+export function buttonKey(index: number): string {
+  return `button.${index}`;
 }
 
 /** Every variable number the header and body use; one mapping entry serves both. */
@@ -21,9 +41,16 @@ export function templateVariables(texts: TemplateTexts): number[] {
   return [...new Set(all)].sort((a, b) => a - b);
 }
 
-/** Variables the mapping leaves out, for the create check. */
-export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, string>): number[] {
-  return templateVariables(texts).filter((n) => mapping[String(n)] === undefined);
+/** Mapping keys the mapping leaves out (`{{n}}` for text variables, `button.<index>`), for the create check. */
+export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, string>): string[] {
+  return [
+    ...templateVariables(texts)
+      .filter((n) => mapping[String(n)] === undefined)
+      .map((n) => `{{${n}}}`),
+    ...(texts.buttons ?? [])
+      .map((b) => buttonKey(b.index))
+      .filter((key) => mapping[key] === undefined),
+  ];
 }
 
 function fieldValue(contact: ContactFields, field: string): string {
@@ -35,17 +62,25 @@ function fieldValue(contact: ContactFields, field: string): string {
   return value ?? "";
 }
 
+/** What one message fills in: per-text values in placeholder order, button values, the media link. */
+export interface MessageParameters {
+  header: string[];
+  body: string[];
+  buttons?: (VariableButton & { value: string })[];
+  media?: { format: MediaHeader["format"]; link: string };
+}
+
 /**
- * Fills `{{n}}` with the mapped contact fields. An empty value fails the message
- * (`missing_variable`) rather than sending "Hello ," to someone.
+ * Fills `{{n}}` and variable buttons with the mapped contact fields. An empty value fails the
+ * message (`missing_variable`) rather than sending "Hello ," to someone.
  */
 export function renderMessage(
   texts: TemplateTexts,
   mapping: Record<string, string>,
   contact: ContactFields,
 ):
-  | { ok: true; body: string; parameters: { header: string[]; body: string[] } }
-  | { ok: false; reason: "missing_variable"; variable: number } {
+  | { ok: true; body: string; parameters: MessageParameters }
+  | { ok: false; reason: "missing_variable"; variable: number | string } {
   const values = new Map<number, string>();
   for (const n of templateVariables(texts)) {
     const field = mapping[String(n)];
@@ -53,14 +88,29 @@ export function renderMessage(
     if (value === "") return { ok: false, reason: "missing_variable", variable: n };
     values.set(n, value);
   }
+  const buttons: (VariableButton & { value: string })[] = [];
+  for (const button of texts.buttons ?? []) {
+    const field = mapping[buttonKey(button.index)];
+    const value = field === undefined ? "" : fieldValue(contact, field).trim();
+    if (value === "") {
+      return { ok: false, reason: "missing_variable", variable: buttonKey(button.index) };
+    }
+    buttons.push({ ...button, value });
+  }
   const fill = (text: string) =>
     text.replace(/\{\{\s*(\d+)\s*\}\}/g, (m, n) => values.get(Number(n)) ?? m);
   const body = texts.header ? `${fill(texts.header)}\n\n${fill(texts.body)}` : fill(texts.body);
   // The operator fills each text's placeholders in the order they number them.
   const ordered = (text: string) => variableNumbers(text).map((n) => values.get(n) ?? "");
+  const media = texts.media?.link ? { format: texts.media.format, link: texts.media.link } : null;
   return {
     ok: true,
     body,
-    parameters: { header: texts.header ? ordered(texts.header) : [], body: ordered(texts.body) },
+    parameters: {
+      header: texts.header ? ordered(texts.header) : [],
+      body: ordered(texts.body),
+      ...(buttons.length > 0 ? { buttons } : {}),
+      ...(media ? { media } : {}),
+    },
   };
 }

@@ -4,14 +4,19 @@ import type {
   CampaignStats,
   CreateCampaignBody,
 } from "../../contract/campaigns.js";
-import type { TemplateComponent } from "../../contract/template-rules.js";
+import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import type { JobScheduler } from "../services.js";
 import { countAudience, unknownContactIds } from "./campaign-audience.js";
-import { type TemplateTexts, unmappedVariables } from "./campaign-rendering.js";
+import {
+  type MediaHeader,
+  type TemplateTexts,
+  unmappedVariables,
+  type VariableButton,
+} from "./campaign-rendering.js";
 import { loadChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
@@ -49,16 +54,36 @@ export function toCampaign(row: CampaignTable): Campaign {
   };
 }
 
-/** The header and body texts of stored template components. */
+const mediaFormats = new Set(["IMAGE", "VIDEO", "DOCUMENT"]);
+
+/** The per-message parts of stored template components: texts, variable buttons, media header. */
 export function templateTexts(componentsJson: string): TemplateTexts {
   const components = JSON.parse(componentsJson) as TemplateComponent[];
   let header: string | null = null;
   let body = "";
+  const buttons: VariableButton[] = [];
+  let media: MediaHeader | null = null;
   for (const component of components) {
     if (component.type === "HEADER" && component.format === "TEXT") header = component.text ?? null;
+    if (component.type === "HEADER" && mediaFormats.has(component.format)) {
+      // A link example is what each message sends; an upload handle cannot be sent.
+      const example = component.example?.header_handle?.[0] ?? "";
+      media = {
+        format: component.format.toLowerCase() as MediaHeader["format"],
+        link: /^https?:\/\//.test(example) ? example : null,
+      };
+    }
     if (component.type === "BODY") body = component.text ?? "";
+    if (component.type === "BUTTONS") {
+      component.buttons.forEach((button, index) => {
+        if (button.type === "URL" && variableNumbers(button.url).length > 0) {
+          buttons.push({ index, subType: "url" });
+        }
+        if (button.type === "COPY_CODE") buttons.push({ index, subType: "copy_code" });
+      });
+    }
   }
-  return { header, body };
+  return { header, body, buttons, media };
 }
 
 /** The approved template of that name and language, or 422 template_not_approved. */
@@ -124,11 +149,18 @@ async function checkCampaign(
     body.template_language,
   );
   const mapping = body.variable_mapping ?? {};
-  const missing = unmappedVariables(templateTexts(template.components), mapping);
+  const texts = templateTexts(template.components);
+  const missing = unmappedVariables(texts, mapping);
   if (missing.length > 0) {
     throw invalidField(
       "variable_mapping",
-      `must map every variable of the template; missing ${missing.map((n) => `{{${n}}}`).join(", ")}`,
+      `must map every variable of the template; missing ${missing.join(", ")}`,
+    );
+  }
+  if (texts.media && !texts.media.link) {
+    throw invalidField(
+      "template_name",
+      `the template's ${texts.media.format} header example is an upload handle, not an http(s) link; a campaign can only send a media header whose example is a link`,
     );
   }
   if ("contact_ids" in body.audience) {

@@ -99,11 +99,30 @@ export function templateMessagePayload(message: OutboundMessage): Record<string,
   // https://developers.facebook.com/docs/whatsapp/cloud-api/guides/send-message-templates
   const components: Record<string, unknown>[] = [];
   const text = (value: string) => ({ type: "text", text: value });
-  if (message.parameters.header.length > 0) {
+  const { media, buttons } = message.parameters;
+  if (media) {
+    components.push({
+      type: "header",
+      parameters: [{ type: media.format, [media.format]: { link: media.link } }],
+    });
+  } else if (message.parameters.header.length > 0) {
     components.push({ type: "header", parameters: message.parameters.header.map(text) });
   }
   if (message.parameters.body.length > 0) {
     components.push({ type: "body", parameters: message.parameters.body.map(text) });
+  }
+  // Buttons: index is a string; a URL's parameter fills its {{1}}, a COPY_CODE's is a coupon_code.
+  for (const button of buttons ?? []) {
+    components.push({
+      type: "button",
+      sub_type: button.subType,
+      index: String(button.index),
+      parameters: [
+        button.subType === "url"
+          ? text(button.value)
+          : { type: "coupon_code", coupon_code: button.value },
+      ],
+    });
   }
   return {
     messaging_product: "whatsapp",

@@ -1,3 +1,5 @@
+import type { MessageParameters } from "../domain/campaign-rendering.js";
+
 /** A message ready to go: rendered, addressed, and keyed so it is sent at most once. */
 export interface OutboundMessage {
   /** Unique per campaign recipient: an operator that sees a key again answers as the first time. */
@@ -14,7 +16,7 @@ export interface OutboundMessage {
   /** The rendered body text, variables filled in. */
   body: string;
   /** The variable values in the order the header's and the body's placeholders number them. */
-  parameters: { header: string[]; body: string[] };
+  parameters: MessageParameters;
 }
 
 /** The operator's answer to one message. */

@@ -96,6 +96,19 @@ describe("reseller campaigns create", () => {
       });
     });
 
+    it("maps a URL or COPY_CODE button's value with --var button.<index>=field", async () => {
+      const create = stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const run = await runCli(
+        [...base, "--all", "--var", "1=first_name", "--var", "button.1=custom.order_id"],
+        { env: env(), dispatcher: api.agent },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(create.body()).toEqual({
+        ...body,
+        variable_mapping: { "1": "first_name", "button.1": "custom.order_id" },
+      });
+    });
+
     it("refuses a missing or doubled audience, naming the flags, before any request", async () => {
       for (const audience of [
         [],
@@ -121,6 +134,7 @@ describe("reseller campaigns create", () => {
       const cases: [string, string][] = [
         ["first_name", "is not n=field"],
         ["0=first_name", "is not n=field"],
+        ["button.x=first_name", "button.<index>"],
         ["1=nickname", "first_name, last_name, phone, email or custom.<key>"],
         ["1=custom.", "custom.<key>"],
       ];
