@@ -8,7 +8,6 @@ const fs = require("node:fs");
 const path = require("node:path");
 const v8 = require("node:v8");
 const vm = require("node:vm");
-const Module = require("node:module");
 
 const dist = path.join(__dirname, "..", "dist", "cli");
 
@@ -21,7 +20,8 @@ function loadBundle(name) {
     cachedData = fs.readFileSync(cacheFile);
   } catch {}
   // The bundles are ASCII (scripts/bundle-cli.mjs checks): latin1 reads them without decoding.
-  const script = new vm.Script(Module.wrap(fs.readFileSync(file, "latin1")), {
+  // Each is already wrapped as Module.wrap would wrap it (see scripts/bundle-cli.mjs).
+  const script = new vm.Script(fs.readFileSync(file, "latin1"), {
     filename: file,
     cachedData,
   });

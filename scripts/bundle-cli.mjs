@@ -34,6 +34,22 @@ const lazyChildProcess = {
   },
 };
 
+// chalk detects the terminal's colours (loading Node's tty) as it loads; src/cli/output/paint.ts
+// uses it only when colour is on, so its import is bound to a getter that loads it on first use.
+const lazyChalk = {
+  name: "lazy-chalk",
+  setup(builder) {
+    builder.onResolve({ filter: /^chalk$/ }, (args) =>
+      args.namespace === "lazy-chalk" ? undefined : { path: "chalk", namespace: "lazy-chalk" },
+    );
+    builder.onLoad({ filter: /.*/, namespace: "lazy-chalk" }, () => ({
+      contents: 'module.exports = { get Chalk() { return require("chalk").Chalk; } };',
+      loader: "js",
+      resolveDir: root,
+    }));
+  },
+};
+
 // undici's HTTP/2 client requires node:http2 (with tls, crypto and more) as it loads; the CLI
 // speaks HTTP/1.1 only (undici's default, allowH2 unset), so the run bundle gets an empty stand-in.
 const noHttp2 = {
@@ -67,7 +83,12 @@ function cjsBundle(name, entry, plugins = []) {
     legalComments: "external",
     logLevel: "warning",
     define: { "import.meta.url": "__bundleUrl" },
-    banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // Written as the function Node's Module.wrap would make of it, so bin/ compiles the file's
+    // text as read, without first copying megabytes into a wrapped string.
+    banner: {
+      js: '(function (exports, require, module, __filename, __dirname) {const __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+    },
+    footer: { js: "})" },
     plugins,
   });
 }
@@ -119,9 +140,15 @@ await cjsBundle("start", path.join(cliDir, "main.js"), [lazyChildProcess]);
 const names = await handlerNames();
 const esmOnly = await serviceHandlers(names);
 const entry = path.join(cliDir, "run-entry.js");
+// zod compiles each object schema to a function (new Function) on its first parse, which pays
+// off over many parses; a command parses one or two responses, and that code is in no cache.
+// Imported first, so the setting is in place before any schema is built.
+const zodSetup = path.join(cliDir, "run-zod-jitless.js");
+writeFileSync(zodSetup, 'import { config } from "zod";\nconfig({ jitless: true });\n');
 writeFileSync(
   entry,
   [
+    'import "./run-zod-jitless.js";',
     'import { useBundledHandlers } from "./module-loader.js";',
     'export { runCommand } from "./run-command.js";',
     'export { reportError } from "./report-error.js";',
@@ -133,8 +160,9 @@ writeFileSync(
     "",
   ].join("\n"),
 );
-await cjsBundle("run", entry, [lazyChildProcess, noHttp2]);
+await cjsBundle("run", entry, [lazyChildProcess, noHttp2, lazyChalk]);
 rmSync(entry);
+rmSync(zodSetup);
 
 for (const name of ["start", "run"]) {
   const text = readFileSync(path.join(cliDir, `${name}.cjs`), "utf8");

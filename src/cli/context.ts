@@ -96,7 +96,9 @@ function outputMode(globals: GlobalOptions, isTTY: boolean): OutputMode {
 export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   const { io, env } = deps;
   const isTTY = io.stdout.isTTY === true;
-  const canPrompt = io.stdin.isTTY === true && io.stderr.isTTY === true && !env.CI;
+  // stdin last: touching process.stdin builds its stream (for a file, fs streams and their
+  // promises API), which a script or a pipeline never needs.
+  const canPrompt = io.stderr.isTTY === true && !env.CI && io.stdin.isTTY === true;
   let store: ProfileStore | undefined;
   let settings: Settings | undefined;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

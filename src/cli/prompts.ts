@@ -19,11 +19,12 @@ export interface Prompter {
 
 /** The real prompter: @inquirer/prompts on the command's own streams (stderr for the questions). */
 export function inquirerPrompter(io: Io): Prompter {
-  const context = { input: io.stdin, output: io.stderr };
+  // Read at the first question: touching process.stdin builds its stream, which most runs never use.
+  const context = () => ({ input: io.stdin, output: io.stderr });
   return {
-    input: async (q) => (await import("@inquirer/prompts")).input(q, context),
+    input: async (q) => (await import("@inquirer/prompts")).input(q, context()),
     password: async (q) =>
-      (await import("@inquirer/prompts")).password({ ...q, mask: "*" }, context),
+      (await import("@inquirer/prompts")).password({ ...q, mask: "*" }, context()),
     // inquirer's own confirm takes any answer not starting with n as its default (`maybe`:
     // yes); this one accepts only yes or no (or Enter for the default) and asks again otherwise.
     confirm: async (q) => {
@@ -34,11 +35,11 @@ export function inquirerPrompter(io: Io): Prompter {
           validate: (value) =>
             parseYesNo(value, q.default) === undefined ? "Answer yes or no (y/n)." : true,
         },
-        context,
+        context(),
       );
       return parseYesNo(answer, q.default) ?? false;
     },
-    select: async (q) => (await import("@inquirer/prompts")).select(q, context),
+    select: async (q) => (await import("@inquirer/prompts")).select(q, context()),
   };
 }
 

@@ -32,9 +32,22 @@ const badWords = new Set([
   "disconnected",
 ]);
 
+const same = (text: string) => text;
+const plainPaint: Paint = {
+  bold: same,
+  dim: same,
+  good: same,
+  warn: same,
+  bad: same,
+  status: same,
+};
+
 /** Colour helpers for a terminal, or identity functions when colour is off. */
 export function createPaint(color: boolean): Paint {
-  const chalk = new Chalk({ level: color ? 1 : 0 });
+  // Without colour chalk is not touched: the CLI's bundle evaluates it (and its terminal
+  // detection, with Node's tty) only on first use (scripts/bundle-cli.mjs).
+  if (!color) return plainPaint;
+  const chalk = new Chalk({ level: 1 });
   return {
     bold: (t) => chalk.bold(t),
     dim: (t) => chalk.dim(t),
