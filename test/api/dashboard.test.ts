@@ -101,6 +101,19 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     expect(sent.json()).toMatchObject({ error_code: "not_found" });
   });
 
+  it("keeps proxied calls inside /api: an encoded ../ or ? in the path is not followed", async () => {
+    const cookie = cookieOf(await signIn(adminToken));
+    for (const path of ["..%2Fdashboard%2Fsign-in", "v1%2F..%2F..%2Fdocs", "v1%2Fplans%3Fx%3D1"]) {
+      const answer = await t.app.inject({
+        method: "GET",
+        url: `/dashboard/api/${path}`,
+        headers: { cookie },
+      });
+      expect(answer.statusCode, path).toBe(404);
+      expect(answer.json()).toMatchObject({ error_code: "not_found" });
+    }
+  });
+
   it("signs in once with serve's link, which then is worthless", async () => {
     const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     expect(link.pathname).toBe("/dashboard/sign-in");

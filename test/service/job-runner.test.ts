@@ -78,6 +78,28 @@ describe("durable jobs", () => {
     expect((await state(id)).state).toBe("done");
   });
 
+  it("does not count a job's own rescheduling as failed attempts: a long-lived job survives a later error", async () => {
+    let calls = 0;
+    const handler: JobHandler = async () => {
+      calls += 1;
+      if (calls <= 8) return { state: "retry", at: new Date(clock.now().getTime() + 1000) };
+      if (calls === 9) throw new Error("a passing fault");
+      return { state: "done" };
+    };
+    const runner = new JobRunner({ db: database.db, clock, handlers: { sweep: handler } });
+    const id = await enqueueJob(database.db, clock, { kind: "sweep", payload: {} });
+    for (let i = 0; i < 9; i++) {
+      await runner.runDue();
+      clock.advance(1000);
+    }
+    // The fault is retried with backoff, not recorded as the job's final failure.
+    expect(calls).toBe(9);
+    expect((await state(id)).state).toBe("queued");
+    clock.advance(60_000);
+    await runner.runDue();
+    expect((await state(id)).state).toBe("done");
+  });
+
   it("resumes a job from its checkpoint when the lease of a crashed worker runs out", async () => {
     const id = await enqueueJob(database.db, clock, { kind: "count", payload: { to: 3 } });
     // A worker claimed it, saved progress, and died without settling the job.

@@ -122,6 +122,9 @@ async function blocker(db: Db, campaign: CampaignTable): Promise<string | null> 
 }
 
 /** Starts a campaign: snapshots its audience into recipient rows and sets its first counters. */
+/** Thrown inside start()'s transaction when the campaign was paused or cancelled meanwhile. */
+class CampaignMovedError extends Error {}
+
 async function start(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
@@ -138,7 +141,7 @@ async function start(
       .select(sql<number>`count(*)`.as("n"))
       .where("campaign_id", "=", campaign.id)
       .executeTakeFirstOrThrow();
-    await trx
+    const started = await trx
       .updateTable("campaigns")
       .set({
         status: "running",
@@ -151,7 +154,10 @@ async function start(
         stats_updated_at: now,
       })
       .where("id", "=", campaign.id)
-      .execute();
+      // A pause or cancel that committed since the campaign was read wins: nothing starts.
+      .where("status", "in", ["scheduled", "running"])
+      .executeTakeFirst();
+    if (Number(started.numUpdatedRows) === 0) throw new CampaignMovedError();
     await recordCampaignEvent(trx, clock, campaign.id, "campaign.started");
     await checkpoint(trx);
   });
@@ -502,9 +508,14 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
     if (!checkpoint?.snapshotted) {
       const reason = await blocker(deps.db, campaign);
       if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
-      await start(deps, campaign, (trx) =>
-        ctx.checkpoint(trx, { snapshotted: true } satisfies RunCheckpoint),
-      );
+      try {
+        await start(deps, campaign, (trx) =>
+          ctx.checkpoint(trx, { snapshotted: true } satisfies RunCheckpoint),
+        );
+      } catch (error) {
+        if (!(error instanceof CampaignMovedError)) throw error;
+        return (await campaignControl(deps.db, deps.clock, campaignId)) ?? { state: "done" };
+      }
       campaign = await load();
       if (!campaign) return { state: "done" };
     }

@@ -8,6 +8,7 @@ import { newId } from "./ids.js";
 import { ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { privateUrlReason } from "./webhook-url-guard.js";
+import { requireResellerToken } from "./workspace-access.js";
 
 /** How deliveries are made: retry base, the private-address guard and the answer timeout. */
 export interface WebhookSettings {
@@ -190,6 +191,8 @@ export async function redeliverEvent(
   endpointId: string | undefined,
 ): Promise<Redelivery> {
   const { db, clock } = deps;
+  // Endpoints are the reseller's: a workspace token redelivers only where they subscribe.
+  if (endpointId !== undefined) requireResellerToken(principal, "redeliver to a named endpoint");
   const event = await loadEvent(db, clock, principal, eventId);
   let select = db
     .selectFrom("webhook_endpoints")

@@ -182,7 +182,7 @@ export async function settleJob(
   outcome:
     | { state: "done" }
     | { state: "failed"; error: string }
-    | { state: "queued"; runAt: Date },
+    | { state: "queued"; runAt: Date; resetAttempts?: boolean },
 ): Promise<boolean> {
   const result = await db
     .updateTable("jobs")
@@ -192,6 +192,9 @@ export async function settleJob(
       lease_until: null,
       ...(outcome.state === "failed" ? { last_error: outcome.error } : {}),
       ...(outcome.state === "queued" ? { run_at: iso(outcome.runAt) } : {}),
+      // A job that rescheduled itself (a sweep, a paused campaign) did not fail: only failures
+      // in a row may use up its retries.
+      ...(outcome.state === "queued" && outcome.resetAttempts ? { attempts: 0 } : {}),
       updated_at: isoSeconds(clock.now()),
     })
     .where("id", "=", lease.jobId)

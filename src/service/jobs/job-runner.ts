@@ -188,9 +188,17 @@ export class JobRunner {
           })
         : { state: "failed", error: `no handler for job kind '${job.kind}'` };
       if (result.state === "interrupted") {
-        await settleJob(db, clock, lease, { state: "queued", runAt: clock.now() });
+        await settleJob(db, clock, lease, {
+          state: "queued",
+          runAt: clock.now(),
+          resetAttempts: true,
+        });
       } else if (result.state === "retry") {
-        await settleJob(db, clock, lease, { state: "queued", runAt: result.at });
+        await settleJob(db, clock, lease, {
+          state: "queued",
+          runAt: result.at,
+          resetAttempts: true,
+        });
       } else {
         await settleJob(db, clock, lease, result);
       }

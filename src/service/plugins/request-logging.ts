@@ -9,7 +9,8 @@ export function installRequestLogging(app: App): void {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        // The path only: query strings carry secrets (Meta's hub.verify_token, sign-in codes).
+        url: request.url.split("?", 1)[0],
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         token: request.principal?.tokenId,

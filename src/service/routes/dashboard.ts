@@ -198,6 +198,10 @@ export function dashboardRoutes(app: App, services: Services): void {
             `Dashboard calls that change data must send the ${dashboardRequestHeader} header.`,
           );
         }
+        // fastify decodes the wildcard: %2F, %3F and .. must not lead the call out of /api/.
+        if (/\.\.|[?#\\]/.test(request.params["*"])) {
+          throw new ServiceError("not_found", "No such API path.");
+        }
         const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
         const answer = await callApi(app, session.token, {
           method: request.method,

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { WhatsappVerifyQuery, WhatsappWebhookResponse } from "../../contract/channels.js";
 import type { App } from "../app-types.js";
@@ -45,7 +46,7 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
         if (
           expected &&
           query["hub.mode"] === "subscribe" &&
-          query["hub.verify_token"] === expected &&
+          sameSecret(query["hub.verify_token"], expected) &&
           query["hub.challenge"] !== undefined
         ) {
           return reply.code(200).type("text/plain; charset=utf-8").send(query["hub.challenge"]);
@@ -101,4 +102,11 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
       },
     );
   });
+}
+
+/** Compares a presented secret with the expected one in constant time (over their digests). */
+function sameSecret(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
 }
