@@ -53,6 +53,18 @@ import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
 import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
 import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
+import type { DatabaseHandle } from "./db/database.js";
+
+// TRANSITIONAL (removed once every bulk path has its PostgreSQL twin): the raw SQLite handle,
+// or one that refuses with a clear message on PostgreSQL.
+function sqliteOrRefusal(database: DatabaseHandle): NonNullable<DatabaseHandle["sqlite"]> {
+  if (database.sqlite) return database.sqlite;
+  return new Proxy({} as NonNullable<DatabaseHandle["sqlite"]>, {
+    get: (_target, property) => {
+      throw new Error(`SQLite-only path reached on PostgreSQL (${String(property)})`);
+    },
+  });
+}
 
 /** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
 export const bodyLimitBytes = 140 * 1024 * 1024;
@@ -102,7 +114,6 @@ export async function buildApp(config: AppConfig): Promise<App> {
       reviewDelayMs: config.reviewDelayMs ?? defaultReviewDelayMs,
       sender: sandboxSender({
         db,
-        sqlite: config.database.sqlite,
         clock: config.clock,
         timing: sandboxTiming,
         scheduleReports: (at) => scheduleSandboxReports(db, services.jobs, at),
@@ -111,7 +122,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
   });
   const services: Services = {
     db,
-    sqlite: config.database.sqlite,
+    sqlite: sqliteOrRefusal(config.database),
     clock: config.clock,
     publicUrl: config.publicUrl,
     mailer: config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null),

@@ -13,7 +13,8 @@ import { humanLogDestination, type LogFormat } from "./human-log.js";
 export interface ServeOptions {
   host: string;
   port: number;
-  dbFile: string;
+  /** A SQLite file, or a `postgres://…` URL. */
+  database: string;
   plansFile?: string | undefined;
   publicUrl?: string | undefined;
   rateLimit: RateLimit;
@@ -60,7 +61,7 @@ function serviceLogger(options: ServeOptions) {
 
 /** Opens the database, readies it, and listens; the caller decides about signals. */
 export async function startService(options: ServeOptions): Promise<RunningService> {
-  const database = await openDatabase(options.dbFile);
+  const database = await openDatabase(options.database);
   const clock = systemClock;
   const result = await bootstrap(database.db, clock, {
     bootstrapToken: options.bootstrapToken,

@@ -23,7 +23,7 @@ export interface JobScheduler {
 export interface Services {
   db: Db;
   /** The raw better-sqlite3 handle of `db`'s connection, for hot bulk paths (contact imports). */
-  sqlite: DatabaseHandle["sqlite"];
+  sqlite: NonNullable<DatabaseHandle["sqlite"]>;
   clock: Clock;
   publicUrl: () => string;
   mailer: Mailer | null;

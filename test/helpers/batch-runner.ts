@@ -15,7 +15,6 @@ export function batchRunner(
 ): JobRunner {
   const sandbox = sandboxSender({
     db: t.database.db,
-    sqlite: t.database.sqlite,
     clock: t.clock,
     timing: defaultSandboxTiming,
     scheduleReports: async () => {},

@@ -15,6 +15,7 @@ import type { Mailer, OutgoingMail } from "../../src/service/domain/outbox.js";
 import { createReseller } from "../../src/service/domain/resellers.js";
 import { issueToken } from "../../src/service/domain/tokens.js";
 import type { SandboxTiming } from "../../src/service/sandbox/sandbox-sender.js";
+import { createTestDatabase, onPostgres } from "./postgres-databases.js";
 import { conformanceChecker, type OpenApiDocument } from "./openapi-conformance.js";
 
 export const adminToken = "rsk_test_admin_token_with_every_scope";
@@ -54,6 +55,23 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * A fresh database for one test: in memory on SQLite, or a copy of the migrated template on the
+ * PostgreSQL project's cluster (dropped when the handle closes).
+ */
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  if (!onPostgres()) return openDatabase(":memory:");
+  const created = await createTestDatabase();
+  const database = await openDatabase(created.url);
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      await created.drop();
+    },
+  };
+}
+
 /** A fresh service on an in-memory database with the demo catalogue and a known admin token. */
 export async function startTestApp(
   options: {
@@ -70,7 +88,7 @@ export async function startTestApp(
     webhooks?: AppConfig["webhooks"];
   } = {},
 ): Promise<TestApp> {
-  const database = await openDatabase(":memory:");
+  const database = await openTestDatabase();
   const clock = new TestClock();
   await bootstrap(database.db, clock, { bootstrapToken: adminToken, plansFile: options.plansFile });
   const app = await buildApp({

@@ -1,14 +1,19 @@
-import BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect } from "kysely";
+import type BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
 
-/** An open database: the Kysely handle for queries and the raw handle for hot bulk paths. */
+/** An open database: the Kysely handle, its engine, and SQLite's raw handle for hot bulk paths. */
 export interface DatabaseHandle {
   db: Db;
-  sqlite: BetterSqlite3.Database;
+  engine: Engine;
+  /** better-sqlite3's handle of the one SQLite connection; null on PostgreSQL. */
+  sqlite: BetterSqlite3.Database | null;
+  /** Where it is: the SQLite file or the PostgreSQL URL with its password hidden. */
+  location: string;
   close(): Promise<void>;
 }
 
@@ -34,8 +39,9 @@ function withStatementCache(sqlite: BetterSqlite3.Database): BetterSqlite3.Datab
   });
 }
 
-/** Opens (creating if needed) the SQLite file, sets WAL and applies every pending migration. */
-export async function openDatabase(file: string): Promise<DatabaseHandle> {
+async function openSqlite(file: string): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
+  // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
+  const { default: BetterSqlite3 } = await import("better-sqlite3");
   const sqlite = new BetterSqlite3(file);
   if (file !== ":memory:") sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
@@ -51,14 +57,60 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
   });
-  const { error, results } = await new Migrator({
-    db,
-    provider: migrationProvider,
-  }).migrateToLatest();
-  if (error) {
+  registerSqliteHandle(db, sqlite);
+  return { db, sqlite };
+}
+
+/** Connections per instance: several instances share the server's `max_connections` (100). */
+const poolSize = 10;
+
+async function openPostgres(url: string): Promise<Db> {
+  const { default: pg } = await import("pg");
+  // Counts and sums come back as int8/numeric, which node-postgres hands over as strings; every
+  // count here is far below 2^53, so they are numbers, as on SQLite.
+  const asNumber = (value: string) => Number(value);
+  const types = {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
+        ? asNumber
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  // An idle connection the server drops (restart, failover) must not crash the process.
+  pool.on("error", () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Opens the database (`postgres://…` or a SQLite file, created if needed) and applies every
+ * pending migration. On PostgreSQL, Kysely's migrator holds an advisory lock while it migrates,
+ * so several instances starting together apply each migration once.
+ */
+export async function openDatabase(target: string): Promise<DatabaseHandle> {
+  const postgres = isPostgresUrl(target);
+  const opened = postgres ? { db: await openPostgres(target), sqlite: null } : await openSqlite(target);
+  const { db, sqlite } = opened;
+  try {
+    await migrate(db);
+  } catch (error) {
     await db.destroy();
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new Error(`database migration ${failed} failed: ${String(error)}`);
+    throw error;
   }
-  return { db, sqlite, close: () => db.destroy() };
+  return {
+    db,
+    engine: postgres ? "postgres" : "sqlite",
+    sqlite,
+    location: redactedUrl(target),
+    close: () => db.destroy(),
+  };
+}
+
+/** Applies every pending migration; throws naming the one that failed. */
+export async function migrate(db: Db): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`database migration ${failed} failed: ${String((error as Error).message ?? error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

@@ -1,4 +1,3 @@
-import type BetterSqlite3 from "better-sqlite3";
 import type { Db } from "../db/database.js";
 import type { SandboxMessageTable } from "../db/tables/campaigns.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
@@ -24,21 +23,11 @@ export const sandboxReportsJob = "sandbox.reports";
  */
 export function sandboxSender(deps: {
   db: Db;
-  /** The raw handle of `db`'s connection: one prepared insert per message keeps sending cheap. */
-  sqlite: BetterSqlite3.Database;
   clock: Clock;
   timing: SandboxTiming;
   /** Makes sure a reports job will run by `at`. */
   scheduleReports(at: Date): Promise<void>;
 }): MessageSender {
-  const insert = deps.sqlite.prepare<SandboxMessageTable>(
-    `INSERT INTO sandbox_messages (id, idempotency_key, channel_id, to_phone, body, accepted_at, next_status, next_status_at, status)
-     VALUES (@id, @idempotency_key, @channel_id, @to_phone, @body, @accepted_at, @next_status, @next_status_at, @status)
-     ON CONFLICT (idempotency_key) DO NOTHING`,
-  );
-  const byKey = deps.sqlite.prepare<[string], { id: string }>(
-    "SELECT id FROM sandbox_messages WHERE idempotency_key = ?",
-  );
   // Keys whose first attempt met a one-time error (4004, 4005); the next attempt goes through.
   const retried = new Set<string>();
   return {
@@ -46,39 +35,60 @@ export function sandboxSender(deps: {
       const now = deps.clock.now();
       const acceptedAt = isoSeconds(now);
       const reportAt = new Date(now.getTime() + deps.timing.deliveredAfterMs);
-      let reports = false;
-      const outcomes = await deps.db.transaction().execute(async () =>
-        messages.map((message): SendOutcome => {
-          const refusal = refusalFor(message.to);
-          if (refusal) return { status: "failed", ...refusal };
-          const error = graphErrorFor(message.to);
-          if (error && !(error.firstAttemptOnly && retried.has(message.idempotencyKey))) {
-            if (error.firstAttemptOnly) retried.add(message.idempotencyKey);
-            return sendOutcomeForCode(error.code);
-          }
+      const outcomes: SendOutcome[] = [];
+      const accepted: Array<{ index: number; row: SandboxMessageTable }> = [];
+      for (const message of messages) {
+        const refusal = refusalFor(message.to);
+        const error = refusal ? null : graphErrorFor(message.to);
+        if (refusal) {
+          outcomes.push({ status: "failed", ...refusal });
+        } else if (error && !(error.firstAttemptOnly && retried.has(message.idempotencyKey))) {
+          if (error.firstAttemptOnly) retried.add(message.idempotencyKey);
+          outcomes.push(sendOutcomeForCode(error.code));
+        } else {
           const delivers = reportsFor(message.to).delivered;
           const id = newId("msg");
-          const { changes } = insert.run({
-            id,
-            idempotency_key: message.idempotencyKey,
-            channel_id: message.channelId,
-            to_phone: message.to,
-            body: message.body,
-            accepted_at: acceptedAt,
-            next_status: delivers ? "delivered" : null,
-            next_status_at: delivers ? reportAt.toISOString() : null,
-            status: "sent",
+          outcomes.push({ status: "accepted", providerMessageId: id });
+          accepted.push({
+            index: outcomes.length - 1,
+            row: {
+              id,
+              idempotency_key: message.idempotencyKey,
+              channel_id: message.channelId,
+              to_phone: message.to,
+              body: message.body,
+              accepted_at: acceptedAt,
+              next_status: delivers ? "delivered" : null,
+              next_status_at: delivers ? reportAt.toISOString() : null,
+              status: "sent",
+            },
           });
-          // A key seen before: the operator answers with the message it already accepted.
-          if (changes === 0)
-            return {
-              status: "accepted",
-              providerMessageId: byKey.get(message.idempotencyKey)?.id ?? id,
-            };
-          reports ||= delivers;
-          return { status: "accepted", providerMessageId: id };
-        }),
-      );
+        }
+      }
+      if (accepted.length === 0) return outcomes;
+      // One statement per batch; a key seen before keeps its message, and the operator answers
+      // with the id it accepted then.
+      const keys = accepted.map((a) => a.row.idempotency_key);
+      const known = await deps.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("sandbox_messages")
+          .values(accepted.map((a) => a.row))
+          .onConflict((oc) => oc.column("idempotency_key").doNothing())
+          .execute();
+        return trx
+          .selectFrom("sandbox_messages")
+          .select(["id", "idempotency_key", "next_status"])
+          .where("idempotency_key", "in", keys)
+          .execute();
+      });
+      const idOf = new Map(known.map((k) => [k.idempotency_key, k]));
+      let reports = false;
+      for (const { index, row } of accepted) {
+        const stored = idOf.get(row.idempotency_key);
+        if (stored && stored.id !== row.id) {
+          outcomes[index] = { status: "accepted", providerMessageId: stored.id };
+        } else reports ||= row.next_status !== null;
+      }
       if (reports) await deps.scheduleReports(reportAt);
       return outcomes;
     },

@@ -7,6 +7,7 @@ import type { LogFormat } from "../../../service/human-log.js";
 import { startService } from "../../../service/server.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import { databaseTarget } from "../../database-target.js";
 import type { Context } from "../../context.js";
 import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
@@ -89,7 +90,10 @@ export const run: Handler = async (ctx, { args, options }) => {
     throw usageError("Missing the command to run.", "For example: reseller serve exec -- npm test");
   }
   const settings = serveSettings(options, ctx.env);
-  const givenDb = stringOption(options, "db");
+  // Flags only: a DATABASE_URL in the environment must not turn the throwaway service into one
+  // on somebody's PostgreSQL database.
+  const given = databaseTarget(options, {}, null);
+  const givenDb = given?.label;
 
   const dir = await mkdtemp(join(tmpdir(), "reseller-exec-"));
   let service: { url: string; close(): Promise<void> } | undefined;
@@ -99,7 +103,7 @@ export const run: Handler = async (ctx, { args, options }) => {
       port: intOption(options, "port", { min: 0, max: 65535 }) ?? 0,
       ...settings,
       // A database given with --db is the caller's: used as it is and kept afterwards.
-      dbFile: givenDb ?? join(dir, "reseller.db"),
+      database: given?.target ?? join(dir, "reseller.db"),
       bootstrapToken: givenDb ? ctx.env.RESELLER_BOOTSTRAP_TOKEN : undefined,
       logLevel: stringOption(options, "logLevel") ?? "silent",
       logFormat: (stringOption(options, "logFormat") ?? "json") as LogFormat,
@@ -111,7 +115,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     if (!token) {
       throw usageError(
         `The database ${givenDb} already has a reseller account, and no token was given for it.`,
-        "Set RESELLER_TOKEN to one of its tokens, or leave out --db for a fresh database.",
+        "Set RESELLER_TOKEN to one of its tokens, or leave out --db and --database for a fresh database.",
       );
     }
     if (!ctx.globals.quiet) {

@@ -13,7 +13,7 @@ type Options = Readonly<Record<string, unknown>>;
 export function serveSettings(
   options: Options,
   env: Readonly<Record<string, string | undefined>> = {},
-): Omit<ServeOptions, "host" | "port" | "dbFile" | "logLevel" | "bootstrapToken"> {
+): Omit<ServeOptions, "host" | "port" | "database" | "logLevel" | "bootstrapToken"> {
   let rateLimit: ServeOptions["rateLimit"];
   try {
     rateLimit = parseRateLimit(stringOption(options, "rateLimit") ?? "6000/1m");

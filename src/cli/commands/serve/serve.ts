@@ -2,18 +2,19 @@ import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { startService } from "../../../service/server.js";
 import type { Handler } from "../../command-spec.js";
+import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
 
 /** `reseller serve`: starts the service and runs until SIGINT or SIGTERM. */
 export const run: Handler = async (ctx, { options }) => {
   const settings = serveSettings(options, ctx.env);
-  const dbFile = stringOption(options, "db") ?? "reseller.db";
+  const database = databaseTarget(options, ctx.env, "reseller.db") as DatabaseTarget;
   const service = await startService({
     ...settings,
     host: stringOption(options, "host") ?? "127.0.0.1",
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
-    dbFile,
+    database: database.target,
     bootstrapToken: ctx.env.RESELLER_BOOTSTRAP_TOKEN,
     logLevel: stringOption(options, "logLevel") ?? "info",
     // Readable lines for a person at a terminal; JSON for log collectors (piped or asked for).
@@ -22,7 +23,7 @@ export const run: Handler = async (ctx, { options }) => {
     logDestination: ctx.io.stdout,
   });
   const lines = [
-    `reseller service listening on ${service.url} (database ${dbFile})`,
+    `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
     `Dashboard: ${service.url}/dashboard   one-time sign-in link (10 minutes): ${dashboardSignInLink(service.app, service.url)}`,
   ];

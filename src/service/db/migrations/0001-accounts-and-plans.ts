@@ -1,7 +1,9 @@
 import { type Kysely, sql } from "kysely";
+import { engineOf } from "../engine.js";
 
 /** Reseller accounts, their hashed tokens, the plan catalogue and service-wide settings. */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const postgres = engineOf(db) === "postgres";
   await db.schema
     .createTable("resellers")
     .addColumn("id", "text", (c) => c.primaryKey())
@@ -31,14 +33,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable("plans")
-    .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+    // PostgreSQL's identity column is SQLite's INTEGER PRIMARY KEY AUTOINCREMENT.
+    .addColumn("id", "integer", (c) =>
+      postgres ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    )
     .addColumn("slug", "text", (c) => c.notNull().unique())
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("description", "text")
     .addColumn("is_public", "integer", (c) => c.notNull())
     .addColumn("is_free", "integer", (c) => c.notNull())
     .addColumn("trial_days", "integer")
-    .addColumn("price", "real")
+    // SQLite's REAL is a double; PostgreSQL's `real` would round 19.99.
+    .addColumn("price", postgres ? "double precision" : "real")
     .addColumn("billing_period", "text", (c) => c.notNull())
     .addColumn("features", "text", (c) => c.notNull().defaultTo(sql`'[]'`))
     .addColumn("position", "integer", (c) => c.notNull().defaultTo(0))

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { searchDocument } from "../../domain/contact-search.js";
+import { engineOf } from "../engine.js";
 
 /**
  * Contacts written in bulk at the cost of the bare work, and searched the way people type.
@@ -15,9 +16,13 @@ import { searchDocument } from "../../domain/contact-search.js";
  *   completed are removed later (see domain/contact-imports.ts).
  * - The search index is rebuilt: it now also holds a phone's last digits and national form, and
  *   letters such as ø, ß and ł folded to their plain forms.
+ *
+ * On PostgreSQL (created after this step) the counting triggers and the old index never
+ * existed, and the search terms are written by the contact writer from the start.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const trigger of [
+  const postgres = engineOf(db) === "postgres";
+  for (const trigger of postgres ? [] : [
     "contacts_counted",
     "contact_tag_links_added",
     "contact_tag_links_removed",
@@ -26,7 +31,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   await sql
     .raw(
-      "CREATE INDEX contact_tags_by_folded_name ON contact_tags (workspace_id, name COLLATE NOCASE)",
+      postgres
+        ? "CREATE INDEX contact_tags_by_folded_name ON contact_tags (workspace_id, lower(name))"
+        : "CREATE INDEX contact_tags_by_folded_name ON contact_tags (workspace_id, name COLLATE NOCASE)",
     )
     .execute(db);
 
@@ -40,7 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable("contact_import_uploads")
     .addColumn("upload_id", "text", (c) => c.notNull())
     .addColumn("seq", "integer", (c) => c.notNull())
-    .addColumn("data", "blob", (c) => c.notNull())
+    .addColumn("data", postgres ? "bytea" : "blob", (c) => c.notNull())
     .addColumn("created_at", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("contact_import_uploads_pk", ["upload_id", "seq"])
     .execute();
@@ -52,6 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )
     .execute(db);
   await sql.raw("DELETE FROM contact_import_chunks").execute(db);
+  if (postgres) return;
 
   // Rebuilt from the contacts in pages, with the same function the writer indexes with.
   await sql.raw("INSERT INTO contacts_fts (contacts_fts) VALUES ('delete-all')").execute(db);

@@ -1,0 +1,54 @@
+import { isPostgresUrl, redactedUrl } from "../service/db/engine.js";
+import { usageError } from "./cli-error.js";
+import { stringOption } from "./options.js";
+
+/** Which database a command works on, and how to name it in messages. */
+export interface DatabaseTarget {
+  /** A `postgres://…` URL or a SQLite file path, as openDatabase takes it. */
+  target: string;
+  /** For messages: the file, or the URL without its password. */
+  label: string;
+  engine: "sqlite" | "postgres";
+  /** Whether the user named it (a flag or DATABASE_URL) rather than the default file. */
+  given: boolean;
+}
+
+/**
+ * The database of `serve` and the admin commands: `--database <postgres url>`, else `--db
+ * <file>`, else DATABASE_URL, else `fallback` (serve's ./reseller.db). Both flags at once are
+ * refused, and `--database` takes only a PostgreSQL URL, so a typo never silently creates a
+ * SQLite file named like a URL.
+ */
+export function databaseTarget(
+  options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+  fallback: string | null,
+): DatabaseTarget | null {
+  const url = stringOption(options, "database");
+  const file = stringOption(options, "db");
+  if (url !== undefined && file !== undefined) {
+    throw usageError("Give either --database (PostgreSQL) or --db (SQLite file), not both.");
+  }
+  if (url !== undefined) {
+    if (!isPostgresUrl(url)) {
+      throw usageError(
+        `--database expects a postgres:// or postgresql:// URL; got '${redactedUrl(url)}'.`,
+        "For an embedded SQLite file, use --db FILE.",
+      );
+    }
+    return { target: url, label: redactedUrl(url), engine: "postgres", given: true };
+  }
+  if (file !== undefined) return { target: file, label: file, engine: "sqlite", given: true };
+  const fromEnv = env.DATABASE_URL;
+  if (fromEnv) {
+    if (!isPostgresUrl(fromEnv)) {
+      throw usageError(
+        `DATABASE_URL expects a postgres:// or postgresql:// URL; got '${redactedUrl(fromEnv)}'.`,
+        "Unset it to use the embedded SQLite database, or use --db FILE.",
+      );
+    }
+    return { target: fromEnv, label: redactedUrl(fromEnv), engine: "postgres", given: true };
+  }
+  if (fallback === null) return null;
+  return { target: fallback, label: fallback, engine: "sqlite", given: false };
+}
