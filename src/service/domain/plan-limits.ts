@@ -1,5 +1,6 @@
 import type { Feature } from "../../contract/plans.js";
 import type { Db } from "../db/database.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import type { Clock } from "./clock.js";
 import { ServiceError } from "./service-error.js";
 import { isMetered, meteredUsage } from "./usage.js";
@@ -64,6 +65,8 @@ export async function enforcePlanLimit(
   featureKey: string,
   adding = 1,
 ): Promise<void> {
+  // Counted and then written in one transaction: concurrent writers of the workspace wait.
+  await lockWorkspaceRow(db, workspace.id);
   const allowance = await planAllowance(db, clock, workspace, featureKey);
   if (allowance === null || allowance.limit === -1) return;
   if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance);

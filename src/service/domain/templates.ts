@@ -17,6 +17,7 @@ import type {
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { TemplateTable } from "../db/tables/templates.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { TemplateDecision, TemplateUnderReview } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
@@ -185,6 +186,8 @@ export async function createTemplate(
   };
   try {
     await db.transaction().execute(async (trx) => {
+      // Before the name check: two creates of one name must not both find it free.
+      await lockWorkspaceRow(trx, workspace.id);
       const existing = await trx
         .selectFrom("templates")
         .select(["id", "status"])

@@ -7,6 +7,7 @@ import {
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
+import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
 import { ServiceError } from "../domain/service-error.js";
 
@@ -68,6 +69,17 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
   }
   if (error.statusCode === 429) return send(reply, "rate_limited");
+  if (isWriteConflict(error)) {
+    // A concurrent request (on this instance or another) wrote the same thing first; nothing of
+    // this one was kept, and a retry sees the other's result.
+    request.log.warn({ err: error }, "write conflict with a concurrent request");
+    reply.header("retry-after", "1");
+    return send(
+      reply,
+      "service_unavailable",
+      "A concurrent request changed the same data; nothing was written. Retry the request.",
+    );
+  }
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
     return send(reply, "validation_failed", error.message);
   }

@@ -14,9 +14,11 @@ export const authErrors = [400, 401, 403, 429] as const;
 
 /**
  * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
- * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type.
+ * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type, and
+ * 503 when a concurrent request (on any instance) wrote the same data first: nothing was
+ * written, and a retry after Retry-After sees the other's result.
  */
-export const bodyErrors = [400, 413, 415] as const;
+export const bodyErrors = [400, 413, 415, 503] as const;
 
 /**
  * The statuses of a POST beyond its own: 422 for invalid fields or a reused Idempotency-Key,

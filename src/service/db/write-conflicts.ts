@@ -1,0 +1,31 @@
+import { sql } from "kysely";
+import type { Db } from "./database.js";
+import { engineOf } from "./engine.js";
+
+/**
+ * Serialises the transactions that check a workspace's state and then write (plan limits, a
+ * template name taken): on PostgreSQL two instances, or two connections of one, would otherwise
+ * both pass the check. SQLite runs one write transaction at a time already, so there it is free.
+ */
+export async function lockWorkspaceRow(trx: Db, workspaceId: string): Promise<void> {
+  if (engineOf(trx) !== "postgres") return;
+  await sql`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`.execute(trx);
+}
+
+/**
+ * Whether an error is the database refusing a write because a concurrent one won: a unique key
+ * taken meanwhile, or (PostgreSQL) a serialization failure or deadlock. Nothing was written;
+ * the request may simply be retried.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return (
+    code === "23505" ||
+    code === "40001" ||
+    code === "40P01" ||
+    code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
+    code === "SQLITE_BUSY"
+  );
+}
