@@ -29,3 +29,13 @@ export function isWriteConflict(error: unknown): boolean {
     code === "SQLITE_BUSY"
   );
 }
+
+/**
+ * Holds a named lock until the transaction ends, so that a check-then-insert of something that
+ * must exist once (a singleton job) runs one instance at a time on PostgreSQL. SQLite's writer
+ * lock already serialises the transactions of one database file.
+ */
+export async function lockNamed(trx: Db, name: string): Promise<void> {
+  if (engineOf(trx) !== "postgres") return;
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+}

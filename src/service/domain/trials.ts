@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.js";
+import { lockNamed } from "../db/write-conflicts.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { Clock } from "./clock.js";
@@ -16,13 +17,17 @@ export const lifecycleSweepIntervalMs = 60_000;
  * sweep exists however often the service restarts.
  */
 export async function scheduleLifecycleSweep(db: Db, clock: Clock): Promise<void> {
-  const existing = await db
-    .selectFrom("jobs")
-    .select("id")
-    .where("kind", "=", lifecycleSweepJob)
-    .where("state", "in", ["queued", "running"])
-    .executeTakeFirst();
-  if (!existing) await enqueueJob(db, clock, { kind: lifecycleSweepJob, payload: {} });
+  // Several instances start together: one of them enqueues the sweep.
+  await db.transaction().execute(async (trx) => {
+    await lockNamed(trx, lifecycleSweepJob);
+    const existing = await trx
+      .selectFrom("jobs")
+      .select("id")
+      .where("kind", "=", lifecycleSweepJob)
+      .where("state", "in", ["queued", "running"])
+      .executeTakeFirst();
+    if (!existing) await enqueueJob(trx, clock, { kind: lifecycleSweepJob, payload: {} });
+  });
 }
 
 /** The sweep: suspends workspaces whose trial ended, drops events past 30 days, runs again later. */
