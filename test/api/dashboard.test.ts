@@ -115,7 +115,7 @@ describe("the dashboard's sign-in, session and API proxy", () => {
   });
 
   it("signs in once with serve's link, which then is worthless", async () => {
-    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    const link = new URL(await dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     expect(link.pathname).toBe("/dashboard/sign-in");
     const first = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
     expect(first.statusCode).toBe(303);
@@ -133,14 +133,14 @@ describe("the dashboard's sign-in, session and API proxy", () => {
   });
 
   it("lets a sign-in link expire after ten minutes unused", async () => {
-    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    const link = new URL(await dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     t.clock.advance(10 * 60_000 + 1000);
     const late = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
     expect(late.statusCode).toBe(400);
   });
 
   it("revokes the link's token at sign-out, and the session ends", async () => {
-    const link = new URL(dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
+    const link = new URL(await dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     const cookie = cookieOf(
       await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` }),
     );

@@ -86,9 +86,11 @@ export async function startTestApp(
     logger?: FastifyBaseLogger;
     /** Webhook delivery settings (retry base, private-address guard, timeout). */
     webhooks?: AppConfig["webhooks"];
+    /** A database of the caller's (closed with the app): two apps on one are two instances. */
+    database?: DatabaseHandle;
   } = {},
 ): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
   const clock = new TestClock();
   await bootstrap(database.db, clock, { bootstrapToken: adminToken, plansFile: options.plansFile });
   const app = await buildApp({

@@ -16,7 +16,7 @@ const keepAliveMs = 15_000;
  */
 export function streamCampaignStats(
   app: App,
-  token: () => string | null,
+  token: () => Promise<string | null>,
   out: ServerResponse,
   ids: { workspaceId: string; campaignId: string },
 ): () => void {
@@ -41,7 +41,7 @@ export function streamCampaignStats(
     clearInterval(timer);
   };
   const poll = async () => {
-    const bearer = token();
+    const bearer = await token();
     if (bearer === null) {
       send("problem", JSON.stringify({ error_code: "unauthenticated", message: "Signed out." }));
       stop();

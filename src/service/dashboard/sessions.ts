@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { Db } from "../db/database.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { allScopes, authenticate, issueToken } from "../domain/tokens.js";
@@ -15,25 +15,53 @@ export interface DashboardSession {
   token: string;
   /** Set when the sign-in link minted the token, so sign-out can revoke it. */
   mintedTokenId: string | null;
-  expiresAt: number;
 }
 
 function randomKey(): string {
   return randomBytes(32).toString("base64url");
 }
 
+function sha256(text: string, label = ""): Buffer {
+  return createHash("sha256").update(label).update(text).digest();
+}
+
+/** The token sealed with a key only the cookie's holder can derive: iv, tag, ciphertext. */
+function seal(token: string, key: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sha256(key, "dashboard-session:"), iv);
+  const sealed = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url");
+}
+
+function unseal(text: string, key: string): string | null {
+  try {
+    const bytes = Buffer.from(text, "base64url");
+    const decipher = createDecipheriv(
+      "aes-256-gcm",
+      sha256(key, "dashboard-session:"),
+      bytes.subarray(0, 12),
+    );
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Sessions and one-time sign-in codes, kept in memory: a restart signs everyone out, which
- * suits a local service (a reseller signs in again with a token or serve's new link).
+ * Sessions and one-time sign-in codes, kept in the database so that every instance behind a
+ * load balancer knows them (and a restart signs nobody out). Only hashes of cookie keys and
+ * codes are stored, and each session's token is sealed with a key derived from its cookie.
  */
 export class DashboardSessions {
-  private readonly sessions = new Map<string, DashboardSession>();
-  private readonly codes = new Map<string, number>();
-
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
-  private now(): number {
-    return this.deps.clock.now().getTime();
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  private later(ms: number): string {
+    return isoSeconds(new Date(this.now().getTime() + ms));
   }
 
   /** A session for a reseller token, or null when the token is unusable or a workspace token's. */
@@ -44,9 +72,15 @@ export class DashboardSessions {
   }
 
   /** A fresh one-time code for the link `serve` prints; it works once, for ten minutes. */
-  createSignInCode(): string {
+  async createSignInCode(): Promise<string> {
     const code = randomKey();
-    this.codes.set(code, this.now() + signInLinkLifetimeMs);
+    await this.deps.db
+      .insertInto("dashboard_sign_in_codes")
+      .values({
+        code_hash: sha256(code).toString("hex"),
+        expires_at: this.later(signInLinkLifetimeMs),
+      })
+      .execute();
     return code;
   }
 
@@ -55,9 +89,13 @@ export class DashboardSessions {
    * token minted for it that expires with the session; null when the code is unknown, used or old.
    */
   async signInWithCode(code: string): Promise<string | null> {
-    const until = this.codes.get(code);
-    this.codes.delete(code);
-    if (until === undefined || until <= this.now()) return null;
+    // Deleted and read in one statement: of two instances given the same link, one wins.
+    const used = await this.deps.db
+      .deleteFrom("dashboard_sign_in_codes")
+      .where("code_hash", "=", sha256(code).toString("hex"))
+      .returning("expires_at")
+      .executeTakeFirst();
+    if (!used || used.expires_at <= isoSeconds(this.now())) return null;
     const reseller = await this.deps.db
       .selectFrom("resellers")
       .select("id")
@@ -70,37 +108,56 @@ export class DashboardSessions {
       name: "Dashboard sign-in link",
       scopes: allScopes,
     });
-    const expiresAt = this.now() + sessionLifetimeMs;
     await this.deps.db
       .updateTable("tokens")
-      .set({ expires_at: isoSeconds(new Date(expiresAt)) })
+      .set({ expires_at: this.later(sessionLifetimeMs) })
       .where("id", "=", issued.id)
       .execute();
     return this.open({ token: issued.secret, mintedTokenId: issued.id });
   }
 
-  private open(session: Omit<DashboardSession, "expiresAt">): string {
+  private async open(session: DashboardSession): Promise<string> {
     const key = randomKey();
-    this.sessions.set(key, { ...session, expiresAt: this.now() + sessionLifetimeMs });
+    const now = isoSeconds(this.now());
+    await this.deps.db.transaction().execute(async (trx) => {
+      // Ended sessions and codes are removed as new ones open.
+      await trx.deleteFrom("dashboard_sessions").where("expires_at", "<=", now).execute();
+      await trx.deleteFrom("dashboard_sign_in_codes").where("expires_at", "<=", now).execute();
+      await trx
+        .insertInto("dashboard_sessions")
+        .values({
+          key_hash: sha256(key).toString("hex"),
+          token_sealed: seal(session.token, key),
+          minted_token_id: session.mintedTokenId,
+          expires_at: this.later(sessionLifetimeMs),
+        })
+        .execute();
+    });
     return key;
   }
 
   /** The live session behind a cookie value, or null. */
-  find(key: string | undefined): DashboardSession | null {
+  async find(key: string | undefined): Promise<DashboardSession | null> {
     if (!key) return null;
-    const session = this.sessions.get(key);
-    if (!session) return null;
-    if (session.expiresAt <= this.now()) {
-      this.sessions.delete(key);
-      return null;
-    }
-    return session;
+    const row = await this.deps.db
+      .selectFrom("dashboard_sessions")
+      .select(["token_sealed", "minted_token_id"])
+      .where("key_hash", "=", sha256(key).toString("hex"))
+      .where("expires_at", ">", isoSeconds(this.now()))
+      .executeTakeFirst();
+    const token = row ? unseal(row.token_sealed, key) : null;
+    return row && token !== null ? { token, mintedTokenId: row.minted_token_id } : null;
   }
 
   /** Ends a session; answers it so the caller can revoke a minted token. */
-  close(key: string | undefined): DashboardSession | null {
-    const session = this.find(key);
-    if (key) this.sessions.delete(key);
+  async close(key: string | undefined): Promise<DashboardSession | null> {
+    const session = await this.find(key);
+    if (key) {
+      await this.deps.db
+        .deleteFrom("dashboard_sessions")
+        .where("key_hash", "=", sha256(key).toString("hex"))
+        .execute();
+    }
     return session;
   }
 }

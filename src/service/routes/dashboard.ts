@@ -23,10 +23,10 @@ const sessionsByApp = new WeakMap<object, DashboardSessions>();
  * A one-time sign-in link to the dashboard of the service's first reseller account, for
  * `serve` to print: it works once, within ten minutes, and then is worthless.
  */
-export function dashboardSignInLink(app: App, baseUrl: string): string {
+export async function dashboardSignInLink(app: App, baseUrl: string): Promise<string> {
   const sessions = sessionsByApp.get(app);
   if (!sessions) throw new Error("the dashboard routes are not installed");
-  const code = sessions.createSignInCode();
+  const code = await sessions.createSignInCode();
   return `${baseUrl.replace(/\/+$/, "")}/dashboard/sign-in?code=${code}`;
 }
 
@@ -76,8 +76,8 @@ export function dashboardRoutes(app: App, services: Services): void {
 
   const sessionOf = (request: FastifyRequest) =>
     sessions.find(readCookie(request.headers.cookie, sessionCookieName));
-  const requireSession = (request: FastifyRequest) => {
-    const session = sessionOf(request);
+  const requireSession = async (request: FastifyRequest) => {
+    const session = await sessionOf(request);
     if (!session) {
       throw new ServiceError("unauthenticated", "Sign in to the dashboard first.");
     }
@@ -148,7 +148,7 @@ export function dashboardRoutes(app: App, services: Services): void {
     if (request.headers[dashboardRequestHeader] === undefined) {
       throw new ServiceError("unauthenticated", `Send the ${dashboardRequestHeader} header.`);
     }
-    const session = sessions.close(readCookie(request.headers.cookie, sessionCookieName));
+    const session = await sessions.close(readCookie(request.headers.cookie, sessionCookieName));
     if (session?.mintedTokenId) {
       // The link's token has no other holder: revoke it through the API, like any client would.
       await callApi(app, session.token, {
@@ -167,12 +167,17 @@ export function dashboardRoutes(app: App, services: Services): void {
     { schema: hidden },
     async (request, reply) => {
       const key = readCookie(request.headers.cookie, sessionCookieName);
-      requireSession(request);
+      await requireSession(request);
       reply.hijack();
-      const end = streamCampaignStats(app, () => sessions.find(key)?.token ?? null, reply.raw, {
-        workspaceId: request.params.workspace_id,
-        campaignId: request.params.campaign_id,
-      });
+      const end = streamCampaignStats(
+        app,
+        async () => (await sessions.find(key))?.token ?? null,
+        reply.raw,
+        {
+          workspaceId: request.params.workspace_id,
+          campaignId: request.params.campaign_id,
+        },
+      );
       streams.add(end);
       reply.raw.on("close", () => {
         end();
@@ -191,7 +196,7 @@ export function dashboardRoutes(app: App, services: Services): void {
       "/dashboard/api/*",
       { schema: hidden },
       async (request, reply) => {
-        const session = requireSession(request);
+        const session = await requireSession(request);
         if (request.method !== "GET" && request.headers[dashboardRequestHeader] === undefined) {
           throw new ServiceError(
             "unauthenticated",

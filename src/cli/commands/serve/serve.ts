@@ -25,7 +25,7 @@ export const run: Handler = async (ctx, { options }) => {
   const lines = [
     `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
-    `Dashboard: ${service.url}/dashboard   one-time sign-in link (10 minutes): ${dashboardSignInLink(service.app, service.url)}`,
+    `Dashboard: ${service.url}/dashboard   one-time sign-in link (10 minutes): ${await dashboardSignInLink(service.app, service.url)}`,
   ];
   if (service.bootstrap.catalogue === "demo")
     lines.push("Loaded the demo plan catalogue (use --plans FILE for your own).");

@@ -11,6 +11,7 @@ import * as eventsWebhooksLifecycle from "./0009-events-webhooks-lifecycle.js";
 import * as instancesAndRateLimits from "./0010-instances-and-rate-limits.js";
 import * as csvImportOptions from "./0012-csv-import-options.js";
 import * as contactSearchPrefixes from "./0013-contact-search-prefixes.js";
+import * as dashboardSessions from "./0015-dashboard-sessions.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   "0010-instances-and-rate-limits": instancesAndRateLimits,
   "0012-csv-import-options": csvImportOptions,
   "0013-contact-search-prefixes": contactSearchPrefixes,
+  "0015-dashboard-sessions": dashboardSessions,
 };
 
 export const migrationProvider: MigrationProvider = {
