@@ -11,6 +11,7 @@ import {
   defaultThroughput,
   defaultWhatsappSyncMs,
 } from "./config.js";
+import type { DatabaseHandle } from "./db/database.js";
 import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
 import { jobHandlers } from "./jobs/job-handlers.js";
@@ -53,7 +54,6 @@ import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
 import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
 import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
-import type { DatabaseHandle } from "./db/database.js";
 
 // TRANSITIONAL (removed once every bulk path has its PostgreSQL twin): the raw SQLite handle,
 // or one that refuses with a clear message on PostgreSQL.

@@ -130,6 +130,26 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(await workspaces()).toEqual([]);
   });
 
+  it("counts the addresses of one IPv6 /64 network as one visitor", async () => {
+    for (let i = 0; i < 5; i++) {
+      const ok = await post(
+        { plan: "starter-monthly", business_name: `Shop ${i}`, contact_email: `s${i}@shop.test` },
+        `2001:db8:1:2::${i + 1}`,
+      );
+      expect(ok.statusCode).toBe(201);
+    }
+    const sameNetwork = await post(
+      { plan: "starter-monthly", business_name: "Shop 6", contact_email: "s6@shop.test" },
+      "2001:db8:1:2:ffff:ffff:ffff:ffff",
+    );
+    expect(sameNetwork.statusCode).toBe(429);
+    const otherNetwork = await post(
+      { plan: "starter-monthly", business_name: "Other", contact_email: "o@other.test" },
+      "2001:db8:1:3::1",
+    );
+    expect(otherNetwork.statusCode).toBe(201);
+  });
+
   it("limits sign-ups per address to five an hour, then asks to wait", async () => {
     for (let i = 0; i < 5; i++) {
       const ok = await post({

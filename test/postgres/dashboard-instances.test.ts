@@ -65,4 +65,18 @@ describe("the dashboard behind a load balancer (two instances, one database)", (
     ]);
     expect([a.statusCode, b.statusCode].sort()).toEqual([303, 400]);
   });
+
+  it("counts public sign-ups per address across instances", async () => {
+    const post = (app: TestApp, i: number) =>
+      app.app.inject({
+        method: "POST",
+        url: "/register",
+        remoteAddress: "203.0.113.7",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: `plan=starter-monthly&business_name=Shop+${i}&contact_email=s${i}%40shop.test`,
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post(i % 2 === 0 ? one : two, i)).statusCode);
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+  });
 });

@@ -14,9 +14,11 @@ describe("the PostgreSQL engine", () => {
   it("applies every migration once when three instances start together on an empty database", async () => {
     const handles = await Promise.all([1, 2, 3].map(() => openDatabase(target.url)));
     try {
-      const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(
-        handles[0]!.db,
-      );
+      const [first] = handles;
+      if (!first) throw new Error("no database opened");
+      const applied = await sql<{
+        name: string;
+      }>`SELECT name FROM kysely_migration ORDER BY name`.execute(first.db);
       expect(applied.rows.map((r) => r.name)).toEqual(
         Object.keys(await migrationProvider.getMigrations()).sort(),
       );
@@ -36,7 +38,9 @@ describe("the PostgreSQL engine", () => {
         .executeTakeFirst();
       // No plans before bootstrap: the column type is what matters.
       expect(plan).toBeUndefined();
-      const column = await sql<{ data_type: string }>`SELECT data_type FROM information_schema.columns
+      const column = await sql<{
+        data_type: string;
+      }>`SELECT data_type FROM information_schema.columns
         WHERE table_name = 'plans' AND column_name = 'price'`.execute(database.db);
       expect(column.rows[0]?.data_type).toBe("double precision");
     } finally {

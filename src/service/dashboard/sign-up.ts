@@ -3,7 +3,6 @@ import type { Currency, Plan } from "../../contract/plans.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
-import type { Clock } from "../domain/clock.js";
 import { listPlans } from "../domain/plans.js";
 import { allScopes, type Principal } from "../domain/tokens.js";
 import { createWorkspace, type WorkspaceServices } from "../domain/workspaces.js";
@@ -94,33 +93,6 @@ export async function signUp(
     expiresAt: null,
   };
   return { ok: true, workspace: await createWorkspace(services, principal, parsed.data) };
-}
-
-/** Counts sign-ups per client address in a sliding window (kept in memory, like the sessions). */
-export class SignUpRateLimiter {
-  private readonly attempts = new Map<string, number[]>();
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly limit = signUpLimit,
-  ) {}
-
-  /** Records an attempt; answers the seconds to wait when over the limit, else 0. */
-  take(address: string): number {
-    const now = this.clock.now().getTime();
-    const recent = (this.attempts.get(address) ?? []).filter(
-      (at) => at > now - this.limit.windowMs,
-    );
-    if (recent.length >= this.limit.max) {
-      this.attempts.set(address, recent);
-      const oldest = recent[0] ?? now;
-      return Math.max(1, Math.ceil((oldest + this.limit.windowMs - now) / 1000));
-    }
-    recent.push(now);
-    this.attempts.set(address, recent);
-    if (this.attempts.size > 10_000) this.attempts.clear();
-    return 0;
-  }
 }
 
 /** The visitor's preferred locale that Intl supports, from Accept-Language; "en" otherwise. */

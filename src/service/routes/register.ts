@@ -4,8 +4,8 @@ import type { App } from "../app-types.js";
 import {
   findPublicPlan,
   publicPlans,
-  SignUpRateLimiter,
   signUp,
+  signUpLimit,
   signUpOwner,
   visitorLocale,
 } from "../dashboard/sign-up.js";
@@ -18,6 +18,8 @@ import {
   tooManySignUpsPage,
   unknownPlanPage,
 } from "../dashboard/sign-up-page.js";
+import { clientAddressKey } from "../domain/client-address.js";
+import { SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import type { Services } from "../services.js";
 
 function page(reply: FastifyReply, status: number, html: string): FastifyReply {
@@ -49,7 +51,9 @@ export function registerRoutes(
   options: { publicSignup: boolean },
 ): void {
   const { db, publicUrl } = services;
-  const limiter = new SignUpRateLimiter(services.clock);
+  // Counted in the database, so the limit holds whichever instance a visitor reaches.
+  const limiter = new SharedRateCounter(db, services.clock, signUpLimit);
+  app.addHook("onClose", () => limiter.close());
 
   const closed = async (reply: FastifyReply) =>
     page(reply, 403, signUpClosedPage((await signUpOwner(db))?.name ?? null));
@@ -94,7 +98,8 @@ export function registerRoutes(
         const found = await findPublicPlan(db, publicUrl, slug);
         if (!found)
           return page(reply, 404, unknownPlanPage(slug, (await publicPlans(db, publicUrl)).plans));
-        const wait = limiter.take(request.ip);
+        const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
+        const wait = decision.allowed ? 0 : Math.max(1, Math.ceil(decision.resetMs / 1000));
         if (wait > 0) {
           return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
         }
