@@ -162,7 +162,11 @@ export async function buildApp(config: AppConfig): Promise<App> {
   templateRoutes(app, services);
   channelRoutes(app, services);
   campaignRoutes(app, services);
-  webhookEndpointRoutes(app, { ...services, blockPrivateWebhooks: services.webhooks.blockPrivate });
+  webhookEndpointRoutes(app, {
+    ...services,
+    blockPrivateWebhooks: services.webhooks.blockPrivate,
+    resolver: services.webhooks.resolver,
+  });
   eventRoutes(app, services);
   usageRoutes(app, services);
   sandboxInboundRoutes(app, services);

@@ -283,4 +283,32 @@ describe("--block-private-webhooks", () => {
       await t.close();
     }
   });
+
+  it("refuses a delivery whose host resolves to a private address by the time it is sent (DNS rebinding)", async () => {
+    const receiver = await startReceiver();
+    const port = new URL(receiver.url).port;
+    // Public when the endpoint is created and checked, loopback when the delivery connects.
+    let lookups = 0;
+    const resolver = async () => {
+      lookups += 1;
+      return [{ address: lookups <= 2 ? "93.184.215.14" : "127.0.0.1", family: 4 }];
+    };
+    const t = await startTestApp({ webhooks: { blockPrivate: true, resolver, retryBaseMs: 1000 } });
+    try {
+      const created = await t.request("POST", "/api/v1/webhook-endpoints", {
+        body: { url: `http://rebind.example:${port}/hooks` },
+      });
+      expect(created.statusCode).toBe(201);
+      await t.createWorkspace();
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(0);
+      const attempts = await t.database.db.selectFrom("webhook_attempts").selectAll().execute();
+      expect(attempts.length).toBeGreaterThan(0);
+      expect(attempts[0]?.error).toContain("127.0.0.1");
+      expect(attempts[0]?.delivered).toBe(0);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
 });

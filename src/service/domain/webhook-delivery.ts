@@ -1,3 +1,4 @@
+import { type Dispatcher, fetch } from "undici";
 import type { Redelivery } from "../../contract/events.js";
 import { signatureHeader } from "../../contract/webhook-signature.js";
 import type { Db } from "../db/database.js";
@@ -7,7 +8,7 @@ import { loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { privateUrlReason } from "./webhook-url-guard.js";
+import { privateAddressGuardAgent, privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
 
 /** How deliveries are made: retry base, the private-address guard and the answer timeout. */
@@ -18,6 +19,8 @@ export interface WebhookSettings {
   blockPrivate: boolean;
   /** How long a receiver has to answer with a 2xx. */
   timeoutMs: number;
+  /** Tests only: how host names resolve for the private-address guard. */
+  resolver?: Resolver;
 }
 
 export const defaultWebhookSettings: WebhookSettings = {
@@ -51,10 +54,12 @@ export async function postSigned(
   body: string,
   unixSeconds: number,
   timeoutMs: number,
+  dispatcher?: Dispatcher,
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   try {
     const response = await fetch(url, {
+      ...(dispatcher ? { dispatcher } : {}),
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -82,7 +87,9 @@ export async function postSigned(
       error:
         name === "TimeoutError" || name === "AbortError"
           ? `no answer within ${timeoutMs / 1000} s`
-          : (cause?.code ?? cause?.message ?? (error as Error).message),
+          : cause?.code === "EPRIVATEADDRESS"
+            ? `not sent: ${cause.message}`
+            : (cause?.code ?? cause?.message ?? (error as Error).message),
       durationMs: Math.round(performance.now() - started),
     };
   }
@@ -100,6 +107,8 @@ export function webhookDeliveryHandler(deps: {
   settings: WebhookSettings;
 }): JobHandler {
   const { db, clock, settings } = deps;
+  // Checked again as each connection resolves its host (see guardedLookup): DNS may change.
+  const guard = settings.blockPrivate ? privateAddressGuardAgent(settings.resolver) : undefined;
   return async (job) => {
     const { delivery_id: deliveryId } = job.payload as { delivery_id: string };
     const delivery = await db
@@ -128,7 +137,9 @@ export function webhookDeliveryHandler(deps: {
       return { state: "done" };
     }
     const body = JSON.stringify(toEvent(event));
-    const refused = settings.blockPrivate ? await privateUrlReason(endpoint.url) : null;
+    const refused = settings.blockPrivate
+      ? await privateUrlReason(endpoint.url, settings.resolver)
+      : null;
     const outcome: AttemptOutcome = refused
       ? { statusCode: null, error: `not sent: ${refused}`, durationMs: 0 }
       : await postSigned(
@@ -138,6 +149,7 @@ export function webhookDeliveryHandler(deps: {
           body,
           Math.floor(now.getTime() / 1000),
           settings.timeoutMs,
+          guard,
         );
     const delivered = outcome.error === null;
     const attempt = delivery.attempts + 1;

@@ -14,7 +14,7 @@ import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { privateUrlReason } from "./webhook-url-guard.js";
+import { privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
 
 /** What the endpoint rules need: the database, time, and whether private addresses are refused. */
@@ -22,6 +22,8 @@ export interface WebhookEndpointServices {
   db: Db;
   clock: Clock;
   blockPrivateWebhooks: boolean;
+  /** Tests only: how host names resolve for the private-address check. */
+  resolver?: Resolver | undefined;
 }
 
 /** A new signing secret: `whsec_` and 32 random bytes in base64url. */
@@ -64,7 +66,7 @@ function normaliseSelection(events: readonly string[]): string[] {
 
 async function checkUrl(services: WebhookEndpointServices, url: string): Promise<void> {
   if (!services.blockPrivateWebhooks) return;
-  const reason = await privateUrlReason(url);
+  const reason = await privateUrlReason(url, services.resolver);
   if (reason) throw invalidField("url", reason);
 }
 
