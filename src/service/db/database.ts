@@ -61,6 +61,27 @@ async function openSqlite(file: string): Promise<{ db: Db; sqlite: BetterSqlite3
   return { db, sqlite };
 }
 
+/**
+ * The database cannot be reached or opened (server down, wrong host, password or database
+ * name): the operator's to fix, so its message says where and why without a stack.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(location: string, reason: string) {
+    super(`Cannot open the database ${location}: ${reason}`);
+    this.name = "DatabaseUnavailableError";
+  }
+}
+
+/** Errors of connecting rather than of a statement: node's socket codes and PostgreSQL's 08/28/3D. */
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    typeof code === "string" &&
+    (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH)$/.test(code) ||
+      /^(08|28|3D)/.test(code))
+  );
+}
+
 /** Connections per instance: several instances share the server's `max_connections` (100). */
 const poolSize = 10;
 
@@ -88,12 +109,18 @@ async function openPostgres(url: string): Promise<Db> {
  */
 export async function openDatabase(target: string): Promise<DatabaseHandle> {
   const postgres = isPostgresUrl(target);
-  const opened = postgres ? { db: await openPostgres(target), sqlite: null } : await openSqlite(target);
+  const opened = postgres
+    ? { db: await openPostgres(target), sqlite: null }
+    : await openSqlite(target);
   const { db, sqlite } = opened;
   try {
     await migrate(db);
   } catch (error) {
     await db.destroy();
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    if (isConnectionError(cause)) {
+      throw new DatabaseUnavailableError(redactedUrl(target), (cause as Error).message);
+    }
     throw error;
   }
   return {
@@ -107,10 +134,15 @@ export async function openDatabase(target: string): Promise<DatabaseHandle> {
 
 /** Applies every pending migration; throws naming the one that failed. */
 export async function migrate(db: Db): Promise<string[]> {
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  const { error, results } = await new Migrator({
+    db,
+    provider: migrationProvider,
+  }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new Error(`database migration ${failed} failed: ${String((error as Error).message ?? error)}`);
+    throw new Error(
+      `database migration ${failed} failed: ${String((error as Error).message ?? error)}`,
+    );
   }
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

@@ -1,16 +1,34 @@
+import { DatabaseUnavailableError } from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
-import { startService } from "../../../service/server.js";
+import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
+import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
 
+/** startService, with a database that cannot be opened told as such (exit 8, not a stack). */
+async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
+  try {
+    return await startService(options);
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) {
+      throw new CliError(
+        "unreachable",
+        error.message,
+        "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
+      );
+    }
+    throw error;
+  }
+}
+
 /** `reseller serve`: starts the service and runs until SIGINT or SIGTERM. */
 export const run: Handler = async (ctx, { options }) => {
   const settings = serveSettings(options, ctx.env);
   const database = databaseTarget(options, ctx.env, "reseller.db") as DatabaseTarget;
-  const service = await startService({
+  const service = await startServiceOrExplain({
     ...settings,
     host: stringOption(options, "host") ?? "127.0.0.1",
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
