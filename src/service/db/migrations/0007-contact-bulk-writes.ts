@@ -22,11 +22,9 @@ import { engineOf } from "../engine.js";
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = engineOf(db) === "postgres";
-  for (const trigger of postgres ? [] : [
-    "contacts_counted",
-    "contact_tag_links_added",
-    "contact_tag_links_removed",
-  ]) {
+  for (const trigger of postgres
+    ? []
+    : ["contacts_counted", "contact_tag_links_added", "contact_tag_links_removed"]) {
     await sql.raw(`DROP TRIGGER IF EXISTS ${trigger}`).execute(db);
   }
   await sql
