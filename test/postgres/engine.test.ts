@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/service/db/database.js";
+import { DatabaseUnavailableError, openDatabase } from "../../src/service/db/database.js";
 import { migrationProvider } from "../../src/service/db/migrations/index.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
 
@@ -46,5 +46,16 @@ describe("the PostgreSQL engine", () => {
     } finally {
       await database.close();
     }
+  });
+
+  it("says where and why when the server cannot be reached, without the password", async () => {
+    await expect(openDatabase("postgres://app:s3cret@127.0.0.1:1/reseller")).rejects.toThrow(
+      /^Cannot open the database postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/reseller: .*ECONNREFUSED/,
+    );
+  });
+
+  it("says so when the database does not exist", async () => {
+    const missing = `${target.url}_missing`;
+    await expect(openDatabase(missing)).rejects.toBeInstanceOf(DatabaseUnavailableError);
   });
 });

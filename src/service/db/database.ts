@@ -139,9 +139,12 @@ export async function migrate(db: Db): Promise<string[]> {
     provider: migrationProvider,
   }).migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    // No migration ran: the database could not even be asked which ones it has.
+    if (!failed) throw error;
     throw new Error(
       `database migration ${failed} failed: ${String((error as Error).message ?? error)}`,
+      { cause: error },
     );
   }
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
