@@ -1,6 +1,7 @@
 import { readCatalogueFile } from "./catalogue/catalogue-file.js";
 import { demoCatalogue } from "./catalogue/demo-catalogue.js";
 import type { Db } from "./db/database.js";
+import { withNamedLock } from "./db/write-conflicts.js";
 import type { Clock } from "./domain/clock.js";
 import { hasPlans, loadCatalogue } from "./domain/plans.js";
 import { createReseller, hasResellers } from "./domain/resellers.js";
@@ -17,6 +18,15 @@ export interface BootstrapResult {
  * value, or a random token) when none exists, and the catalogue from `--plans` or the demo one.
  */
 export async function bootstrap(
+  db: Db,
+  clock: Clock,
+  options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },
+): Promise<BootstrapResult> {
+  // Several instances starting on an empty database create one account and one catalogue.
+  return withNamedLock(db, "reseller.bootstrap", (locked) => readyDatabase(locked, clock, options));
+}
+
+async function readyDatabase(
   db: Db,
   clock: Clock,
   options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },

@@ -39,3 +39,24 @@ export async function lockNamed(trx: Db, name: string): Promise<void> {
   if (engineOf(trx) !== "postgres") return;
   await sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
 }
+
+/**
+ * Runs `work` while holding a named lock across its own transactions (PostgreSQL: a session
+ * advisory lock on one connection, which `work` then uses), so that instances starting together
+ * do a one-time setup once. SQLite runs it as it is: its transactions serialise the file.
+ */
+export async function withNamedLock<T>(
+  db: Db,
+  name: string,
+  work: (db: Db) => Promise<T>,
+): Promise<T> {
+  if (engineOf(db) !== "postgres") return work(db);
+  return db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(hashtext(${name}))`.execute(connection);
+    try {
+      return await work(connection);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(hashtext(${name}))`.execute(connection);
+    }
+  });
+}
