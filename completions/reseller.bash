@@ -24,7 +24,7 @@ _reseller_subcommands() {
     'webhooks') REPLY='create list get update delete deliveries' ;;
     'events') REPLY='list get redeliver' ;;
     'serve') REPLY='exec' ;;
-    'admin') REPLY='resellers' ;;
+    'admin') REPLY='resellers migrate copy' ;;
     'admin resellers') REPLY='create' ;;
     *) REPLY='' ;;
   esac
@@ -113,11 +113,13 @@ _reseller_options() {
     'events redeliver') REPLY='--endpoint -h --help' ;;
     'listen') REPLY='--forward-to --events -h --help' ;;
     'usage') REPLY='--month -h --help' ;;
-    'serve') REPLY='--host --port --db --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
-    'serve exec') REPLY='--host --port --db --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
+    'serve') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
+    'serve exec') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
     'admin') REPLY='-h --help' ;;
     'admin resellers') REPLY='-h --help' ;;
-    'admin resellers create') REPLY='--db --name -h --help' ;;
+    'admin resellers create') REPLY='--db --database --name -h --help' ;;
+    'admin migrate') REPLY='--db --database -h --help' ;;
+    'admin copy') REPLY='--from --to -h --help' ;;
     'api') REPLY='--data --paginate -h --help' ;;
     'completion') REPLY='-h --help' ;;
     *) REPLY='' ;;
@@ -307,6 +309,7 @@ _reseller_option_value() {
     'serve|--host') REPLY='' ;;
     'serve|--port') REPLY='' ;;
     'serve|--db') REPLY='@file' ;;
+    'serve|--database') REPLY='' ;;
     'serve|--plans') REPLY='@file' ;;
     'serve|--public-url') REPLY='' ;;
     'serve|--rate-limit') REPLY='' ;;
@@ -320,6 +323,7 @@ _reseller_option_value() {
     'serve exec|--host') REPLY='' ;;
     'serve exec|--port') REPLY='' ;;
     'serve exec|--db') REPLY='@file' ;;
+    'serve exec|--database') REPLY='' ;;
     'serve exec|--plans') REPLY='@file' ;;
     'serve exec|--public-url') REPLY='' ;;
     'serve exec|--rate-limit') REPLY='' ;;
@@ -331,7 +335,12 @@ _reseller_option_value() {
     'serve exec|--log-level') REPLY='fatal error warn info debug silent' ;;
     'serve exec|--log-format') REPLY='json pretty' ;;
     'admin resellers create|--db') REPLY='@file' ;;
+    'admin resellers create|--database') REPLY='' ;;
     'admin resellers create|--name') REPLY='' ;;
+    'admin migrate|--db') REPLY='@file' ;;
+    'admin migrate|--database') REPLY='' ;;
+    'admin copy|--from') REPLY='@file' ;;
+    'admin copy|--to') REPLY='' ;;
     'api|--data') REPLY='' ;;
     *'|--base-url') REPLY='' ;;
     *'|--token') REPLY='' ;;

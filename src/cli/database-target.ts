@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isPostgresUrl, redactedUrl } from "../service/db/engine.js";
 import { usageError } from "./cli-error.js";
 import { stringOption } from "./options.js";
@@ -51,4 +52,29 @@ export function databaseTarget(
   }
   if (fallback === null) return null;
   return { target: fallback, label: fallback, engine: "sqlite", given: false };
+}
+
+/**
+ * The database of an admin command: `--database`, `--db` or DATABASE_URL, with no default (an
+ * operator names the database they change). A SQLite file must exist already, so a mistyped
+ * path is an error instead of a new empty database.
+ */
+export function existingDatabaseTarget(
+  options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): DatabaseTarget {
+  const target = databaseTarget(options, env, null);
+  if (target === null) {
+    throw usageError(
+      "Missing --db <file> or --database <url>.",
+      "Name the database `reseller serve` uses: --db FILE (SQLite) or --database postgres://… (or set DATABASE_URL).",
+    );
+  }
+  if (target.engine === "sqlite" && !existsSync(target.target)) {
+    throw usageError(
+      `No database at ${target.target}.`,
+      "Point --db at the file `reseller serve --db` uses.",
+    );
+  }
+  return target;
 }

@@ -6,6 +6,8 @@ export const envVars = {
   RESELLER_WORKSPACE:
     "Workspace id for commands inside a workspace (overridden by -w/--workspace).",
   RESELLER_CONFIG_DIR: "Folder of the profile store (default: the user's config folder).",
+  DATABASE_URL:
+    "serve and admin commands: a postgres:// URL to run on PostgreSQL (overridden by --database or --db).",
   RESELLER_BOOTSTRAP_TOKEN:
     "serve: the token of the first reseller account created on an empty database.",
   RESELLER_SECRET_KEY:

@@ -13,6 +13,9 @@ export interface BootstrapResult {
   catalogue: "file" | "demo" | "kept";
 }
 
+/** The lock of a database's one-time setup; `admin copy` holds it too while it fills a target. */
+export const bootstrapLock = "reseller.bootstrap";
+
 /**
  * Readies a database for serving: the first reseller account (with RESELLER_BOOTSTRAP_TOKEN's
  * value, or a random token) when none exists, and the catalogue from `--plans` or the demo one.
@@ -23,7 +26,7 @@ export async function bootstrap(
   options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },
 ): Promise<BootstrapResult> {
   // Several instances starting on an empty database create one account and one catalogue.
-  return withNamedLock(db, "reseller.bootstrap", (locked) => readyDatabase(locked, clock, options));
+  return withNamedLock(db, bootstrapLock, (locked) => readyDatabase(locked, clock, options));
 }
 
 async function readyDatabase(

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   sqlite: BetterSqlite3.Database | null;
   /** Where it is: the SQLite file or the PostgreSQL URL with its password hidden. */
   location: string;
+  /** The migrations this open applied (none when the database was current). */
+  applied: string[];
   close(): Promise<void>;
 }
 
@@ -113,8 +115,9 @@ export async function openDatabase(target: string): Promise<DatabaseHandle> {
     ? { db: await openPostgres(target), sqlite: null }
     : await openSqlite(target);
   const { db, sqlite } = opened;
+  let applied: string[];
   try {
-    await migrate(db);
+    applied = await migrate(db);
   } catch (error) {
     await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;
@@ -128,6 +131,7 @@ export async function openDatabase(target: string): Promise<DatabaseHandle> {
     engine: postgres ? "postgres" : "sqlite",
     sqlite,
     location: redactedUrl(target),
+    applied,
     close: () => db.destroy(),
   };
 }

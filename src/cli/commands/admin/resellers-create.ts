@@ -1,22 +1,19 @@
-import { existsSync } from "node:fs";
 import { openDatabase } from "../../../service/db/database.js";
 import { systemClock } from "../../../service/domain/clock.js";
 import { createReseller } from "../../../service/domain/resellers.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import { existingDatabaseTarget } from "../../database-target.js";
 import { requiredString } from "../../options.js";
 import { recordView } from "../../output/view.js";
+import { explainedDatabaseError } from "./database-errors.js";
 
 /** `reseller admin resellers create`: a new reseller account, straight in the database. */
-export const run: Handler = async (_ctx, { options }) => {
-  const file = requiredString(options, "db");
+export const run: Handler = async (ctx, { options }) => {
+  const target = existingDatabaseTarget(options, ctx.env);
   const name = requiredString(options, "name").trim();
-  if (!existsSync(file))
-    throw usageError(
-      `No database at ${file}.`,
-      "Point --db at the file `reseller serve --db` uses.",
-    );
-  const database = await openDatabase(file);
+  const database = await openDatabase(target.target).catch((error: unknown) => {
+    throw explainedDatabaseError(error, target.label);
+  });
   try {
     const created = await createReseller(database.db, systemClock, { name });
     const data = {

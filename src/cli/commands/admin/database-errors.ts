@@ -1,0 +1,59 @@
+import { CliError } from "../../cli-error.js";
+
+/** The driver's error code, looked for along the cause chain and, failing that, in the message. */
+function driverCode(error: unknown): { code: string | undefined; message: string } {
+  let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  const message = String(current?.message ?? error);
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === "string")
+      return { code: current.code, message: String(current.message) };
+    current = current.cause as typeof current;
+  }
+  // The migrator's wrapper keeps only the message (e.g. "… failed: connect ECONNREFUSED …").
+  const network = /\b(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN)\b/.exec(message)?.[1];
+  if (network) return { code: network, message };
+  if (/database "[^"]*" does not exist/.test(message)) return { code: "3D000", message };
+  if (/password authentication failed|no pg_hba\.conf entry/.test(message)) {
+    return { code: "28P01", message };
+  }
+  return { code: undefined, message };
+}
+
+/**
+ * A database that cannot be opened, said as something the operator can fix (server down, no
+ * such database, refused login) instead of a driver's stack; other errors pass unchanged.
+ */
+export function explainedDatabaseError(error: unknown, label: string): unknown {
+  const { code, message } = driverCode(error);
+  const detail =
+    /database "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
+      message,
+    )?.[0];
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "ETIMEDOUT" ||
+    code === "EAI_AGAIN"
+  ) {
+    return new CliError(
+      "unreachable",
+      `Cannot reach the PostgreSQL server of ${label} (${code}).`,
+      "Check the host and port, and that the server runs and accepts connections from here.",
+    );
+  }
+  if (code === "3D000") {
+    return new CliError(
+      "usage",
+      `${detail ?? "The database does not exist"} (${label}).`,
+      "Create it first, e.g. `createdb reseller`, or fix the database name in the URL.",
+    );
+  }
+  if (code === "28P01" || code === "28000") {
+    return new CliError(
+      "auth",
+      `PostgreSQL refused the login (${detail ?? code}) for ${label}.`,
+      "Check the user and password in the URL.",
+    );
+  }
+  return error;
+}

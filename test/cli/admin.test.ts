@@ -1,0 +1,176 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/service/db/database.js";
+import { migrationProvider } from "../../src/service/db/migrations/index.js";
+import { runCli } from "../helpers/cli.js";
+import { parse } from "../helpers/parse-cli.js";
+
+/** The admin commands on SQLite files, and how they refuse what they cannot do. */
+
+const scratch = () => mkdtempSync(join(tmpdir(), "reseller-admin-"));
+
+/** A current, empty SQLite database of the service. */
+async function currentDatabase(): Promise<string> {
+  const file = join(scratch(), "reseller.db");
+  await (await openDatabase(file)).close();
+  return file;
+}
+
+/** A SQLite database as an older version left it: every migration but the last. */
+async function outdatedDatabase(): Promise<{ file: string; missing: string }> {
+  const file = join(scratch(), "old.db");
+  const names = Object.keys(await migrationProvider.getMigrations());
+  const db = new Kysely<unknown>({
+    dialect: new SqliteDialect({ database: new BetterSqlite3(file) }),
+  });
+  const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+    names.at(-2) as string,
+  );
+  await db.destroy();
+  if (error) throw error;
+  return { file, missing: names.at(-1) as string };
+}
+
+/** An address where no PostgreSQL listens: a command that refuses early never gets there. */
+const nowhere = "postgres://nobody@127.0.0.1:9/nothing";
+
+describe("admin commands: which database", () => {
+  it("takes --database, --db and DATABASE_URL on every admin command", async () => {
+    for (const command of [
+      ["admin", "resellers", "create", "--name", "Acme"],
+      ["admin", "migrate"],
+    ]) {
+      const parsed = await parse([...command, "--database", "postgres://db.internal/reseller"]);
+      expect(parsed.captured?.options, command.join(" ")).toMatchObject({
+        database: "postgres://db.internal/reseller",
+      });
+      expect((await parse([...command, "--db", "x.db"])).captured?.options).toMatchObject({
+        db: "x.db",
+      });
+    }
+  });
+
+  it("refuses to guess: no database named is a usage error naming both flags", async () => {
+    const run = await runCli(["admin", "resellers", "create", "--name", "Acme"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--db <file> or --database <url>/);
+    expect((await runCli(["admin", "migrate"])).code).toBe(2);
+  });
+
+  it("refuses both flags at once, a --database that is not a URL, and a file that does not exist", async () => {
+    const both = await runCli([
+      "admin",
+      "migrate",
+      "--db",
+      "x.db",
+      "--database",
+      "postgres://db.internal/reseller",
+    ]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/not both/);
+    const notUrl = await runCli(["admin", "migrate", "--database", "reseller.db"]);
+    expect(notUrl.code).toBe(2);
+    expect(notUrl.stderr).toMatch(/--db FILE/);
+    const badEnv = await runCli(["admin", "migrate"], { env: { DATABASE_URL: "reseller.db" } });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toMatch(/DATABASE_URL/);
+    const missing = await runCli(["admin", "migrate", "--db", join(scratch(), "typo.db")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/No database at/);
+  });
+
+  it("creates a reseller in a SQLite file with --db", async () => {
+    const file = await currentDatabase();
+    const run = await runCli([
+      "admin",
+      "resellers",
+      "create",
+      "--db",
+      file,
+      "--name",
+      "Acme",
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      name: "Acme",
+      token: expect.stringMatching(/^rsk_/),
+    });
+  });
+});
+
+describe("admin migrate on SQLite", () => {
+  it("applies what an older version's file lacks, then says it is current", async () => {
+    const { file, missing } = await outdatedDatabase();
+    const first = await runCli(["admin", "migrate", "--db", file, "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: [missing],
+      engine: "sqlite",
+      database: file,
+    });
+    const again = await runCli(["admin", "migrate", "--db", file]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already current/);
+  });
+
+  it("lists the migrations it applied for people", async () => {
+    const { file, missing } = await outdatedDatabase();
+    const run = await runCli(["admin", "migrate", "--db", file]);
+    expect(run.stdout).toContain(missing);
+    expect(run.stderr).toMatch(/now current \(1 migration applied\)/);
+  });
+});
+
+describe("admin copy: what it refuses before touching the target", () => {
+  it("needs a SQLite file that exists in --from and a PostgreSQL URL in --to", async () => {
+    const file = await currentDatabase();
+    const cases: [string[], RegExp][] = [
+      [["--to", nowhere], /Missing --from/],
+      [["--from", nowhere, "--to", nowhere], /--from takes the SQLite database file/],
+      [["--from", join(scratch(), "typo.db"), "--to", nowhere], /No database at/],
+      [["--from", file], /Missing --to/],
+      [["--from", file, "--to", "other.db"], /postgres:\/\//],
+    ];
+    for (const [flags, message] of cases) {
+      const run = await runCli(["admin", "copy", ...flags]);
+      expect(run.code, flags.join(" ")).toBe(2);
+      expect(run.stderr, flags.join(" ")).toMatch(message);
+    }
+  });
+
+  it("takes the target from DATABASE_URL when --to is not given", async () => {
+    const { file } = await outdatedDatabase();
+    const run = await runCli(["admin", "copy", "--from", file], { env: { DATABASE_URL: nowhere } });
+    // It got past the flags to the source's check (exit 5), not a usage error.
+    expect(run.code).toBe(5);
+  });
+
+  it("refuses a file an older version left, pointing at admin migrate (exit 5)", async () => {
+    const { file, missing } = await outdatedDatabase();
+    const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(missing);
+    expect(run.stderr).toContain(`reseller admin migrate --db ${file}`);
+  });
+
+  it("says when the PostgreSQL server cannot be reached (exit 8)", async () => {
+    const file = await currentDatabase();
+    const copy = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(copy.code).toBe(8);
+    expect(copy.stderr).toMatch(/Cannot reach the PostgreSQL server/);
+    expect((await runCli(["admin", "migrate", "--database", nowhere])).code).toBe(8);
+  });
+
+  it("refuses a file that is not a reseller database (exit 5)", async () => {
+    const file = join(scratch(), "other.db");
+    new BetterSqlite3(file).exec("CREATE TABLE notes (id INTEGER)");
+    const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/not a reseller database/);
+  });
+});

@@ -1,0 +1,81 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/service/db/database.js";
+import { redactedUrl } from "../../src/service/db/engine.js";
+import { migrationProvider } from "../../src/service/db/migrations/index.js";
+import { hashToken } from "../../src/service/domain/tokens.js";
+import { runCli } from "../helpers/cli.js";
+import { createTestDatabase } from "../helpers/postgres-databases.js";
+
+/** The admin commands on PostgreSQL: `--database` and DATABASE_URL, as `serve` takes them. */
+describe("admin commands on PostgreSQL", () => {
+  let target: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    target = await createTestDatabase({ empty: true });
+  });
+  afterAll(() => target.drop());
+
+  it("migrates an empty database with admin migrate, naming every migration, then says it is current", async () => {
+    const first = await runCli(["admin", "migrate", "--database", target.url, "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: Object.keys(await migrationProvider.getMigrations()),
+      engine: "postgres",
+      database: redactedUrl(target.url),
+    });
+    const again = await runCli(["admin", "migrate", "--database", target.url]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already current/);
+  });
+
+  it("creates a reseller with --database, and with DATABASE_URL alone", async () => {
+    const flagged = await runCli([
+      "admin",
+      "resellers",
+      "create",
+      "--database",
+      target.url,
+      "--name",
+      "Acme Agency",
+      "--json",
+    ]);
+    expect(flagged.code, flagged.stderr).toBe(0);
+    const fromEnv = await runCli(["admin", "resellers", "create", "--name", "Other", "--json"], {
+      env: { DATABASE_URL: target.url },
+    });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    const database = await openDatabase(target.url);
+    try {
+      const names = await sql<{ name: string }>`SELECT name FROM resellers ORDER BY name`.execute(
+        database.db,
+      );
+      expect(names.rows.map((r) => r.name)).toEqual(["Acme Agency", "Other"]);
+      // The printed token is the one stored (as its hash).
+      const token = JSON.parse(flagged.stdout).token as string;
+      const stored = await database.db
+        .selectFrom("tokens")
+        .select("reseller_id")
+        .where("token_hash", "=", hashToken(token))
+        .executeTakeFirst();
+      expect(stored?.reseller_id).toBe(JSON.parse(flagged.stdout).reseller_id);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("names a database that does not exist, with a hint to create it (exit 2)", async () => {
+    const url = new URL(target.url);
+    url.pathname = "/no_such_database";
+    const run = await runCli(["admin", "migrate", "--database", url.toString()]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/does not exist/);
+    expect(run.stderr).toMatch(/createdb/);
+  });
+
+  it("never prints the database password", async () => {
+    const url = new URL(target.url);
+    url.password = "s3cret-pass";
+    const run = await runCli(["admin", "migrate", "--database", url.toString(), "--json"]);
+    expect(run.stdout + run.stderr).not.toContain("s3cret-pass");
+  });
+});
