@@ -6,7 +6,7 @@
 // ESM files. Handlers that import the service (serve, serve exec, admin) stay ESM files in dist/,
 // imported by path (src/cli/module-loader.ts). (Node 22's module.enableCompileCache would do the
 // cache part.)
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -67,6 +67,94 @@ const noHttp2 = {
   },
 };
 
+// undici requires node:http for two values only, and node:assert for plain `assert(value)` calls;
+// loading them compiles eleven of Node's own modules (the HTTP server and agent, the assertion
+// error's diff printer), several milliseconds of every command. Inside undici they are replaced:
+// - http.maxHeaderSize, Node's --max-http-header-size (16 KiB unless given), read from the flags;
+// - http.IncomingMessage, compared with a request body's constructor to detach the socket of a
+//   server's request streamed on; the CLI never sends one, so a class nothing is made of;
+// - assert(value, message), throwing the AssertionError's code and message without its diff.
+const undiciBuiltins = {
+  http: `const flag = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\\s+/)]
+  .map((arg) => /^--max-http-header-size=(\\d+)$/.exec(arg))
+  .findLast(Boolean);
+module.exports = { maxHeaderSize: flag ? Number(flag[1]) : 16384, IncomingMessage: class IncomingMessage {} };`,
+  assert: `module.exports = function assert(value, message) {
+  if (value) return;
+  if (message instanceof Error) throw message;
+  const error = new Error(message ?? "The expression evaluated to a falsy value");
+  error.name = "AssertionError";
+  error.code = "ERR_ASSERTION";
+  throw error;
+};`,
+};
+const undiciStandIns = {
+  name: "undici-stand-ins",
+  setup(builder) {
+    builder.onResolve({ filter: /^(node:)?(http|assert)$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)
+        ? { path: args.path.replace(/^node:/, ""), namespace: "undici-stand-in" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "undici-stand-in" }, (args) => ({
+      contents: undiciBuiltins[args.path],
+      loader: "js",
+    }));
+  },
+};
+
+// zod exports every locale's error messages (over 250 KB of the run bundle) as `z.locales`; it
+// sets English itself and the CLI sets none, so the bundle keeps English only.
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: path.join(path.dirname(args.importer), "..", "locales"), namespace: "zod-en" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: "js",
+      resolveDir: args.path,
+    }));
+  },
+};
+
+// `import { z } from "zod"` binds z to a namespace object zod re-exports, which the bundle must
+// then build at load (a getter per export, several hundred); importing the namespace straight
+// from zod's own module lets esbuild turn each `z.object` into a direct reference instead.
+const zodExternal = path.join(root, "node_modules", "zod", "v4", "classic", "external.js");
+const zodDirect = {
+  name: "zod-direct",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]dist[\\/](cli|client|contract)[\\/].*\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes('import { z } from "zod";')) return undefined;
+      return {
+        contents: text.replace(
+          'import { z } from "zod";',
+          `import * as z from ${JSON.stringify(zodExternal)};`,
+        ),
+        loader: "js",
+      };
+    });
+  },
+};
+
+// src/cli/version.ts reads package.json on every start (`--version`, the User-Agent); the
+// bundles are built from that same package.json, so they carry its version as a constant.
+const packageVersion = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
+const versionAtBuild = {
+  name: "version-at-build",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]dist[\\/]cli[\\/]version\.js$/ }, () => ({
+      contents: `export function cliVersion() {\n  return ${JSON.stringify(packageVersion)};\n}\n`,
+      loader: "js",
+    }));
+  },
+};
+
 /** Options shared by both bundles; each sits in dist/cli, where import.meta.url pointed. */
 function cjsBundle(name, entry, plugins = []) {
   return build({
@@ -82,11 +170,13 @@ function cjsBundle(name, entry, plugins = []) {
     charset: "ascii",
     legalComments: "external",
     logLevel: "warning",
-    define: { "import.meta.url": "__bundleUrl" },
+    // The bundle's own URL, computed only when something asks (module-loader, to import the ESM
+    // handlers): pathToFileURL costs every other start.
+    define: { "import.meta.url": "__bundle.url" },
     // Written as the function Node's Module.wrap would make of it, so bin/ compiles the file's
     // text as read, without first copying megabytes into a wrapped string.
     banner: {
-      js: '(function (exports, require, module, __filename, __dirname) {const __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+      js: '(function (exports, require, module, __filename, __dirname) {const __bundle = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
     },
     footer: { js: "})" },
     plugins,
@@ -135,7 +225,7 @@ async function serviceHandlers(names) {
   return needing;
 }
 
-await cjsBundle("start", path.join(cliDir, "main.js"), [lazyChildProcess]);
+await cjsBundle("start", path.join(cliDir, "main.js"), [lazyChildProcess, versionAtBuild]);
 
 const names = await handlerNames();
 const esmOnly = await serviceHandlers(names);
@@ -144,7 +234,10 @@ const entry = path.join(cliDir, "run-entry.js");
 // off over many parses; a command parses one or two responses, and that code is in no cache.
 // Imported first, so the setting is in place before any schema is built.
 const zodSetup = path.join(cliDir, "run-zod-jitless.js");
-writeFileSync(zodSetup, 'import { config } from "zod";\nconfig({ jitless: true });\n');
+writeFileSync(
+  zodSetup,
+  `import { config } from ${JSON.stringify(zodExternal)};\nconfig({ jitless: true });\n`,
+);
 writeFileSync(
   entry,
   [
@@ -160,7 +253,15 @@ writeFileSync(
     "",
   ].join("\n"),
 );
-await cjsBundle("run", entry, [lazyChildProcess, noHttp2, lazyChalk]);
+await cjsBundle("run", entry, [
+  lazyChildProcess,
+  noHttp2,
+  lazyChalk,
+  undiciStandIns,
+  zodEnglishOnly,
+  zodDirect,
+  versionAtBuild,
+]);
 rmSync(entry);
 rmSync(zodSetup);
 
@@ -172,19 +273,60 @@ for (const name of ["start", "run"]) {
 }
 
 // Two runs write the code caches next to the bundles (see bin/reseller.cjs): `--help` the
-// start-up one, and a command against a closed port the run one (a failing request still
-// compiles what every command needs: context, client, undici, zod and a contract schema).
+// start-up one, and `plans list --json` against a throwaway local service the run one, so the
+// cache holds what a command compiles from start to end (context, client, undici and its HTTP
+// parser's glue, zod's parsing, the JSON output). Should the service not start, the command runs
+// against a closed port, which still compiles all but the response's path.
 for (const name of ["start", "run"]) rmSync(path.join(cliDir, `${name}.cache`), { force: true });
 const bin = path.join(root, "bin", "reseller.cjs");
 execFileSync(process.execPath, [bin, "--help"], { stdio: "ignore" });
-const profiles = mkdtempSync(path.join(tmpdir(), "reseller-bundle-"));
+const scratch = mkdtempSync(path.join(tmpdir(), "reseller-bundle-"));
+const token = "rsk_code_cache_priming_000001";
+// Neither the caller's profile, workspace or base URL nor its database: only what is set here.
+const primingEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([key]) => !key.startsWith("RESELLER_") && key !== "DATABASE_URL",
+  ),
+);
+const service = spawn(
+  process.execPath,
+  [bin, "serve", "--port", "0", "--db", path.join(scratch, "prime.db"), "--log-level", "silent"],
+  {
+    env: { ...primingEnv, RESELLER_BOOTSTRAP_TOKEN: token, RESELLER_CONFIG_DIR: scratch },
+    stdio: ["ignore", "ignore", "pipe"],
+  },
+);
+const serviceUrl = await new Promise((resolve) => {
+  let text = "";
+  const timer = setTimeout(() => resolve(null), 30_000);
+  service.stderr.on("data", (chunk) => {
+    text += chunk;
+    const match = /listening on (http:\/\/\S+)/.exec(text);
+    if (match) {
+      clearTimeout(timer);
+      resolve(match[1]);
+    }
+  });
+  service.on("exit", () => {
+    clearTimeout(timer);
+    resolve(null);
+  });
+});
 spawnSync(process.execPath, [bin, "plans", "list", "--json"], {
   stdio: "ignore",
   env: {
-    ...process.env,
-    RESELLER_BASE_URL: "http://127.0.0.1:9",
-    RESELLER_TOKEN: "rsk_code_cache_priming",
-    RESELLER_CONFIG_DIR: profiles,
+    ...primingEnv,
+    RESELLER_BASE_URL: serviceUrl ?? "http://127.0.0.1:9",
+    RESELLER_TOKEN: token,
+    RESELLER_CONFIG_DIR: scratch,
   },
 });
-rmSync(profiles, { recursive: true, force: true });
+// Killed outright: the service loaded the run bundle too, and a clean exit would write its own
+// (serve-shaped) code cache over the command's.
+service.kill("SIGKILL");
+await new Promise((resolve) =>
+  service.exitCode === null ? service.once("exit", resolve) : resolve(),
+);
+rmSync(scratch, { recursive: true, force: true });
+if (!serviceUrl)
+  console.warn("bundle-cli: the local service did not start; run cache primed without it");
