@@ -346,7 +346,6 @@ describe("contact imports", () => {
       .executeTakeFirstOrThrow();
     const handler = contactImportJob({
       db: t.database.db,
-      sqlite: t.database.sqlite,
       clock: t.clock,
       jobs: { enqueue: async () => "", poke: () => {} },
     });

@@ -40,6 +40,8 @@ describe("query plans of contact pages", () => {
   /** The plan of every query one list call runs, as EXPLAIN QUERY PLAN details. */
   async function plansOf(query: Record<string, unknown>): Promise<string[][]> {
     const { sqlite } = t.database;
+    // EXPLAIN QUERY PLAN is SQLite's (this file runs in the sqlite project only).
+    if (!sqlite) throw new Error("query plans are read from SQLite");
     const seen: Array<{ sql: string; parameters: readonly unknown[] }> = [];
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: sqlite }),

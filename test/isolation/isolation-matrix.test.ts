@@ -16,6 +16,16 @@ import { startTestApp, type TestApp } from "../helpers/test-app.js";
  */
 
 const t: TestApp = await startTestApp();
+
+/**
+ * better-sqlite3's handle: the table snapshots read every table raw, an SQLite-only check (this
+ * file runs in the sqlite project only).
+ */
+function sqliteHandle() {
+  const handle = t.database.sqlite;
+  if (!handle) throw new Error("the table snapshots read SQLite's own handle");
+  return handle;
+}
 const document = t.app.swagger() as unknown as OpenApiDocument;
 const endpoints = endpointsOf(document)
   // The live event stream never ends an answer that gets in; test/api/event-stream.test.ts
@@ -118,7 +128,7 @@ describe("isolation matrix: every endpoint refuses every caller that must not ge
         endpoint.path,
         endpoint.operation.operationId,
       );
-      const before = tableSnapshot(t.database.sqlite);
+      const before = tableSnapshot(sqliteHandle());
       const res = await t.request(endpoint.method as "GET", url, {
         token,
         ...(body === undefined ? {} : { body }),
@@ -140,7 +150,7 @@ describe("isolation matrix: every endpoint refuses every caller that must not ge
         expect(json.error_code, what).toBe(code);
         expect(errorCodes).toContain(json.error_code);
         expect(json, what).not.toHaveProperty("data");
-        expect(snapshotChanges(before, tableSnapshot(t.database.sqlite)), what).toEqual([]);
+        expect(snapshotChanges(before, tableSnapshot(sqliteHandle())), what).toEqual([]);
       };
       if (caller === "none" || caller === "revoked") return refused(401, "unauthenticated");
       if (caller === "lacking scope") {

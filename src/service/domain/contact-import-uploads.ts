@@ -1,8 +1,8 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
 import { importLimits } from "../../contract/contact-imports.js";
+import type { Db } from "../db/database.js";
 import { invalidField, ServiceError } from "./service-error.js";
 
 /**
@@ -69,27 +69,6 @@ export interface StagedFile {
   head: Buffer;
 }
 
-const statements = new WeakMap<
-  BetterSqlite3.Database,
-  { insert: BetterSqlite3.Statement; remove: BetterSqlite3.Statement }
->();
-
-function statementsOf(sqlite: BetterSqlite3.Database) {
-  let found = statements.get(sqlite);
-  if (!found) {
-    found = {
-      insert: sqlite.prepare(
-        "INSERT INTO contact_import_uploads (upload_id, seq, data, created_at) VALUES (?, ?, ?, ?)",
-      ),
-      remove: sqlite.prepare(
-        "DELETE FROM contact_import_uploads WHERE upload_id = ? AND seq = (SELECT min(seq) FROM contact_import_uploads WHERE upload_id = ?)",
-      ),
-    };
-    statements.set(sqlite, found);
-  }
-  return found;
-}
-
 /**
  * An upload on its way in: its bytes are checked as they arrive and written to a temporary
  * file (no database write until the whole file is accepted, so a refused upload changes
@@ -105,7 +84,7 @@ export class StagedUpload {
   private headBytes = 0;
 
   constructor(
-    private readonly sqlite: BetterSqlite3.Database,
+    private readonly db: Db,
     readonly uploadId: string,
     private readonly now: string,
   ) {
@@ -140,14 +119,21 @@ export class StagedUpload {
 
   /** Copies the accepted file into the database, a piece per short write and turn. */
   async store(): Promise<void> {
-    const { insert } = statementsOf(this.sqlite);
     const input = await open(this.file, "r");
     try {
       for (let seq = 0; ; seq++) {
         const piece = Buffer.allocUnsafe(uploadPieceBytes);
         const { bytesRead } = await input.read(piece, 0, uploadPieceBytes, null);
         if (bytesRead === 0) break;
-        insert.run(this.uploadId, seq, piece.subarray(0, bytesRead), this.now);
+        await this.db
+          .insertInto("contact_import_uploads")
+          .values({
+            upload_id: this.uploadId,
+            seq,
+            data: piece.subarray(0, bytesRead),
+            created_at: this.now,
+          })
+          .execute();
         await nextTurn();
       }
     } finally {
@@ -176,12 +162,21 @@ export class StagedUpload {
 }
 
 /** Deletes an upload's pieces, one short write per turn. */
-export async function removeUpload(
-  sqlite: BetterSqlite3.Database,
-  uploadId: string,
-): Promise<void> {
-  const { remove } = statementsOf(sqlite);
-  while (remove.run(uploadId, uploadId).changes > 0) await nextTurn();
+export async function removeUpload(db: Db, uploadId: string): Promise<void> {
+  for (;;) {
+    const removed = await db
+      .deleteFrom("contact_import_uploads")
+      .where("upload_id", "=", uploadId)
+      .where("seq", "=", (eb) =>
+        eb
+          .selectFrom("contact_import_uploads")
+          .select((inner) => inner.fn.min("seq").as("first"))
+          .where("upload_id", "=", uploadId),
+      )
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return;
+    await nextTurn();
+  }
 }
 
 /** Base64 text is decoded this many characters at a time (a multiple of 4). */

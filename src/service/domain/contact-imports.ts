@@ -1,4 +1,3 @@
-import type { Statement } from "better-sqlite3";
 import {
   type CsvLayout,
   type CsvRecord,
@@ -18,6 +17,7 @@ import { CsvHeaderError, openContactCsv, readCsvHead } from "../../contract/csv-
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import type { Db } from "../db/database.js";
+import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
 import type { Job } from "../jobs/job-queue.js";
@@ -52,7 +52,7 @@ const workBudgetMs = 10;
 /** Upload pieces of imports that never started (a refused or broken upload) go after this. */
 const abandonedUploadMs = 24 * 3600 * 1000;
 
-export type ImportServices = Pick<Services, "db" | "sqlite" | "clock" | "jobs">;
+export type ImportServices = Pick<Services, "db" | "clock" | "jobs">;
 
 /** What an upload says besides the CSV: the body's fields, or the query of a text/csv upload. */
 export type ImportOptions = Pick<
@@ -132,7 +132,7 @@ export async function createImport(
   options: ImportOptions,
   source: AsyncIterable<Buffer>,
 ): Promise<ContactImport> {
-  const { db, sqlite, clock, jobs } = services;
+  const { db, clock, jobs } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   let defaultCountry: string | null = null;
   if (options.default_country !== undefined) {
@@ -146,7 +146,7 @@ export async function createImport(
   }
   await removeAbandonedUploads(services);
   const id = newId("imp");
-  const upload = new StagedUpload(sqlite, id, isoSeconds(clock.now()));
+  const upload = new StagedUpload(db, id, isoSeconds(clock.now()));
   let head: ReturnType<typeof readCsvHead>;
   let file: Awaited<ReturnType<StagedUpload["end"]>>;
   // Stored as UTF-8 whatever the file's encoding, so the limits and the job read one form.
@@ -216,7 +216,7 @@ async function removeAbandonedUploads(services: ImportServices): Promise<void> {
       eb.selectFrom("contact_imports").select("id").where("status", "in", ["queued", "processing"]),
     )
     .execute();
-  for (const { upload_id } of stale) await removeUpload(services.sqlite, upload_id);
+  for (const { upload_id } of stale) await removeUpload(services.db, upload_id);
 }
 
 async function loadImport(
@@ -321,7 +321,7 @@ async function writeBatch(
   imported: ContactImportTable,
   rows: CheckedRow[],
 ): Promise<void> {
-  const { db, sqlite, clock } = services;
+  const { db, clock } = services;
   const last = rows.at(-1);
   if (!last) return;
   // The plan's ceiling is read per batch, so a plan change during an import applies at once.
@@ -330,14 +330,17 @@ async function writeBatch(
     plan_id: await workspacePlan(db, imported.workspace_id),
   };
   const allowance = await planAllowance(db, clock, workspace, "contacts");
-  const insertError = errorStatement(sqlite);
   await db.transaction().execute(async (trx) => {
-    const writer = new ContactWriter(sqlite, imported.workspace_id, { batch: true });
+    const writer = new ContactWriter(trx, imported.workspace_id);
     const context: WriteContext = { now: isoSeconds(clock.now()), source: `import:${imported.id}` };
+    // The batch's contacts in one read (on PostgreSQL, locked until the commit).
+    const phones: string[] = [];
+    for (const { result } of rows) if (result.ok) phones.push(result.contact.phone);
+    await writer.load(phones);
     let room =
       allowance === null || allowance.limit === -1
         ? Number.POSITIVE_INFINITY
-        : allowance.limit - writer.contactCount();
+        : allowance.limit - (await writer.contactCount());
     const counts: BatchCounts = {
       processed: rows.length,
       created: 0,
@@ -346,14 +349,21 @@ async function writeBatch(
       errors: 0,
       optOutsKept: 0,
     };
-    const errors: { row: number; phone: string | null; field: string; message: string }[] = [];
+    const errors: {
+      import_id: string;
+      row: number;
+      phone: string | null;
+      field: string;
+      message: string;
+    }[] = [];
     for (const checked of rows) {
       const { result } = checked;
       let problem = result.ok ? null : result.problem;
       if (result.ok) {
         const changes = result.contact;
         const phone = changes.phone;
-        const existing = writer.byPhone(phone);
+        // A phone seen earlier in the batch is the contact that row wrote.
+        const existing = writer.current(phone);
         if (existing && imported.duplicate_handling === "skip") {
           counts.skipped += 1;
           continue;
@@ -380,11 +390,17 @@ async function writeBatch(
       }
       if (problem) {
         counts.errors += 1;
-        errors.push({ row: checked.row, phone: checked.phone, ...problem });
+        errors.push({ import_id: imported.id, row: checked.row, phone: checked.phone, ...problem });
       }
     }
-    writer.flush();
-    for (const e of errors) insertError.run(imported.id, e.row, e.phone, e.field, e.message);
+    await writer.flush();
+    if (errors.length > 0) {
+      await trx
+        .insertInto("contact_import_errors")
+        .values(errors)
+        .onConflict((oc) => oc.columns(["import_id", "row"]).doNothing())
+        .execute();
+    }
     await trx
       .updateTable("contact_imports")
       .set((eb) => ({
@@ -399,19 +415,6 @@ async function writeBatch(
       .execute();
     await ctx.checkpoint(trx, { rows: last.row } satisfies ImportCheckpoint);
   });
-}
-
-const errorStatements = new WeakMap<ImportServices["sqlite"], Statement>();
-
-function errorStatement(sqlite: ImportServices["sqlite"]): Statement {
-  let statement = errorStatements.get(sqlite);
-  if (!statement) {
-    statement = sqlite.prepare(
-      "INSERT OR IGNORE INTO contact_import_errors (import_id, row, phone, field, message) VALUES (?, ?, ?, ?, ?)",
-    );
-    errorStatements.set(sqlite, statement);
-  }
-  return statement;
 }
 
 async function workspacePlan(db: Db, workspaceId: string): Promise<number | null> {
@@ -429,7 +432,7 @@ async function finish(
   outcome: { status: "completed" } | { status: "failed"; reason: string },
   now: string,
 ): Promise<void> {
-  const { db, sqlite } = services;
+  const { db } = services;
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable("contact_imports")
@@ -460,7 +463,7 @@ async function finish(
   });
   // The file has served its purpose; the counts and errors stay. Removed a piece per turn
   // (a crash midway leaves pieces that removeAbandonedUploads finds).
-  await removeUpload(sqlite, importId);
+  await removeUpload(db, importId);
 }
 
 /**
@@ -469,7 +472,7 @@ async function finish(
  * it were committed with it, so they are skipped, and the counts end as in an uninterrupted run.
  */
 async function runImport(services: ImportServices, job: Job, ctx: JobContext): Promise<JobResult> {
-  const { db, sqlite, clock } = services;
+  const { db, clock } = services;
   const importId = (job.payload as { import_id?: string }).import_id ?? "";
   const imported = await db
     .selectFrom("contact_imports")
@@ -527,42 +530,77 @@ async function runImport(services: ImportServices, job: Job, ctx: JobContext): P
     pending.push({ row: record.row, phone: phoneCell, result });
   };
 
+  // On PostgreSQL a batch's statements run on the server while the next batch is parsed here
+  // (one batch written at a time, so checkpoints stay in order). On SQLite they run on this
+  // thread, and a transaction must not stay open while other work runs between its statements,
+  // so each batch is written before parsing goes on.
+  const overlap = engineOf(db) === "postgres";
+  let writing: Promise<void> | null = null;
+  const written = async () => {
+    const write = writing;
+    writing = null;
+    if (write) await write;
+  };
   const flush = async (all: boolean): Promise<boolean> => {
     while (pending.length >= importBatchRows || (all && pending.length > 0)) {
       const batch = pending.splice(0, importBatchRows);
-      await writeBatch(services, ctx, imported, batch);
+      await written();
       if (ctx.signal.aborted) return false;
+      const write = writeBatch(services, ctx, imported, batch);
+      if (overlap) {
+        writing = write;
+        // Awaited by the next flush; a failure is thrown there, not reported as unhandled.
+        write.catch(() => {});
+      } else {
+        await write;
+        if (ctx.signal.aborted) return false;
+      }
       // better-sqlite3 is synchronous, so Kysely's promises settle at once: without a turn of
       // the event loop between batches, requests (progress polls included) would wait for the end.
       await nextTurn();
       turnStarted = performance.now();
     }
-    return true;
+    if (all || ctx.signal.aborted) await written();
+    return !ctx.signal.aborted;
   };
 
   // Parsing and checking rows is CPU work too: done a slice at a time, handing the event loop
   // back every few milliseconds, so a long cell or a very wide row never stalls a request.
   let turnStarted = performance.now();
-  const piece = sqlite.prepare<[string, number], { data: Buffer }>(
-    "SELECT data FROM contact_import_uploads WHERE upload_id = ? AND seq = ?",
-  );
-  for (let seq = 0; ; seq++) {
-    if (ctx.signal.aborted) return { state: "interrupted" };
-    const data = piece.get(importId, seq)?.data;
-    if (data) {
-      for (let at = 0; at < data.length; at += parseSliceBytes) {
-        reader.feed(data.subarray(at, at + parseSliceBytes), check);
-        if (!(await flush(false))) return { state: "interrupted" };
-        if (performance.now() - turnStarted > workBudgetMs) {
-          await nextTurn();
-          turnStarted = performance.now();
-        }
+  const piece = async (seq: number) =>
+    (
+      await db
+        .selectFrom("contact_import_uploads")
+        .select("data")
+        .where("upload_id", "=", importId)
+        .where("seq", "=", seq)
+        .executeTakeFirst()
+    )?.data;
+  try {
+    for (let seq = 0; ; seq++) {
+      if (ctx.signal.aborted) {
+        await written();
+        return { state: "interrupted" };
       }
-    } else {
-      reader.feed(undefined, check);
+      const data = await piece(seq);
+      if (data) {
+        for (let at = 0; at < data.length; at += parseSliceBytes) {
+          reader.feed(data.subarray(at, at + parseSliceBytes), check);
+          if (!(await flush(false))) return { state: "interrupted" };
+          if (performance.now() - turnStarted > workBudgetMs) {
+            await nextTurn();
+            turnStarted = performance.now();
+          }
+        }
+      } else {
+        reader.feed(undefined, check);
+      }
+      if (!(await flush(!data))) return { state: "interrupted" };
+      if (!data) break;
     }
-    if (!(await flush(!data))) return { state: "interrupted" };
-    if (!data) break;
+  } finally {
+    // Never left running behind the job: a failure or a stop waits for the batch being written.
+    await (writing as Promise<void> | null)?.catch(() => {});
   }
   await finish(services, importId, { status: "completed" }, now());
   return { state: "done" };

@@ -1,6 +1,7 @@
 /**
- * Contact search over the FTS5 index `contacts_fts` (columns name, phone, email; rowid is
- * contacts.seq).
+ * Contact search: over the FTS5 index `contacts_fts` on SQLite (columns name, phone, email;
+ * rowid is contacts.seq), over the `search_terms` tsvector of contacts on PostgreSQL, with the
+ * same terms in both.
  *
  * Every word the user types must start a word of the name or email, the whole email address,
  * or the phone's digits. Each indexed word carries its workspace's id as a prefix
@@ -8,12 +9,13 @@
  * its workspace and needs no filter over a million-entry list of the workspace's rows, which
  * keeps counting and paging matches cheap at a million contacts.
  *
- * User text never reaches FTS5's query syntax: each word is reduced to its letters and digits
- * and written as a quoted prefix term, so quotes, `*`, `-`, `AND`, `NEAR(` and the like are
- * searched literally and can never make a query error.
+ * User text never reaches either engine's query syntax: each word is reduced to its letters and
+ * digits and written as a quoted prefix term, so quotes, `*`, `-`, `AND`, `NEAR(`, `&`, `!` and
+ * the like are searched literally and can never make a query error.
  */
 
 import { getCountries, getCountryCallingCode } from "libphonenumber-js/max";
+import type { Engine } from "../db/engine.js";
 
 const separators = /[^\p{L}\p{N}]+/gu;
 
@@ -41,6 +43,18 @@ const foldable = /[øßłæœđðþıħŧŀŋ]/g;
 /** Lower case, with the letters above folded to their plain forms. */
 export function foldLetters(text: string): string {
   return text.toLowerCase().replace(foldable, (letter) => folds[letter] ?? letter);
+}
+
+/**
+ * A term with the accents of its letters removed (`müller` → `muller`), as FTS5's
+ * `remove_diacritics` does on SQLite: PostgreSQL's terms are written and searched through this,
+ * since no tokenizer touches them there.
+ */
+export function foldDiacritics(term: string): string {
+  return term
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC");
 }
 
 let callingCodes: Set<string> | null = null;
@@ -136,63 +150,100 @@ export function searchDocument(contact: {
 const minSuffixDigits = 4;
 
 /**
+ * A search as a tree of prefix terms, written out in each engine's syntax by `searchMatch`: the
+ * terms and the AND/OR between them are decided here once.
+ */
+export type SearchQuery = { term: string } | { all: SearchQuery[] } | { any: SearchQuery[] };
+
+const prefix = (term: string): SearchQuery => ({ term });
+const any = (queries: SearchQuery[]): SearchQuery =>
+  queries.length === 1 ? (queries[0] as SearchQuery) : { any: queries };
+const all = (queries: SearchQuery[]): SearchQuery =>
+  queries.length === 1 ? (queries[0] as SearchQuery) : { all: queries };
+
+/**
  * A search of digits: the start of the E.164 number (also written with 00 for +), or, unless the
  * text starts with `+`, the start of its national form (with or without the trunk 0: `0151 1234`)
  * and the number's last digits (`12345678`).
  */
-function phoneMatch(workspaceId: string, digits: string, international: boolean): string {
+function phoneMatch(workspaceId: string, digits: string, international: boolean): SearchQuery {
   const tag = workspaceToken(workspaceId);
-  const terms = [prefixTerm(`${tag}${digits}`)];
+  const terms = [prefix(`${tag}${digits}`)];
   if (!international) {
     if (digits.startsWith("00") && digits.length > 2)
-      terms.push(prefixTerm(`${tag}${digits.slice(2)}`));
+      terms.push(prefix(`${tag}${digits.slice(2)}`));
     const national = nationalToken(workspaceId);
-    terms.push(prefixTerm(`${national}${digits}`));
+    terms.push(prefix(`${national}${digits}`));
     if (digits.startsWith("0") && !digits.startsWith("00") && digits.length > 1) {
-      terms.push(prefixTerm(`${national}${digits.slice(1)}`));
+      terms.push(prefix(`${national}${digits.slice(1)}`));
     }
     if (digits.length >= minSuffixDigits) {
-      terms.push(prefixTerm(`${suffixToken(workspaceId)}${reversed(digits)}`));
+      terms.push(prefix(`${suffixToken(workspaceId)}${reversed(digits)}`));
     }
   }
-  return terms.length === 1 ? (terms[0] ?? "") : `(${terms.join(" OR ")})`;
+  return any(terms);
 }
 
 /** At most this many words of a search are used. */
 const maxTerms = 12;
 
-function prefixTerm(text: string): string {
-  return `"${text.replaceAll('"', '""')}"*`;
-}
-
 /**
- * The FTS5 MATCH expression for a search in a workspace, or null when the text has no letter
- * or digit at all (such a search matches nothing). Text that looks like a phone number
- * (digits, spaces, `+`, `-`, dots, brackets) is searched as one run of digits. A word with
- * separators or mixed letters and digits (`anna.schmidt@ex`, `anna-lena`, `schmidt12`) matches
- * a whole value that starts with it, or every one of its runs; one with `@` or with digits
- * (`anna.schmidt12`) only a whole value.
+ * The search for a text in a workspace, or null when the text has no letter or digit at all
+ * (such a search matches nothing). Text that looks like a phone number (digits, spaces, `+`,
+ * `-`, dots, brackets) is searched as one run of digits. A word with separators or mixed letters
+ * and digits (`anna.schmidt@ex`, `anna-lena`, `schmidt12`) matches a whole value that starts
+ * with it, or every one of its runs; one with `@` or with digits (`anna.schmidt12`) only a whole
+ * value.
  */
-export function searchMatch(workspaceId: string, text: string): string | null {
+export function searchQuery(workspaceId: string, text: string): SearchQuery | null {
   const trimmed = foldLetters(text.trim());
   const tag = workspaceToken(workspaceId);
   if (/^[\d\s+()./-]+$/.test(trimmed)) {
     const digits = trimmed.replace(/\D/g, "");
     return digits === "" ? null : phoneMatch(workspaceId, digits, trimmed.startsWith("+"));
   }
-  const parts: string[] = [];
+  const parts: SearchQuery[] = [];
   for (const chunk of trimmed.split(/\s+/).slice(0, maxTerms)) {
     const found = words(chunk);
     if (found.length === 0) continue;
-    const joined = prefixTerm(`${joinedToken(workspaceId)}${compact(chunk)}`);
+    const joined = prefix(`${joinedToken(workspaceId)}${compact(chunk)}`);
     // An email address (or the start of one) is matched whole: its words are too common, and
     // a run of digits (`mueller1`) would start thousands of numbers.
     if (chunk.includes("@") || (found.length > 1 && /\p{N}/u.test(chunk))) {
       parts.push(joined);
       continue;
     }
-    const each = found.map((word) => prefixTerm(`${tag}${word}`)).join(" AND ");
-    parts.push(found.length === 1 ? each : `(${joined} OR (${each}))`);
+    const each = all(found.map((word) => prefix(`${tag}${word}`)));
+    parts.push(found.length === 1 ? each : any([joined, each]));
   }
-  return parts.length === 0 ? null : parts.join(" AND ");
+  return parts.length === 0 ? null : all(parts);
+}
+
+/**
+ * A search written for an engine: FTS5's MATCH syntax (`"term"*`, AND, OR) on SQLite, tsquery
+ * text (`'term':*`, `&`, `|`) on PostgreSQL, cast with `::tsquery` so no text search parser
+ * touches it. Terms are letters and digits only, and quoted besides, so user text can never make
+ * a query error.
+ */
+function written(query: SearchQuery, engine: Engine, nested: boolean): string {
+  if ("term" in query) {
+    return engine === "sqlite"
+      ? `"${query.term.replaceAll('"', '""')}"*`
+      : `'${foldDiacritics(query.term).replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`;
+  }
+  const children = "all" in query ? query.all : query.any;
+  const operator =
+    engine === "sqlite" ? ("all" in query ? " AND " : " OR ") : "all" in query ? " & " : " | ";
+  const text = children.map((child) => written(child, engine, true)).join(operator);
+  return nested && children.length > 1 ? `(${text})` : text;
+}
+
+/** The search of a text in the engine's query syntax (see searchQuery, written), or null. */
+export function searchMatch(
+  workspaceId: string,
+  text: string,
+  engine: Engine = "sqlite",
+): string | null {
+  const query = searchQuery(workspaceId, text);
+  return query === null ? null : written(query, engine, false);
 }

@@ -1,16 +1,21 @@
-import type BetterSqlite3 from "better-sqlite3";
 import { contactLimits } from "../../contract/contact-rules.js";
+import {
+  type ContactRows,
+  type ContactUpdate,
+  contactRowsOf,
+  type TagLink,
+} from "../db/contact-rows/contact-rows.js";
+import type { Db } from "../db/database.js";
 import type { ContactTable } from "../db/tables/contacts.js";
-import { searchDocument } from "./contact-search.js";
 import { newId } from "./ids.js";
 
 /**
- * Every write to contacts goes through here: the row, its search entry and its tag links change
- * together, with synchronous better-sqlite3 statements so a bulk import costs little per row.
- * Callers run it inside a transaction (Kysely's, on the same connection). The counters of new
- * contacts per opt-in status and of contacts per tag are kept here rather than by per-row
- * triggers (which halved an import's rate): after each write, or in a batch once per
- * transaction with `flush()`. Status changes of existing contacts are counted by a trigger.
+ * Every write to contacts goes through here, on either engine: the consent rules, the tag lists
+ * and the counters are decided here once; the row, its search entry and its tag links are written
+ * together by the engine's statements (db/contact-rows), batch-wise, inside the caller's
+ * transaction. The counters of new contacts per opt-in status and of contacts per tag are kept
+ * here rather than by per-row triggers (which halved an import's rate), once per flush. Status
+ * changes of existing contacts are counted by a trigger.
  */
 
 export type OptIn = "opted_in" | "not_set" | "opted_out";
@@ -136,124 +141,78 @@ function searchChanged(a: Row, b: Row): boolean {
   return a.first_name !== b.first_name || a.last_name !== b.last_name || a.email !== b.email;
 }
 
-interface Statements {
-  byPhone: BetterSqlite3.Statement<[string, string], Row>;
-  byId: BetterSqlite3.Statement<[string, string], Row>;
-  insert: BetterSqlite3.Statement;
-  update: BetterSqlite3.Statement;
-  searchInsert: BetterSqlite3.Statement;
-  searchDelete: BetterSqlite3.Statement;
-  tagByName: BetterSqlite3.Statement<[string, string], { seq: number }>;
-  tagInsert: BetterSqlite3.Statement;
-  link: BetterSqlite3.Statement;
-  unlink: BetterSqlite3.Statement;
-  count: BetterSqlite3.Statement<[string], { total: number | null }>;
-  countAdd: BetterSqlite3.Statement;
-  tagCountAdd: BetterSqlite3.Statement;
-}
-
-const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
-
-function statementsOf(sqlite: BetterSqlite3.Database): Statements {
-  let statements = prepared.get(sqlite);
-  if (!statements) {
-    statements = {
-      byPhone: sqlite.prepare("SELECT * FROM contacts WHERE workspace_id = ? AND phone = ?"),
-      byId: sqlite.prepare("SELECT * FROM contacts WHERE workspace_id = ? AND id = ?"),
-      insert: sqlite.prepare(
-        `INSERT INTO contacts (id, workspace_id, phone, first_name, last_name, email, tags,
-          custom_fields, opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      update: sqlite.prepare(
-        `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, tags = ?, custom_fields = ?,
-          opt_in_status = ?, opt_in_source = ?, opted_in_at = ?, opted_out_at = ?, updated_at = ?
-         WHERE seq = ?`,
-      ),
-      searchInsert: sqlite.prepare(
-        "INSERT INTO contacts_fts (rowid, name, phone, email) VALUES (?, ?, ?, ?)",
-      ),
-      searchDelete: sqlite.prepare("DELETE FROM contacts_fts WHERE rowid = ?"),
-      tagByName: sqlite.prepare("SELECT seq FROM contact_tags WHERE workspace_id = ? AND name = ?"),
-      tagInsert: sqlite.prepare(
-        "INSERT INTO contact_tags (workspace_id, name, contact_count, created_at) VALUES (?, ?, 0, ?)",
-      ),
-      link: sqlite.prepare(
-        "INSERT OR IGNORE INTO contact_tag_links (tag_seq, contact_seq) VALUES (?, ?)",
-      ),
-      unlink: sqlite.prepare("DELETE FROM contact_tag_links WHERE tag_seq = ? AND contact_seq = ?"),
-      count: sqlite.prepare(
-        "SELECT sum(count) AS total FROM contact_counts WHERE workspace_id = ?",
-      ),
-      countAdd: sqlite.prepare(
-        `INSERT INTO contact_counts (workspace_id, opt_in_status, count) VALUES (?, ?, ?)
-         ON CONFLICT (workspace_id, opt_in_status) DO UPDATE SET count = count + excluded.count`,
-      ),
-      tagCountAdd: sqlite.prepare(
-        "UPDATE contact_tags SET contact_count = contact_count + ? WHERE seq = ?",
-      ),
-    };
-    prepared.set(sqlite, statements);
-  }
-  return statements;
+/** A contact written in this transaction and not yet flushed: what it was, what it becomes. */
+interface Pending {
+  /** The stored row before this transaction's changes; null for a new contact. */
+  before: Row | null;
+  row: Row;
 }
 
 /**
- * The contact writes of one transaction. Tag ids are remembered only for its lifetime, since a
- * rolled-back transaction takes the tags it created with it.
+ * The contact writes of one transaction. Changes are collected and written by `flush()`, which
+ * the caller awaits before its transaction commits: on SQLite as synchronous statements a row at
+ * a time, on PostgreSQL as one set-based statement per step (db/contact-rows). A contact changed
+ * twice before a flush (a phone twice in an import batch) is written once, as it ends. Tag ids
+ * are remembered only for the transaction's lifetime, since a rolled-back transaction takes the
+ * tags it created with it.
  */
 export class ContactWriter {
-  private readonly s: Statements;
+  private readonly rows: ContactRows;
   private readonly tagSeqs = new Map<string, number>();
-  /** New contacts per opt-in status, not yet added to contact_counts. */
-  private readonly created = new Map<string, number>();
-  /** Links added (or removed, negative) per tag, not yet added to contact_tags. */
-  private readonly linked = new Map<number, number>();
+  /** Contacts read or written in this transaction, by phone, as they are now. */
+  private readonly known = new Map<string, Row>();
+  /** Changes not yet written, by phone, in the order they were first made. */
+  private readonly pending = new Map<string, Pending>();
+  private now = "";
+
+  constructor(
+    trx: Db,
+    private readonly workspaceId: string,
+  ) {
+    this.rows = contactRowsOf(trx);
+  }
 
   /**
-   * With `batch`, counters are written by `flush()`, which the caller runs before its
-   * transaction commits; otherwise after every write.
+   * Reads the contacts with these phones (locked until the transaction ends on PostgreSQL), so
+   * that `current` answers for them: one read for a whole import batch.
    */
-  constructor(
-    sqlite: BetterSqlite3.Database,
-    private readonly workspaceId: string,
-    private readonly options: { batch?: boolean } = {},
-  ) {
-    this.s = statementsOf(sqlite);
-  }
-
-  /** Writes the counters of the writes so far (a batch's, once, before its commit). */
-  flush(): void {
-    for (const [status, count] of this.created) {
-      this.s.countAdd.run(this.workspaceId, status, count);
+  async load(phones: readonly string[]): Promise<void> {
+    const missing = [...new Set(phones)].filter((phone) => !this.known.has(phone));
+    for (const row of await this.rows.find(this.workspaceId, "phone", missing)) {
+      this.known.set(row.phone, row);
     }
-    this.created.clear();
-    for (const [tagSeq, count] of this.linked) {
-      if (count !== 0) this.s.tagCountAdd.run(count, tagSeq);
-    }
-    this.linked.clear();
   }
 
-  private written(): void {
-    if (!this.options.batch) this.flush();
+  /** The contact with this phone as this transaction sees it, among those `load` read. */
+  current(phone: string): Row | undefined {
+    return this.known.get(phone);
   }
 
-  byPhone(phone: string): Row | undefined {
-    return this.s.byPhone.get(this.workspaceId, phone);
+  /** The contact with this phone (locked on PostgreSQL until the transaction ends). */
+  async byPhone(phone: string): Promise<Row | undefined> {
+    await this.load([phone]);
+    return this.current(phone);
   }
 
-  byId(id: string): Row | undefined {
-    return this.s.byId.get(this.workspaceId, id);
+  /** The contact with this id (locked on PostgreSQL until the transaction ends). */
+  async byId(id: string): Promise<Row | undefined> {
+    for (const row of this.known.values()) if (row.id === id) return row;
+    const [row] = await this.rows.find(this.workspaceId, "id", [id]);
+    if (row) this.known.set(row.phone, row);
+    return row;
   }
 
-  /** Contacts in the workspace now (from the counters the triggers keep). */
-  contactCount(): number {
+  /** Contacts in the workspace now, this transaction's new ones included (from the counters). */
+  async contactCount(): Promise<number> {
     let pending = 0;
-    for (const count of this.created.values()) pending += count;
-    return (this.s.count.get(this.workspaceId)?.total ?? 0) + pending;
+    for (const change of this.pending.values()) if (change.before === null) pending += 1;
+    return (await this.rows.counted(this.workspaceId)) + pending;
   }
 
-  /** Creates a contact; the change must have passed the field checks. */
+  /**
+   * Creates a contact (written by the next flush, which sets its `seq`); the change must have
+   * passed the field checks.
+   */
   create(phone: string, changes: ContactChanges, context: WriteContext): Row | ChangeProblem {
     const base = {
       seq: 0,
@@ -264,102 +223,80 @@ export class ContactWriter {
     };
     const next = nextRow(null, base, changes, context);
     if (next.problem) return next.problem;
-    const row = next.row;
-    row.seq = Number(
-      this.s.insert.run(
-        row.id,
-        row.workspace_id,
-        row.phone,
-        row.first_name,
-        row.last_name,
-        row.email,
-        row.tags,
-        row.custom_fields,
-        row.opt_in_status,
-        row.opt_in_source,
-        row.opted_in_at,
-        row.opted_out_at,
-        row.created_at,
-        row.updated_at,
-      ).lastInsertRowid,
-    );
-    const seq = row.seq;
-    this.index(row);
-    this.relink(seq, [], changes.tags ?? [], context.now);
-    this.created.set(row.opt_in_status, (this.created.get(row.opt_in_status) ?? 0) + 1);
-    this.written();
-    return row;
+    this.now = context.now;
+    this.known.set(phone, next.row);
+    this.pending.set(phone, { before: null, row: next.row });
+    return next.row;
   }
 
-  /** Applies a change to an existing contact; writes nothing when nothing changes. */
+  /** Applies a change to an existing contact (written by the next flush); none when nothing changes. */
   update(existing: Row, changes: ContactChanges, context: WriteContext): Row | ChangeProblem {
     const next = nextRow(existing, existing, changes, context);
     if (next.problem) return next.problem;
     const row = next.row;
     if (sameRow(existing, row)) return existing;
     row.updated_at = context.now;
-    this.s.update.run(
-      row.first_name,
-      row.last_name,
-      row.email,
-      row.tags,
-      row.custom_fields,
-      row.opt_in_status,
-      row.opt_in_source,
-      row.opted_in_at,
-      row.opted_out_at,
-      row.updated_at,
-      row.seq,
-    );
-    if (searchChanged(existing, row)) {
-      this.s.searchDelete.run(row.seq);
-      this.index(row);
-    }
-    if (changes.tags !== undefined && existing.tags !== row.tags) {
-      this.relink(row.seq, JSON.parse(existing.tags) as string[], changes.tags, context.now);
-      this.written();
-    }
+    this.now = context.now;
+    const change = this.pending.get(row.phone);
+    if (change) change.row = row;
+    else this.pending.set(row.phone, { before: existing, row });
+    this.known.set(row.phone, row);
     return row;
   }
 
-  private index(row: Row): void {
-    const doc = searchDocument(row);
-    this.s.searchInsert.run(row.seq, doc.name, doc.phone, doc.email);
-  }
-
-  private relink(
-    contactSeq: number,
-    before: readonly string[],
-    after: readonly string[],
-    now: string,
-  ): void {
-    const kept = new Set(after);
-    for (const name of before) {
-      if (kept.has(name)) continue;
-      const tagSeq = this.tagSeq(name, now);
-      if (this.s.unlink.run(tagSeq, contactSeq).changes > 0) {
-        this.linked.set(tagSeq, (this.linked.get(tagSeq) ?? 0) - 1);
+  /**
+   * Writes the changes so far: rows, search entries, tag links, and the counters of new contacts
+   * per opt-in status and of contacts per tag (status changes of existing contacts are counted
+   * by a trigger). Kept out of per-row triggers, which halved an import's rate.
+   */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const changes = [...this.pending.values()];
+    this.pending.clear();
+    const inserts: Row[] = [];
+    const updates: ContactUpdate[] = [];
+    const created = new Map<string, number>();
+    for (const { before, row } of changes) {
+      if (before === null) {
+        inserts.push(row);
+        created.set(row.opt_in_status, (created.get(row.opt_in_status) ?? 0) + 1);
+      } else if (!sameRow(before, row)) {
+        updates.push({ row, reindex: searchChanged(before, row) });
       }
     }
-    const had = new Set(before);
-    for (const name of after) {
-      if (had.has(name)) continue;
-      const tagSeq = this.tagSeq(name, now);
-      if (this.s.link.run(tagSeq, contactSeq).changes > 0) {
-        this.linked.set(tagSeq, (this.linked.get(tagSeq) ?? 0) + 1);
+    await this.rows.insert(inserts);
+    await this.rows.update(updates);
+
+    // Tag links follow the tag lists: names dropped are unlinked, names added linked.
+    const added: Array<[number, string]> = [];
+    const dropped: Array<[number, string]> = [];
+    for (const { before, row } of changes) {
+      const was = before === null ? "[]" : before.tags;
+      if (was === row.tags) continue;
+      const had = JSON.parse(was) as string[];
+      const has = JSON.parse(row.tags) as string[];
+      const kept = new Set(has);
+      for (const name of had) if (!kept.has(name)) dropped.push([row.seq, name]);
+      const old = new Set(had);
+      for (const name of has) if (!old.has(name)) added.push([row.seq, name]);
+    }
+    const linked = new Map<number, number>();
+    if (added.length > 0 || dropped.length > 0) {
+      const unknown = new Set<string>();
+      for (const [, name] of dropped) if (!this.tagSeqs.has(name)) unknown.add(name);
+      for (const [, name] of added) if (!this.tagSeqs.has(name)) unknown.add(name);
+      if (unknown.size > 0) {
+        const found = await this.rows.tags(this.workspaceId, [...unknown], this.now);
+        for (const [name, seq] of found) this.tagSeqs.set(name, seq);
+      }
+      const links = (list: Array<[number, string]>): TagLink[] =>
+        list.map(([contactSeq, name]) => ({ tagSeq: this.tagSeqs.get(name) ?? 0, contactSeq }));
+      for (const [tagSeq, n] of await this.rows.unlink(links(dropped))) linked.set(tagSeq, -n);
+      for (const [tagSeq, n] of await this.rows.link(links(added))) {
+        linked.set(tagSeq, (linked.get(tagSeq) ?? 0) + n);
       }
     }
-  }
-
-  private tagSeq(name: string, now: string): number {
-    let seq = this.tagSeqs.get(name);
-    if (seq === undefined) {
-      seq =
-        this.s.tagByName.get(this.workspaceId, name)?.seq ??
-        Number(this.s.tagInsert.run(this.workspaceId, name, now).lastInsertRowid);
-      this.tagSeqs.set(name, seq);
-    }
-    return seq;
+    await this.rows.count(this.workspaceId, created, linked);
   }
 }
 

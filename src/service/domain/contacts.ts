@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type {
   Contact,
   ContactListQuery,
@@ -10,8 +10,16 @@ import type {
 } from "../../contract/contacts.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
+import {
+  contactJson,
+  postgresSearchPlan,
+  searchTermsMatch,
+  tagNamed,
+} from "../db/contact-rows/contact-pages.js";
 import type { Db } from "../db/database.js";
+import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
+import type { Database } from "../db/schema.js";
 import type { ContactTable } from "../db/tables/contacts.js";
 import type { Services } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -29,8 +37,8 @@ import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
 
-/** What the contact rules need: the database (and its raw handle for writes) and the time. */
-export type ContactServices = Pick<Services, "db" | "sqlite" | "clock">;
+/** What the contact rules need: the database and the time. */
+export type ContactServices = Pick<Services, "db" | "clock">;
 
 /** Consent times may run a little ahead of the service's clock, not more. */
 const clockSkewMs = 5 * 60 * 1000;
@@ -38,39 +46,7 @@ const clockSkewMs = 5 * 60 * 1000;
 /** Searches count their matches up to this many and then say "at least" (like "1,000+"). */
 export const searchCountBound = 1000;
 
-/** The API's fields of a contact, in its order: `text` ones are quoted, `json` ones hold JSON already. */
-const jsonFields: Array<[keyof ContactTable, "text" | "json"]> = [
-  ["id", "text"],
-  ["phone", "text"],
-  ["first_name", "text"],
-  ["last_name", "text"],
-  ["email", "text"],
-  ["tags", "json"],
-  ["custom_fields", "json"],
-  ["opt_in_status", "text"],
-  ["opt_in_source", "text"],
-  ["opted_in_at", "text"],
-  ["opted_out_at", "text"],
-  ["created_at", "text"],
-  ["updated_at", "text"],
-];
-
-/**
- * The contact as the API shows it, as JSON text written by SQLite from the stored row: a page
- * then costs no JavaScript object per row and no serialisation (json_quote escapes as
- * JSON.stringify does; a NULL becomes `null`). Columns are qualified: the search joins a table
- * with columns of the same names.
- */
-const contactJsonSql = sql<string>`${sql.raw(
-  `'{' || ${jsonFields
-    .map(
-      ([field, kind], i) =>
-        `'${i === 0 ? "" : ","}"${field}":' || ${kind === "json" ? `"contacts"."${field}"` : `json_quote("contacts"."${field}")`}`,
-    )
-    .join(" || ")} || '}'`,
-)}`;
-
-/** A row of a contacts page: its list key and its JSON (see contactJsonSql). */
+/** A row of a contacts page: its list key and its JSON (see db/contact-rows/contact-pages.ts). */
 export interface ContactPageRow {
   seq: number;
   json: string;
@@ -116,27 +92,42 @@ export async function upsertContact(
   workspaceId: string,
   body: UpsertContactBody,
 ): Promise<{ contact: Contact; created: boolean; notices: ContactNotice[] }> {
-  const { db, sqlite, clock } = services;
+  const { db, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   const phone = checkE164(body.phone);
   if (!phone.ok) throw invalidField("phone", phone.message);
   refuseFutureConsent(clock, body.opted_in_at);
   const { phone: _phone, ...changes } = body;
-  return db.transaction().execute(async (trx) => {
-    const writer = new ContactWriter(sqlite, workspace.id);
-    const context = { now: isoSeconds(clock.now()), source: "api" };
-    const existing = writer.byPhone(phone.e164);
-    if (!existing) await enforcePlanLimit(trx, clock, workspace, "contacts", 1);
-    const consent = keepOptOut(existing, changes);
-    const result = existing
-      ? writer.update(existing, consent.changes, context)
-      : writer.create(phone.e164, changes, context);
-    if (isProblem(result)) throw invalidField(result.field, result.message);
-    const contact = toContact(result);
-    await recordConsentEvent(trx, clock, workspace.id, existing?.opt_in_status ?? null, contact);
-    const notices = consent.kept ? [{ field: "opt_in_status", message: optOutKeptMessage }] : [];
-    return { contact, created: !existing, notices };
-  });
+  const attempt = () =>
+    db.transaction().execute(async (trx) => {
+      const writer = new ContactWriter(trx, workspace.id);
+      const context = { now: isoSeconds(clock.now()), source: "api" };
+      const existing = await writer.byPhone(phone.e164);
+      if (!existing) await enforcePlanLimit(trx, clock, workspace, "contacts", 1);
+      const consent = keepOptOut(existing, changes);
+      const result = existing
+        ? writer.update(existing, consent.changes, context)
+        : writer.create(phone.e164, changes, context);
+      if (isProblem(result)) throw invalidField(result.field, result.message);
+      await writer.flush();
+      const contact = toContact(result);
+      await recordConsentEvent(trx, clock, workspace.id, existing?.opt_in_status ?? null, contact);
+      const notices = consent.kept ? [{ field: "opt_in_status", message: optOutKeptMessage }] : [];
+      return { contact, created: !existing, notices };
+    });
+  try {
+    return await attempt();
+  } catch (error) {
+    // Two first upserts of one phone at once (several instances on PostgreSQL): the one that
+    // lost the insert runs again and finds the contact the other created.
+    if (!isDuplicateKey(error)) throw error;
+    return attempt();
+  }
+}
+
+/** Whether a write failed on a unique key another transaction took first (PostgreSQL's 23505). */
+function isDuplicateKey(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "23505";
 }
 
 /** Changes only the given fields of one contact; all three opt-in statuses are accepted. */
@@ -147,13 +138,13 @@ export async function updateContact(
   contactId: string,
   body: UpdateContactBody,
 ): Promise<Contact> {
-  const { db, sqlite, clock } = services;
+  const { db, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   refuseFutureConsent(clock, body.opted_in_at);
   const changes: ContactChanges = body;
   return db.transaction().execute(async (trx) => {
-    const writer = new ContactWriter(sqlite, workspace.id);
-    const existing = writer.byId(contactId);
+    const writer = new ContactWriter(trx, workspace.id);
+    const existing = await writer.byId(contactId);
     if (!existing) throw contactNotFound(contactId);
     if (
       existing.opt_in_status === "opted_out" &&
@@ -170,6 +161,7 @@ export async function updateContact(
       source: "api",
     });
     if (isProblem(result)) throw invalidField(result.field, result.message);
+    await writer.flush();
     const contact = toContact(result);
     await recordConsentEvent(trx, clock, workspace.id, existing.opt_in_status, contact);
     return contact;
@@ -203,7 +195,7 @@ async function counted(db: Db, workspaceId: string, status?: string): Promise<nu
   return Number((await query.executeTakeFirst())?.total ?? 0);
 }
 
-/** A page of contacts: each contact's JSON (see contactJsonSql) and the list's meta. */
+/** A page of contacts: each contact's JSON (written by the database) and the list's meta. */
 export interface ContactPage {
   rows: ContactPageRow[];
   meta: ListMeta;
@@ -222,6 +214,86 @@ const emptyPage = (query: PageQuery): ContactPage => ({
   },
 });
 
+/** What a search page is asked for (see listContacts). */
+interface SearchRequest {
+  workspaceId: string;
+  /** The search in the engine's syntax (searchMatch). */
+  match: string;
+  query: ContactListQuery;
+  /** How many of search, tag and status are given. */
+  filters: number;
+  tagSeqs: number[] | undefined;
+}
+
+/**
+ * A page of search matches, counted up to `searchCountBound`; `counted` learns whether the
+ * search is broad (more matches than the bound) before the page is read.
+ */
+async function searchPage(
+  db: Db,
+  { workspaceId, match, query, filters, tagSeqs }: SearchRequest,
+  counted?: (broad: boolean) => Promise<void>,
+): Promise<ContactPage> {
+  const engine = engineOf(db);
+  const contactJsonSql = contactJson(engine);
+  let select: SelectQueryBuilder<Database, "contacts" | "contacts_fts", ContactPageRow>;
+  let matchesOnly: SelectQueryBuilder<Database, "contacts" | "contacts_fts", { one: number }>;
+  let keyColumn: string;
+  if (engine === "sqlite") {
+    select = db
+      .selectFrom("contacts_fts")
+      .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
+      .select([contactJsonSql.as("json"), "contacts.seq"])
+      .where(sql<boolean>`contacts_fts MATCH ${match}`)
+      // The terms are the workspace's own already; this only guards the page itself.
+      .where("contacts.workspace_id", "=", workspaceId);
+    // Counted from the search index alone: its terms are the workspace's own, so this reads
+    // no contact row (1,000 row lookups otherwise).
+    matchesOnly = db
+      .selectFrom("contacts_fts")
+      .where(sql<boolean>`contacts_fts MATCH ${match}`)
+      .select(sql<number>`1`.as("one")) as typeof matchesOnly;
+    keyColumn = "contacts_fts.rowid";
+  } else {
+    select = db
+      .selectFrom("contacts")
+      .select([contactJsonSql.as("json"), "contacts.seq"])
+      .where("contacts.workspace_id", "=", workspaceId)
+      .where(searchTermsMatch(match)) as typeof select;
+    matchesOnly = select.clearSelect().select(sql<number>`1`.as("one"));
+    keyColumn = "contacts.seq";
+  }
+  if (query.opt_in_status)
+    select = select.where("contacts.opt_in_status", "=", query.opt_in_status);
+  if (tagSeqs !== undefined) select = select.where(hasTag(tagSeqs));
+  // Another filter needs the contact row to count.
+  const matches = (
+    filters === 1 ? matchesOnly : select.clearSelect().select(sql<number>`1`.as("one"))
+  ).limit(searchCountBound + 1);
+  const matched = Number(
+    (
+      await db
+        .selectFrom(matches.as("matches"))
+        .select(sql<number>`count(*)`.as("n"))
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
+  const lowerBound = matched > searchCountBound;
+  await counted?.(lowerBound);
+  const page = await paginate(select, keyColumn, query, {
+    key: { column: keyColumn, of: (row) => row.seq },
+    total: async () => (lowerBound ? searchCountBound : matched),
+  });
+  return {
+    rows: page.rows,
+    meta: { pagination: { ...page.pagination, total_is_lower_bound: lowerBound } },
+  };
+}
+
+/** Whether the contact has one of the tags (by their seqs). */
+const hasTag = (seqs: number[]) =>
+  sql<boolean>`EXISTS (SELECT 1 FROM contact_tag_links WHERE contact_tag_links.contact_seq = contacts.seq AND contact_tag_links.tag_seq IN (${sql.join(seqs)}))`;
+
 /**
  * A page of the workspace's contacts, newest first, filtered by search, tag and opt-in status.
  * Each shape of filter is read from its own index (the search index for search, the tag's
@@ -236,6 +308,8 @@ export async function listContacts(
   query: ContactListQuery,
 ): Promise<ContactPage> {
   const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  const engine = engineOf(db);
+  const contactJsonSql = contactJson(engine);
   const search = query.search?.trim() ? query.search : undefined;
   const filters = [search, query.tag, query.opt_in_status].filter((f) => f !== undefined).length;
 
@@ -247,55 +321,24 @@ export async function listContacts(
       .selectFrom("contact_tags")
       .select(["seq", "contact_count"])
       .where("workspace_id", "=", workspace.id)
-      .where(sql<boolean>`name = ${query.tag.trim()} COLLATE NOCASE`)
+      .where(tagNamed(engine, query.tag.trim()))
       .execute();
     if (found.length === 0) return emptyPage(query);
     tagSeqs = found.map((t) => t.seq);
     tagCount = found.reduce((sum, t) => sum + t.contact_count, 0);
   }
-  const hasTag = (seqs: number[]) =>
-    sql<boolean>`EXISTS (SELECT 1 FROM contact_tag_links WHERE contact_tag_links.contact_seq = contacts.seq AND contact_tag_links.tag_seq IN (${sql.join(seqs)}))`;
 
   if (search !== undefined) {
-    const match = searchMatch(workspace.id, search);
+    const match = searchMatch(workspace.id, search, engine);
     if (match === null) return emptyPage(query);
-    let select = db
-      .selectFrom("contacts_fts")
-      .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
-      .select([contactJsonSql.as("json"), "contacts.seq"])
-      .where(sql<boolean>`contacts_fts MATCH ${match}`)
-      // The terms are the workspace's own already; this only guards the page itself.
-      .where("contacts.workspace_id", "=", workspace.id);
-    if (query.opt_in_status)
-      select = select.where("contacts.opt_in_status", "=", query.opt_in_status);
-    if (tagSeqs !== undefined) select = select.where(hasTag(tagSeqs));
-    // Counted from the search index alone unless another filter needs the contact: its terms
-    // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise).
-    const matches = (
-      filters === 1
-        ? db
-            .selectFrom("contacts_fts")
-            .where(sql<boolean>`contacts_fts MATCH ${match}`)
-            .select(sql<number>`1`.as("one"))
-        : select.clearSelect().select(sql<number>`1`.as("one"))
-    ).limit(searchCountBound + 1);
-    const matched = Number(
-      (
-        await db
-          .selectFrom(matches.as("matches"))
-          .select(sql<number>`count(*)`.as("n"))
-          .executeTakeFirst()
-      )?.n ?? 0,
-    );
-    const lowerBound = matched > searchCountBound;
-    const page = await paginate(select, "contacts_fts.rowid", query, {
-      key: { column: "contacts_fts.rowid", of: (row) => row.seq },
-      total: async () => (lowerBound ? searchCountBound : matched),
+    const request = { workspaceId: workspace.id, match, query, filters, tagSeqs };
+    if (engine === "sqlite") return searchPage(db, request);
+    // PostgreSQL cannot estimate how many contacts a prefix search matches (its guess walks a
+    // million rows for four matches), so the service picks the plans in one transaction.
+    return db.transaction().execute(async (trx) => {
+      await postgresSearchPlan(trx, "count");
+      return searchPage(trx, request, (broad) => postgresSearchPlan(trx, broad ? "walk" : "count"));
     });
-    return {
-      rows: page.rows,
-      meta: { pagination: { ...page.pagination, total_is_lower_bound: lowerBound } },
-    };
   }
 
   if (tagSeqs?.length === 1) {

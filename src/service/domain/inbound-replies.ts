@@ -8,8 +8,6 @@ import { invalidField } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadWorkspaceFor } from "./workspace-access.js";
 
-type Sqlite = ConstructorParameters<typeof ContactWriter>[0];
-
 const optOutWords = new Set(["stop", "unsubscribe"]);
 const optInWords = new Set(["start"]);
 
@@ -26,7 +24,7 @@ export function consentKeyword(text: string): "opted_out" | "opted_in" | null {
  * operator): a consent keyword changes the contact's opt-in status and records when.
  */
 export async function receiveInbound(
-  deps: { db: Db; sqlite: Sqlite; clock: Clock },
+  deps: { db: Db; clock: Clock },
   principal: Principal,
   input: { workspace_id: string; from: string; text: string },
 ) {
@@ -46,14 +44,14 @@ export async function receiveInbound(
  * Runs inside the caller's transaction.
  */
 export async function applyInboundMessage(
-  deps: { db: Db; sqlite: Sqlite; clock: Clock },
+  deps: { db: Db; clock: Clock },
   workspaceId: string,
   phone: string,
   text: string,
 ) {
   const keyword = consentKeyword(text);
-  const writer = new ContactWriter(deps.sqlite, workspaceId);
-  const contact = writer.byPhone(phone);
+  const writer = new ContactWriter(deps.db, workspaceId);
+  const contact = await writer.byPhone(phone);
   if (!contact) return { contact_id: null, action: "none" as const, opt_in_status: null };
   if (!keyword)
     return {
@@ -70,6 +68,7 @@ export async function applyInboundMessage(
     { now: isoSeconds(deps.clock.now()), source: "whatsapp_reply" },
   );
   if ("field" in result) throw invalidField(result.field, result.message);
+  await writer.flush();
   await recordConsentEvent(
     deps.db,
     deps.clock,

@@ -1,4 +1,3 @@
-import type BetterSqlite3 from "better-sqlite3";
 import type { Db } from "../db/database.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ContactWriter } from "../domain/contact-store.js";
@@ -22,10 +21,9 @@ export type ProviderEvent =
   | { kind: "message"; workspaceId: string; from: string; text: string }
   | { kind: "template_status"; templateId: string; decision: TemplateDecision };
 
-/** What applying events needs: the database (the caller's transaction), its raw handle, time. */
+/** What applying events needs: the database (the caller's transaction) and the time. */
 export interface EventPathDeps {
   db: Db;
-  sqlite: BetterSqlite3.Database;
   clock: Clock;
 }
 
@@ -41,7 +39,7 @@ export async function applyProviderEvents(
   let reports: MessageStatusReport[] = [];
   const flushReports = async () => {
     if (reports.length === 0) return;
-    const result = await applyStatusReports(deps.db, deps.sqlite, deps.clock, reports);
+    const result = await applyStatusReports(deps.db, deps.clock, reports);
     unmatched.push(...result.unmatched);
     reports = [];
   };
@@ -101,12 +99,12 @@ function failureReason(code: number | undefined): string {
  * `contact.opted_out` event, inside the caller's transaction.
  */
 export async function optOutByProvider(
-  deps: EventPathDeps,
+  deps: { db: Db; clock: Clock },
   workspaceId: string,
   contactId: string,
 ): Promise<void> {
-  const writer = new ContactWriter(deps.sqlite, workspaceId);
-  const contact = writer.byId(contactId);
+  const writer = new ContactWriter(deps.db, workspaceId);
+  const contact = await writer.byId(contactId);
   if (!contact || contact.opt_in_status === "opted_out") return;
   const updated = writer.update(
     contact,
@@ -114,6 +112,7 @@ export async function optOutByProvider(
     { now: isoSeconds(deps.clock.now()), source: "provider" },
   );
   if ("field" in updated) return;
+  await writer.flush();
   await recordConsentEvent(
     deps.db,
     deps.clock,
@@ -130,9 +129,8 @@ export async function optOutByProvider(
  * resolves it. Reports are matched by the operator's message id, or by the recipient id the
  * message carried. Answers the message ids no recipient holds yet.
  */
-async function applyStatusReports(
+export async function applyStatusReports(
   db: Db,
-  sqlite: BetterSqlite3.Database,
   clock: Clock,
   reports: readonly MessageStatusReport[],
 ): Promise<{ unmatched: string[] }> {
@@ -205,7 +203,7 @@ async function applyStatusReports(
       counts.failures.set(reason ?? "", (counts.failures.get(reason ?? "") ?? 0) + 1);
       const meaning = report.errorCode === undefined ? null : sendErrorMeaning(report.errorCode);
       if (meaning?.kind === "message" && meaning.optOut) {
-        await optOutByProvider({ db, sqlite, clock }, recipient.workspace_id, recipient.contact_id);
+        await optOutByProvider({ db, clock }, recipient.workspace_id, recipient.contact_id);
       }
     } else {
       const after = rank[to] ?? 0;

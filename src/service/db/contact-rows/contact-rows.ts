@@ -1,0 +1,64 @@
+import type { QueryExecutorProvider } from "kysely";
+import { engineOf } from "../engine.js";
+import type { ContactTable } from "../tables/contacts.js";
+import { postgresContactRows } from "./postgres-contact-rows.js";
+import { sqliteContactRows } from "./sqlite-contact-rows.js";
+
+/**
+ * The statements of the contact writer (domain/contact-store.ts), one implementation per engine:
+ * the rules (consent, tags, counters) are the writer's; these only read and write rows, a
+ * transaction's batch at a time. SQLite runs its synchronous prepared statements row by row
+ * (cheap in-process calls); PostgreSQL sends each step as one set-based statement over arrays,
+ * so a batch costs a handful of round trips whatever its size.
+ */
+
+/** A contact row as stored (without PostgreSQL's search column). */
+export type ContactRow = ContactTable;
+
+/** A change of tag links: `tagSeq` added to or removed from `contactSeq`. */
+export interface TagLink {
+  tagSeq: number;
+  contactSeq: number;
+}
+
+/** A row to update and whether its search entry must be rewritten (name, email changed). */
+export interface ContactUpdate {
+  row: ContactRow;
+  reindex: boolean;
+}
+
+export interface ContactRows {
+  /**
+   * The workspace's contacts with these phones (or ids). On PostgreSQL they stay locked until the
+   * transaction ends, so the writer's read-then-write is never raced by another instance.
+   */
+  find(workspaceId: string, by: "phone" | "id", keys: readonly string[]): Promise<ContactRow[]>;
+  /** Contacts in the workspace by the counters (new ones of this transaction not yet flushed excluded). */
+  counted(workspaceId: string): Promise<number>;
+  /** Inserts new contacts with their search entries and sets each row's `seq`. */
+  insert(rows: readonly ContactRow[]): Promise<void>;
+  /** Writes changed contacts by `seq`, rewriting the search entry where asked. */
+  update(updates: readonly ContactUpdate[]): Promise<void>;
+  /** The tags' seqs by name, creating the missing ones (with contact_count 0). */
+  tags(workspaceId: string, names: readonly string[], now: string): Promise<Map<string, number>>;
+  /** Adds links; answers how many were new per tag. */
+  link(links: readonly TagLink[]): Promise<Map<number, number>>;
+  /** Removes links; answers how many existed per tag. */
+  unlink(links: readonly TagLink[]): Promise<Map<number, number>>;
+  /** Adds new contacts per opt-in status and link changes per tag to the counters. */
+  count(
+    workspaceId: string,
+    created: ReadonlyMap<string, number>,
+    linked: ReadonlyMap<number, number>,
+  ): Promise<void>;
+}
+
+/** The contact statements of the engine behind a transaction (or database handle). */
+export function contactRowsOf(trx: QueryExecutorProvider): ContactRows {
+  return engineOf(trx) === "postgres" ? postgresContactRows(trx) : sqliteContactRows(trx);
+}
+
+/** Adds `n` to a per-key tally. */
+export function tally<K>(counts: Map<K, number>, key: K, n = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + n);
+}

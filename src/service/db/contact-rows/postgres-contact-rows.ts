@@ -1,0 +1,162 @@
+import { type QueryExecutorProvider, sql } from "kysely";
+import { foldDiacritics, searchDocument } from "../../domain/contact-search.js";
+import type { ContactRow, ContactRows, TagLink } from "./contact-rows.js";
+
+/**
+ * The contact writer's statements on PostgreSQL: each step of a batch is one set-based statement
+ * over arrays (`unnest`), so an import batch of 500 rows costs a handful of round trips. Rows
+ * read for a change are locked (`FOR UPDATE`) until the transaction ends: under READ COMMITTED
+ * another instance's change of the same contact waits instead of being overwritten. The search
+ * entry is the `search_terms` tsvector, built with `array_to_tsvector` from exactly the terms of
+ * SQLite's FTS5 entry (no text search parser or dictionary touches them).
+ */
+
+const columns = sql.raw(
+  `seq, id, workspace_id, phone, first_name, last_name, email, tags, custom_fields,
+   opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at, updated_at`,
+);
+
+/**
+ * The search terms of a row as one space-separated text: those of searchDocument, with accents
+ * removed as SQLite's tokenizer removes them.
+ */
+export function searchTermsText(row: ContactRow): string {
+  const doc = searchDocument(row);
+  return foldDiacritics(`${doc.name} ${doc.phone} ${doc.email}`)
+    .split(" ")
+    .filter((term) => term !== "")
+    .join(" ");
+}
+
+/** Terms text to tsvector, in SQL: the lexemes as given, nothing parsed or normalised. */
+const toTsvector = (column: string) =>
+  sql.raw(`array_to_tsvector(array_remove(string_to_array(${column}, ' '), ''))`);
+
+function tallied(rows: readonly { tag_seq: number }[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const { tag_seq } of rows) counts.set(tag_seq, (counts.get(tag_seq) ?? 0) + 1);
+  return counts;
+}
+
+/** Links in a fixed order, so two transactions touching the same links lock them alike. */
+function ordered(links: readonly TagLink[]): { tags: number[]; contacts: number[] } {
+  const sorted = [...links].sort((a, b) => a.tagSeq - b.tagSeq || a.contactSeq - b.contactSeq);
+  return { tags: sorted.map((l) => l.tagSeq), contacts: sorted.map((l) => l.contactSeq) };
+}
+
+/** The PostgreSQL statements on a Kysely transaction on PostgreSQL. */
+export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
+  return {
+    async find(workspaceId, by, keys) {
+      if (keys.length === 0) return [];
+      const key = sql.ref(by === "phone" ? "phone" : "id");
+      const { rows } = await sql<ContactRow>`SELECT ${columns} FROM contacts
+        WHERE workspace_id = ${workspaceId} AND ${key} = ANY(${[...keys]}::text[])
+        ORDER BY seq FOR UPDATE`.execute(trx);
+      return rows;
+    },
+    async counted(workspaceId) {
+      const { rows } = await sql<{ total: number | null }>`SELECT sum(count) AS total
+        FROM contact_counts WHERE workspace_id = ${workspaceId}`.execute(trx);
+      return Number(rows[0]?.total ?? 0);
+    },
+    async insert(list) {
+      if (list.length === 0) return;
+      const col = <K extends keyof ContactRow>(name: K) => list.map((row) => row[name]);
+      const { rows } = await sql<{ id: string; seq: number }>`INSERT INTO contacts (id,
+          workspace_id, phone, first_name, last_name, email, tags, custom_fields, opt_in_status,
+          opt_in_source, opted_in_at, opted_out_at, created_at, updated_at, search_terms)
+        SELECT id, workspace_id, phone, first_name, last_name, email, tags, custom_fields,
+          opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at, updated_at,
+          ${toTsvector("terms")}
+        FROM unnest(${col("id")}::text[], ${col("workspace_id")}::text[], ${col("phone")}::text[],
+          ${col("first_name")}::text[], ${col("last_name")}::text[], ${col("email")}::text[],
+          ${col("tags")}::text[], ${col("custom_fields")}::text[], ${col("opt_in_status")}::text[],
+          ${col("opt_in_source")}::text[], ${col("opted_in_at")}::text[],
+          ${col("opted_out_at")}::text[], ${col("created_at")}::text[], ${col("updated_at")}::text[],
+          ${list.map(searchTermsText)}::text[])
+          WITH ORDINALITY AS r(id, workspace_id, phone, first_name, last_name, email, tags,
+            custom_fields, opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at,
+            updated_at, terms, ord)
+        ORDER BY ord
+        RETURNING id, seq`.execute(trx);
+      const seqs = new Map(rows.map((r) => [r.id, r.seq]));
+      for (const row of list) row.seq = seqs.get(row.id) ?? 0;
+    },
+    async update(updates) {
+      if (updates.length === 0) return;
+      const sorted = [...updates].sort((a, b) => a.row.seq - b.row.seq);
+      const col = <K extends keyof ContactRow>(name: K) => sorted.map((u) => u.row[name]);
+      // A row whose name and email are unchanged keeps its terms (NULL here).
+      const terms = sorted.map((u) => (u.reindex ? searchTermsText(u.row) : null));
+      await sql`UPDATE contacts AS c SET first_name = u.first_name, last_name = u.last_name,
+          email = u.email, tags = u.tags, custom_fields = u.custom_fields,
+          opt_in_status = u.opt_in_status, opt_in_source = u.opt_in_source,
+          opted_in_at = u.opted_in_at, opted_out_at = u.opted_out_at, updated_at = u.updated_at,
+          search_terms = CASE WHEN u.terms IS NULL THEN c.search_terms ELSE ${toTsvector("u.terms")} END
+        FROM unnest(${col("seq")}::int[], ${col("first_name")}::text[], ${col("last_name")}::text[],
+          ${col("email")}::text[], ${col("tags")}::text[], ${col("custom_fields")}::text[],
+          ${col("opt_in_status")}::text[], ${col("opt_in_source")}::text[],
+          ${col("opted_in_at")}::text[], ${col("opted_out_at")}::text[],
+          ${col("updated_at")}::text[], ${terms}::text[])
+          AS u(seq, first_name, last_name, email, tags, custom_fields, opt_in_status,
+            opt_in_source, opted_in_at, opted_out_at, updated_at, terms)
+        WHERE c.seq = u.seq`.execute(trx);
+    },
+    async tags(workspaceId, names, now) {
+      if (names.length === 0) return new Map();
+      // Created unless another transaction did first (it then waits for that one to end).
+      await sql`INSERT INTO contact_tags (workspace_id, name, contact_count, created_at)
+        SELECT ${workspaceId}, name, 0, ${now} FROM unnest(${[...names]}::text[])
+          WITH ORDINALITY AS n(name, ord)
+        ORDER BY ord
+        ON CONFLICT (workspace_id, name) DO NOTHING`.execute(trx);
+      const { rows } = await sql<{ seq: number; name: string }>`SELECT seq, name
+        FROM contact_tags
+        WHERE workspace_id = ${workspaceId} AND name = ANY(${[...names]}::text[])`.execute(trx);
+      return new Map(rows.map((r) => [r.name, r.seq]));
+    },
+    async link(list) {
+      if (list.length === 0) return new Map();
+      const { tags, contacts } = ordered(list);
+      const { rows } = await sql<{ tag_seq: number }>`INSERT INTO contact_tag_links
+          (tag_seq, contact_seq)
+        SELECT * FROM unnest(${tags}::int[], ${contacts}::int[])
+        ON CONFLICT DO NOTHING
+        RETURNING tag_seq`.execute(trx);
+      return tallied(rows);
+    },
+    async unlink(list) {
+      if (list.length === 0) return new Map();
+      const { tags, contacts } = ordered(list);
+      const { rows } = await sql<{ tag_seq: number }>`DELETE FROM contact_tag_links AS l
+        USING unnest(${tags}::int[], ${contacts}::int[]) AS u(tag_seq, contact_seq)
+        WHERE l.tag_seq = u.tag_seq AND l.contact_seq = u.contact_seq
+        RETURNING l.tag_seq`.execute(trx);
+      return tallied(rows);
+    },
+    async count(workspaceId, created, linked) {
+      // In key order, so concurrent transactions lock counter rows in the same order.
+      const statuses = [...created.keys()].sort();
+      if (statuses.length > 0) {
+        await sql`INSERT INTO contact_counts AS c (workspace_id, opt_in_status, count)
+          SELECT ${workspaceId}, s, n
+          FROM unnest(${statuses}::text[], ${statuses.map((s) => created.get(s) ?? 0)}::int[])
+            AS u(s, n)
+          ORDER BY s
+          ON CONFLICT (workspace_id, opt_in_status) DO UPDATE SET count = c.count + excluded.count`.execute(
+          trx,
+        );
+      }
+      const tagSeqs = [...linked.keys()]
+        .filter((seq) => linked.get(seq) !== 0)
+        .sort((a, b) => a - b);
+      if (tagSeqs.length > 0) {
+        await sql`UPDATE contact_tags AS t SET contact_count = t.contact_count + u.n
+          FROM unnest(${tagSeqs}::int[], ${tagSeqs.map((seq) => linked.get(seq) ?? 0)}::int[])
+            AS u(seq, n)
+          WHERE t.seq = u.seq`.execute(trx);
+      }
+    },
+  };
+}
