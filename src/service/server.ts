@@ -63,41 +63,45 @@ function serviceLogger(options: ServeOptions) {
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const database = await openDatabase(options.database);
   const clock = systemClock;
-  const result = await bootstrap(database.db, clock, {
-    bootstrapToken: options.bootstrapToken,
-    plansFile: options.plansFile,
-  });
   // Known only after listen when the port is 0, so links are built from it lazily.
   let listeningUrl = "";
-  const app = await buildApp({
-    database,
-    clock,
-    publicUrl: () => options.publicUrl ?? listeningUrl,
-    rateLimit: options.rateLimit,
-    smtp: options.smtpUrl ? { url: options.smtpUrl } : undefined,
-    logger: serviceLogger(options),
-    reviewDelayMs: options.reviewDelayMs,
-    throughput: options.throughput,
-    webhooks: {
-      ...(options.webhookRetryBaseMs === undefined
-        ? {}
-        : { retryBaseMs: options.webhookRetryBaseMs }),
-      blockPrivate: options.blockPrivateWebhooks ?? false,
-    },
-    publicSignup: options.publicSignup,
-    whatsapp: options.whatsapp,
-    // Campaigns, imports, reviews and the sandbox's reports can all be under way at once.
-    jobs: { concurrency: 4 },
-  });
+  let app: App | undefined;
+  let result: BootstrapResult;
   try {
+    result = await bootstrap(database.db, clock, {
+      bootstrapToken: options.bootstrapToken,
+      plansFile: options.plansFile,
+    });
+    app = await buildApp({
+      database,
+      clock,
+      publicUrl: () => options.publicUrl ?? listeningUrl,
+      rateLimit: options.rateLimit,
+      smtp: options.smtpUrl ? { url: options.smtpUrl } : undefined,
+      logger: serviceLogger(options),
+      reviewDelayMs: options.reviewDelayMs,
+      throughput: options.throughput,
+      webhooks: {
+        ...(options.webhookRetryBaseMs === undefined
+          ? {}
+          : { retryBaseMs: options.webhookRetryBaseMs }),
+        blockPrivate: options.blockPrivateWebhooks ?? false,
+      },
+      publicSignup: options.publicSignup,
+      whatsapp: options.whatsapp,
+      // Campaigns, imports, reviews and the sandbox's reports can all be under way at once.
+      jobs: { concurrency: 4 },
+    });
     await app.listen({ host: options.host, port: options.port });
+    // Trials end and old events go by a recurring job; one exists however often it starts.
+    await scheduleLifecycleSweep(database.db, clock);
+    await app.jobs.start();
   } catch (error) {
-    await database.close();
+    // Nothing half-started stays behind: the app (and its timers) and the database's connections.
+    await app?.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
     throw error;
   }
-  // Trials end and old events go by a recurring job; one exists however often the service starts.
-  await scheduleLifecycleSweep(database.db, clock);
-  await app.jobs.start();
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   listeningUrl = `http://${host}:${address.port}`;

@@ -143,11 +143,11 @@ describe("admin copy: what it refuses before touching the target", () => {
     }
   });
 
-  it("takes the target from DATABASE_URL when --to is not given", async () => {
+  it("never takes the copy's target from DATABASE_URL: --to must name it", async () => {
     const { file } = await outdatedDatabase();
     const run = await runCli(["admin", "copy", "--from", file], { env: { DATABASE_URL: nowhere } });
-    // It got past the flags to the source's check (exit 5), not a usage error.
-    expect(run.code).toBe(5);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--to");
   });
 
   it("refuses a file an older version left, pointing at admin migrate (exit 5)", async () => {

@@ -362,6 +362,29 @@ describe("moving a SQLite deployment to PostgreSQL with admin copy", () => {
     expect(await countRows(target.url)).toEqual(counts);
   });
 
+  it("refuses a database another application uses without changing it, not even by migrating", async () => {
+    const other = await createTestDatabase({ empty: true });
+    try {
+      const client = new pg.Client({ connectionString: other.url });
+      await client.connect();
+      await client.query(
+        "CREATE TABLE invoices (id integer PRIMARY KEY); INSERT INTO invoices VALUES (1)",
+      );
+      const run = await reseller(["admin", "copy", "--from", source.dbFile, "--to", other.url], {
+        env: { RESELLER_CONFIG_DIR: tempConfigDir() },
+      });
+      expect(run.exitCode).toBe(5);
+      expect(String(run.stderr)).toMatch(/invoices already hold rows/);
+      const tables = await client.query(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+      );
+      expect(tables.rows.map((r: { tablename: string }) => r.tablename)).toEqual(["invoices"]);
+      await client.end();
+    } finally {
+      await other.drop();
+    }
+  });
+
   it("says the copied database is already current", async () => {
     const run = await reseller(["admin", "migrate", "--database", target.url, "--json"], {
       env: { RESELLER_CONFIG_DIR: tempConfigDir() },

@@ -53,4 +53,48 @@ describe("concurrent writes on PostgreSQL (several connections, several instance
       .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(5);
   });
+
+  it("keeps consent counts exact while contacts move in opposite directions at the same moment", async () => {
+    const workspace = await t.createWorkspace();
+    const base = `/api/v1/workspaces/${workspace}/contacts`;
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await t.request("POST", base, {
+        body: {
+          phone: `+491511234${String(5600 + i)}`,
+          opt_in_status: i % 2 ? "opted_in" : "not_set",
+        },
+      });
+      ids.push(res.json().data.id);
+    }
+    const statuses: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const answers = await Promise.all(
+        ids.map((id, i) =>
+          t.request("PATCH", `${base}/${id}`, {
+            body:
+              (i + round) % 2
+                ? { opt_in_status: "opted_out" }
+                : { opt_in_status: "opted_in", opt_in_source: "form:test" },
+          }),
+        ),
+      );
+      statuses.push(...answers.map((a) => a.statusCode));
+    }
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const counted = await t.database.db
+      .selectFrom("contact_counts")
+      .select(["opt_in_status", "count"])
+      .where("workspace_id", "=", workspace)
+      .execute();
+    const actual = await t.database.db
+      .selectFrom("contacts")
+      .select(["opt_in_status", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("workspace_id", "=", workspace)
+      .groupBy("opt_in_status")
+      .execute();
+    for (const { opt_in_status, n } of actual) {
+      expect(counted.find((c) => c.opt_in_status === opt_in_status)?.count).toBe(Number(n));
+    }
+  });
 });

@@ -103,16 +103,20 @@ export class DashboardSessions {
       .orderBy("id")
       .executeTakeFirst();
     if (!reseller) return null;
-    const issued = await issueToken(this.deps.db, this.deps.clock, {
-      resellerId: reseller.id,
-      name: "Dashboard sign-in link",
-      scopes: allScopes,
+    // Minted with its expiry in one transaction: never a token without one, held by nobody.
+    const issued = await this.deps.db.transaction().execute(async (trx) => {
+      const token = await issueToken(trx, this.deps.clock, {
+        resellerId: reseller.id,
+        name: "Dashboard sign-in link",
+        scopes: allScopes,
+      });
+      await trx
+        .updateTable("tokens")
+        .set({ expires_at: this.later(sessionLifetimeMs) })
+        .where("id", "=", token.id)
+        .execute();
+      return token;
     });
-    await this.deps.db
-      .updateTable("tokens")
-      .set({ expires_at: this.later(sessionLifetimeMs) })
-      .where("id", "=", issued.id)
-      .execute();
     return this.open({ token: issued.secret, mintedTokenId: issued.id });
   }
 

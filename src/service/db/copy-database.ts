@@ -313,6 +313,28 @@ async function tablesWithRows(trx: Db, tables: string[]): Promise<string[]> {
   return found;
 }
 
+/** Refuses a target whose tables (any of its schema's, bar the migration log) hold rows. */
+async function refuseOccupiedTarget(to: string): Promise<void> {
+  const probe = await openDatabase(to, { migrate: false });
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
+      WHERE schemaname = current_schema() AND tablename NOT LIKE 'kysely_migration%'
+      ORDER BY tablename`.execute(probe.db);
+    const occupied = await tablesWithRows(
+      probe.db,
+      rows.map((r) => r.name),
+    );
+    if (occupied.length > 0) {
+      throw new CopyRefusedError(
+        `${redactedUrl(to)} is not empty: ${occupied.join(", ")} already hold rows. Nothing was copied or changed.`,
+        "admin copy only fills an empty database: create a new one (createdb) and do not start `serve` on it before the copy.",
+      );
+    }
+  } finally {
+    await probe.close();
+  }
+}
+
 async function countRows(trx: Db, table: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(
     trx,
@@ -345,6 +367,9 @@ export async function copyDatabase(options: {
     // One snapshot for the counts and every row (WAL readers see a fixed state until COMMIT).
     source.exec("BEGIN");
     const layout = readSourceLayout(source);
+    // Looked at before migrating it: a database in use (another version of this service, or
+    // another application's) must be refused without a single change.
+    await refuseOccupiedTarget(options.to);
     const target = await openDatabase(options.to);
     try {
       const migrationsApplied = target.applied;

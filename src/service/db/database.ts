@@ -106,10 +106,13 @@ async function openPostgres(url: string): Promise<Db> {
 
 /**
  * Opens the database (`postgres://…` or a SQLite file, created if needed) and applies every
- * pending migration. On PostgreSQL, Kysely's migrator holds an advisory lock while it migrates,
+ * pending migration (unless told not to: `admin copy` looks before it changes anything). On PostgreSQL, Kysely's migrator holds an advisory lock while it migrates,
  * so several instances starting together apply each migration once.
  */
-export async function openDatabase(target: string): Promise<DatabaseHandle> {
+export async function openDatabase(
+  target: string,
+  options: { migrate?: boolean } = {},
+): Promise<DatabaseHandle> {
   const postgres = isPostgresUrl(target);
   const opened = postgres
     ? { db: await openPostgres(target), sqlite: null }
@@ -117,7 +120,7 @@ export async function openDatabase(target: string): Promise<DatabaseHandle> {
   const { db, sqlite } = opened;
   let applied: string[];
   try {
-    applied = await migrate(db);
+    applied = options.migrate === false ? [] : await migrate(db);
   } catch (error) {
     await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;

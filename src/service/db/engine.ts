@@ -23,6 +23,10 @@ export function redactedUrl(target: string): string {
   try {
     const url = new URL(target);
     if (url.password) url.password = "***";
+    // node-postgres also reads these from the query string.
+    for (const secret of ["password", "sslpassword", "sslkey"]) {
+      if (url.searchParams.has(secret)) url.searchParams.set(secret, "***");
+    }
     return url.toString();
   } catch {
     return "postgres://…";

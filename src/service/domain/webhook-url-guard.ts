@@ -3,7 +3,10 @@ import { lookup } from "node:dns/promises";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { Agent } from "undici";
 
-/** Loopback, private, link-local, unspecified and carrier-grade NAT ranges, IPv4 and IPv6. */
+/**
+ * Addresses no webhook may reach: loopback, private, link-local, unspecified, carrier-grade NAT,
+ * benchmarking, multicast and reserved ranges, IPv4 and IPv6 (site-local and multicast too).
+ */
 const privateRanges = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8],
@@ -12,26 +15,70 @@ for (const [network, prefix] of [
   ["127.0.0.0", 8],
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
   ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ] as const) {
   privateRanges.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 128],
+  ["::", 96],
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
 ] as const) {
   privateRanges.addSubnet(network, prefix, "ipv6");
 }
 
-/** Whether an IP address is loopback, private or link-local (IPv4-mapped IPv6 included). */
+const nat64 = new BlockList();
+nat64.addSubnet("64:ff9b::", 96, "ipv6");
+const sixToFour = new BlockList();
+sixToFour.addSubnet("2002::", 16, "ipv6");
+
+/** The IPv4 address inside an IPv6 one that carries it: NAT64 (64:ff9b::/96) and 6to4 (2002::/16). */
+function embeddedIpv4(address: string): string | null {
+  const groups = expandIpv6(address);
+  if (!groups) return null;
+  const quad = (high: number, low: number) =>
+    [high >> 8, high & 255, low >> 8, low & 255].join(".");
+  if (nat64.check(address, "ipv6")) return quad(groups[6] ?? 0, groups[7] ?? 0);
+  if (sixToFour.check(address, "ipv6")) return quad(groups[1] ?? 0, groups[2] ?? 0);
+  return null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part included). */
+function expandIpv6(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const front = head === "" ? [] : head.split(":");
+  const back = tail === undefined || tail === "" ? [] : tail.split(":");
+  const fill = tail === undefined ? 0 : 8 - front.length - back.length;
+  const groups = [...front, ...Array<string>(Math.max(0, fill)).fill("0"), ...back];
+  return groups.length === 8 ? groups.map((g) => Number.parseInt(g, 16)) : null;
+}
+
+/**
+ * Whether an IP address is one no webhook may reach (see privateRanges), IPv4-mapped,
+ * NAT64 and 6to4 forms of IPv4 addresses included.
+ */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped) return privateRanges.check(mapped, "ipv4");
   const family = isIP(address);
   if (family === 0) return false;
-  return privateRanges.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 4) return privateRanges.check(address, "ipv4");
+  const inner = embeddedIpv4(address);
+  if (inner !== null && privateRanges.check(inner, "ipv4")) return true;
+  return privateRanges.check(address, "ipv6");
 }
 
 /**

@@ -56,7 +56,7 @@ export const adminCommands: GroupSpec = {
         {
           flags: "--to <url>",
           description:
-            "an empty PostgreSQL database (postgres://user:pass@host/db; default: DATABASE_URL)",
+            "an empty PostgreSQL database (postgres://user:pass@host/db); required, DATABASE_URL is not used",
         },
       ],
       examples: [

@@ -23,7 +23,8 @@ export const run: Handler = async (ctx, { options }) => {
       "Point --from at the file `reseller serve --db` uses.",
     );
   }
-  const to = databaseTarget({ database: stringOption(options, "to") }, ctx.env, null);
+  // --to only, never DATABASE_URL: a copy must name its target, not find it in the environment.
+  const to = databaseTarget({ database: stringOption(options, "to") }, {}, null);
   if (to === null) throw usageError("Missing --to <postgres url>.");
   const progress = ctx.output !== "quiet";
   let report: Awaited<ReturnType<typeof copyDatabase>>;

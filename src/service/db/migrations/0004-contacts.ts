@@ -178,18 +178,26 @@ const postgresStatements = [
     count INTEGER NOT NULL,
     PRIMARY KEY (workspace_id, opt_in_status)
   )`,
+  // Both counters are locked in one order (by status) before either changes: two contacts moving
+  // in opposite directions at once must not each hold the counter the other waits for.
   `CREATE FUNCTION contacts_recount() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'UPDATE' AND OLD.opt_in_status IS NOT DISTINCT FROM NEW.opt_in_status THEN
       RETURN NULL;
     END IF;
+    IF TG_OP = 'UPDATE' THEN
+      INSERT INTO contact_counts (workspace_id, opt_in_status, count)
+        VALUES (NEW.workspace_id, NEW.opt_in_status, 0)
+        ON CONFLICT (workspace_id, opt_in_status) DO NOTHING;
+      PERFORM 1 FROM contact_counts
+        WHERE workspace_id = NEW.workspace_id
+          AND opt_in_status IN (OLD.opt_in_status, NEW.opt_in_status)
+        ORDER BY opt_in_status FOR UPDATE;
+      UPDATE contact_counts SET count = count + 1
+        WHERE workspace_id = NEW.workspace_id AND opt_in_status = NEW.opt_in_status;
+    END IF;
     UPDATE contact_counts SET count = count - 1
       WHERE workspace_id = OLD.workspace_id AND opt_in_status = OLD.opt_in_status;
-    IF TG_OP = 'UPDATE' THEN
-      INSERT INTO contact_counts AS c (workspace_id, opt_in_status, count)
-        VALUES (NEW.workspace_id, NEW.opt_in_status, 1)
-        ON CONFLICT (workspace_id, opt_in_status) DO UPDATE SET count = c.count + 1;
-    END IF;
     RETURN NULL;
   END $$`,
   `CREATE TRIGGER contacts_recounted AFTER UPDATE OF opt_in_status ON contacts
