@@ -537,7 +537,7 @@ complete -c reseller -n '__reseller_is \'admin migrate\'' -l db -r -F -d 'the se
 complete -c reseller -n '__reseller_is \'admin migrate\'' -l database -x -d 'the service\'s PostgreSQL database (postgres://user:pass@host/db; default: DATABASE_URL)'
 complete -c reseller -n '__reseller_is \'admin migrate\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'admin copy\'' -l from -r -F -d 'the SQLite database file `serve --db` used'
-complete -c reseller -n '__reseller_is \'admin copy\'' -l to -x -d 'an empty PostgreSQL database (postgres://user:pass@host/db; default: DATABASE_URL)'
+complete -c reseller -n '__reseller_is \'admin copy\'' -l to -x -d 'an empty PostgreSQL database (postgres://user:pass@host/db); required, DATABASE_URL is no…'
 complete -c reseller -n '__reseller_is \'admin copy\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'api\'' -l data -x -d 'request body: JSON text, @file to read it from a file, or - for standard input'
 complete -c reseller -n '__reseller_is \'api\'' -l paginate -d 'follow meta.pagination.next_cursor to the last page and print every item of data as one a…'
