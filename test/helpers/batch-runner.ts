@@ -21,7 +21,6 @@ export function batchRunner(
   });
   const run = campaignRunHandler({
     db: t.database.db,
-    sqlite: t.database.sqlite,
     clock: t.clock,
     throttles: new ChannelThrottles(0),
     batchSize: 1,

@@ -9,7 +9,10 @@ export const binPath = resolve(import.meta.dirname, "../../bin/reseller.cjs");
 export interface ServedService {
   url: string;
   token: string;
+  /** The SQLite file it serves (unused when it runs on `database`). */
   dbFile: string;
+  /** What it serves: the SQLite file, or the PostgreSQL URL it was given. */
+  database: string;
   dir: string;
   process: ResultPromise;
   /** Everything the service wrote to stderr so far. */
@@ -20,12 +23,22 @@ export interface ServedService {
   stop(): Promise<{ exitCode: number | undefined; stderr: string }>;
 }
 
-/** Starts the built `reseller serve` on a free port with a fresh database, as a user would. */
+/**
+ * Starts the built `reseller serve` on a free port, as a user would: on a fresh SQLite file, on
+ * `dbFile`, or on the PostgreSQL database `database` (a `postgres://` URL).
+ */
 export async function startServe(
-  options: { args?: string[]; dbFile?: string; token?: string; env?: Record<string, string> } = {},
+  options: {
+    args?: string[];
+    dbFile?: string;
+    database?: string;
+    token?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ServedService> {
   const dir = mkdtempSync(join(tmpdir(), "reseller-e2e-"));
   const dbFile = options.dbFile ?? join(dir, "reseller.db");
+  const database = options.database ?? dbFile;
   const token = options.token ?? "rsk_e2e_bootstrap_token_0001";
   const child = execa(
     "node",
@@ -34,8 +47,7 @@ export async function startServe(
       "serve",
       "--port",
       "0",
-      "--db",
-      dbFile,
+      ...(options.database ? ["--database", options.database] : ["--db", dbFile]),
       "--log-level",
       "warn",
       ...(options.args ?? []),
@@ -67,6 +79,7 @@ export async function startServe(
     url,
     token,
     dbFile,
+    database,
     dir,
     process: child,
     stderr: () => stderr,

@@ -29,6 +29,14 @@ describe("several instances on one database", () => {
   afterAll(() => service?.close(), 60_000);
 
   const newToken = (scopes: string[]) => tokenOn(service, scopes);
+  const workspacesNamed = async (name: string) =>
+    (
+      await service.db
+        .selectFrom("workspaces")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("name", "=", name)
+        .executeTakeFirstOrThrow()
+    ).n;
 
   it("refuses a token on every instance within a second of its revocation on one", async () => {
     const [a, b, c] = urls() as [string, string, string];
@@ -97,10 +105,32 @@ describe("several instances on one database", () => {
     expect(retried.status).toBe(201);
     expect(retried.headers.get("idempotent-replayed")).toBe("true");
     expect(await retried.json()).toEqual(await first.json());
-    const [count] = service.query<{ n: number }>(
-      "SELECT count(*) AS n FROM workspaces WHERE name = 'Retried once'",
-    );
-    expect(count?.n).toBe(1);
+    expect(await workspacesNamed("Retried once")).toBe(1);
+  });
+
+  it("does the work once when two instances get the same Idempotency-Key at the same time", async () => {
+    const [a, b, c] = urls() as [string, string, string];
+    const send = (url: string) =>
+      fetch(`${url}/api/v1/workspaces`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${service.token}`,
+          "content-type": "application/json",
+          "idempotency-key": "multi-instance-race-1",
+        },
+        body: JSON.stringify({
+          name: "Raced thrice",
+          contact_email: "race@example.test",
+          send_invitation: false,
+        }),
+      });
+    const answers = await Promise.all([send(a), send(b), send(c)]);
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201]);
+    const replayed = answers.filter((r) => r.headers.get("idempotent-replayed") === "true");
+    expect(replayed).toHaveLength(2);
+    const bodies = await Promise.all(answers.map((r) => r.text()));
+    expect(new Set(bodies).size).toBe(1);
+    expect(await workspacesNamed("Raced thrice")).toBe(1);
   });
 
   it("finishes an import on another instance when the one running it is killed", async () => {
@@ -114,26 +144,31 @@ describe("several instances on one database", () => {
       { timeoutMs: 30_000, everyMs: 5 },
     );
     // Whichever instance claimed the import job, that one dies without warning.
-    const [owner] = service.query<{ pid: number }>(
-      "SELECT i.pid FROM jobs j JOIN instances i ON i.id = j.lease_owner WHERE j.kind = 'contact_import' AND j.state = 'running'",
-    );
-    const victim = service.all.find((s) => s.process.pid === owner?.pid);
+    const holder = await service.holderOf("contact_import");
+    const victim = holder?.service;
     expect(victim).toBeDefined();
     victim?.process.kill("SIGKILL");
     await victim?.process;
     const survivor = service.all.find((s) => s !== victim && s.process.exitCode === null);
     const killedAt = Date.now();
-    const record = await finished(survivor?.url ?? "", service.token, importPath, 60_000);
-    const tookMs = Date.now() - killedAt;
-    console.log(`import taken over and finished ${tookMs} ms after its instance was killed`);
-    expect(tookMs).toBeLessThan(30_000);
+    // The contract: a dead instance's leases are taken over within 30 s.
+    const takeoverMs = await service.takenOver(
+      holder?.jobId ?? "",
+      holder?.instanceId ?? "",
+      30_000,
+    );
+    const record = await finished(survivor?.url ?? "", service.token, importPath, 120_000);
+    console.log(
+      `import taken over ${takeoverMs} ms and finished ${Date.now() - killedAt} ms after its instance was killed`,
+    );
+    expect(takeoverMs).toBeLessThan(30_000);
     expect(record).toMatchObject({ status: "completed", total_rows: 40_000 });
     expect(record.processed_rows).toBe(40_000);
     expect(record.created + record.updated + record.skipped + record.error_count).toBe(40_000);
-  }, 90_000);
+  }, 180_000);
 
   it("hands its job to another instance at once when stopped with SIGTERM, and exits 0", async () => {
-    const alive = service.all.filter((s) => s.process.exitCode === null && !s.process.killed);
+    const alive = service.alive();
     expect(alive.length).toBeGreaterThanOrEqual(2);
     const [first] = alive as [(typeof alive)[number]];
     const { importPath } = await startImport(first.url, service.token, largeCsv(40_000));
@@ -143,22 +178,26 @@ describe("several instances on one database", () => {
       async () => ((await read()).processed_rows > 0 ? true : undefined),
       { timeoutMs: 30_000, everyMs: 5 },
     );
-    const [owner] = service.query<{ id: string; pid: number }>(
-      "SELECT i.id, i.pid FROM jobs j JOIN instances i ON i.id = j.lease_owner WHERE j.kind = 'contact_import' AND j.state = 'running'",
-    );
-    const stopping = alive.find((s) => s.process.pid === owner?.pid);
+    const owner = await service.holderOf("contact_import");
+    const stopping = owner?.service;
     expect(stopping).toBeDefined();
     const { exitCode } = (await stopping?.stop()) ?? {};
     expect(exitCode).toBe(0);
     // Its lease was handed back and it left the instances: nobody waits for a timeout.
-    expect(service.query("SELECT id FROM instances WHERE id = ?", owner?.id)).toEqual([]);
-    expect(service.query("SELECT id FROM jobs WHERE lease_owner = ?", owner?.id)).toEqual([]);
+    const ownerId = owner?.instanceId ?? "";
+    expect(
+      await service.db.selectFrom("instances").select("id").where("id", "=", ownerId).execute(),
+    ).toEqual([]);
+    expect(
+      await service.db.selectFrom("jobs").select("id").where("lease_owner", "=", ownerId).execute(),
+    ).toEqual([]);
     const other = alive.find((s) => s !== stopping);
-    const stoppedAt = Date.now();
-    const record = await finished(other?.url ?? "", service.token, importPath, 60_000);
+    // Another instance claims it at its next poll, not after a lease or heartbeat timeout.
+    const takeoverMs = await service.takenOver(owner?.jobId ?? "", ownerId, 30_000);
+    expect(takeoverMs).toBeLessThan(5_000);
+    const record = await finished(other?.url ?? "", service.token, importPath, 120_000);
     expect(record).toMatchObject({ status: "completed", processed_rows: 40_000 });
-    expect(Date.now() - stoppedAt).toBeLessThan(15_000);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe("rate limits of several instances on one database", () => {

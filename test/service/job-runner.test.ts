@@ -4,6 +4,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
+import { sqliteHandleOf } from "../../src/service/db/engine.js";
 import {
   checkpointJob,
   claimJob,
@@ -338,7 +339,7 @@ describe("durable jobs", () => {
     const file = join(dir, "busy.db");
     const handle = await openDatabase(file);
     try {
-      handle.sqlite.pragma("busy_timeout = 0");
+      sqliteHandleOf(handle.db).pragma("busy_timeout = 0");
       const done: string[] = [];
       const errors: unknown[] = [];
       const runner = new JobRunner({

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultRateLimit, type RateLimit } from "../../src/service/config.js";
 import { tokenRecheckMs } from "../../src/service/plugins/authentication.js";
@@ -24,9 +25,9 @@ describe("health checks", () => {
 
   it("is not ready while the database lacks a migration this version knows", async () => {
     t = await startTestApp();
-    t.database.sqlite
-      .prepare("DELETE FROM kysely_migration WHERE name = ?")
-      .run("0010-instances-and-rate-limits");
+    await sql`DELETE FROM kysely_migration WHERE name = ${"0010-instances-and-rate-limits"}`.execute(
+      t.database.db,
+    );
     const ready = await t.request("GET", "/readyz", { token: null });
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toMatchObject({ error_code: "service_unavailable" });
@@ -53,9 +54,12 @@ describe("tokens as several instances see them", () => {
     const token = await t.tokenWith(["plans:read"]);
     expect((await t.request("GET", "/api/v1/plans", { token })).statusCode).toBe(200);
     // Another instance revokes it: only the database knows.
-    t.database.sqlite
-      .prepare("UPDATE tokens SET revoked_at = ? WHERE revoked_at IS NULL AND scopes = ?")
-      .run("2026-11-22T09:30:00Z", JSON.stringify(["plans:read"]));
+    await t.database.db
+      .updateTable("tokens")
+      .set({ revoked_at: "2026-11-22T09:30:00Z" })
+      .where("revoked_at", "is", null)
+      .where("scopes", "=", JSON.stringify(["plans:read"]))
+      .execute();
     const revokedAt = performance.now();
     let status = 200;
     while (status === 200 && performance.now() - revokedAt < 2000) {
@@ -70,26 +74,28 @@ describe("tokens as several instances see them", () => {
   it("records last_used_at on use, at most once a minute", async () => {
     t = await startTestApp();
     const token = await t.tokenWith(["plans:read", "workspaces:read"]);
-    const lastUsed = () =>
+    const lastUsed = async () =>
       (
-        t.database.sqlite
-          .prepare("SELECT last_used_at FROM tokens WHERE token_hint = ?")
-          .get(`${token.slice(0, 4)}…${token.slice(-4)}`) as { last_used_at: string | null }
+        await t.database.db
+          .selectFrom("tokens")
+          .select("last_used_at")
+          .where("token_hint", "=", `${token.slice(0, 4)}…${token.slice(-4)}`)
+          .executeTakeFirstOrThrow()
       ).last_used_at;
-    expect(lastUsed()).toBeNull();
+    expect(await lastUsed()).toBeNull();
     const current = await t.request("GET", "/api/v1/tokens/current", { token });
     expect(current.statusCode).toBe(200);
-    expect(lastUsed()).toBe("2026-11-22T09:30:00Z");
+    expect(await lastUsed()).toBe("2026-11-22T09:30:00Z");
     t.clock.advance(30_000);
     await t.request("GET", "/api/v1/plans", { token });
-    expect(lastUsed()).toBe("2026-11-22T09:30:00Z");
+    expect(await lastUsed()).toBe("2026-11-22T09:30:00Z");
     t.clock.advance(31_000);
     await t.request("GET", "/api/v1/plans", { token });
-    expect(lastUsed()).toBe("2026-11-22T09:31:01Z");
+    expect(await lastUsed()).toBe("2026-11-22T09:31:01Z");
     // A refused request is no use: it changes nothing.
     t.clock.advance(120_000);
     expect((await t.request("GET", "/api/v1/workspaces/ws_nope", { token })).statusCode).toBe(404);
-    expect(lastUsed()).toBe("2026-11-22T09:31:01Z");
+    expect(await lastUsed()).toBe("2026-11-22T09:31:01Z");
   });
 });
 

@@ -156,7 +156,6 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     // The process dies inside the provider call: the batch was marked `sending` before it.
     const dying = campaignRunHandler({
       db: w.t.database.db,
-      sqlite: w.t.database.sqlite,
       clock: w.t.clock,
       throttles: new ChannelThrottles(0),
       sender: {

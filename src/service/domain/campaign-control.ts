@@ -62,7 +62,7 @@ export async function settleCancelled(trx: Db, clock: Clock, campaignId: string)
   await trx
     .updateTable("campaigns")
     .set((eb) => ({
-      queued: sql<number>`max(0, ${eb.ref("queued")} - ${n})`,
+      queued: sql<number>`CASE WHEN ${eb.ref("queued")} > ${n} THEN ${eb.ref("queued")} - ${n} ELSE 0 END`,
       cancelled: eb("cancelled", "+", n),
       stats_updated_at: now,
     }))

@@ -1,7 +1,7 @@
-import type BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
 import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
+import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import type { JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
@@ -14,16 +14,15 @@ import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { planAllowance } from "./plan-limits.js";
 import { applyTemplateStatus } from "./templates.js";
-import type { ChannelThrottles } from "./throttle.js";
+import type { ChannelThroughput } from "./throttle.js";
 
 /** What the engine needs: the database, time, the operator, and per-channel throughput. */
 export interface CampaignEngineDeps {
   db: Db;
-  /** The raw handle of `db`'s connection, for the one statement per recipient. */
-  sqlite: BetterSqlite3.Database;
   clock: Clock;
   sender: MessageSender;
-  throttles: ChannelThrottles;
+  /** Per-channel throughput: in this process, or shared by every instance on the database. */
+  throttles: ChannelThroughput;
   /** Recipients handed to the operator per batch (and per transaction). */
   batchSize?: number;
   /** Waits for the throttle; tests replace it. */
@@ -35,6 +34,8 @@ export interface CampaignEngineDeps {
 /** How a batch ended: all answered, or the operator asked to wait, or the campaign must fail. */
 type BatchEnd =
   | { kind: "empty" }
+  /** The channel's throughput is spent for now. */
+  | { kind: "wait"; waitMs: number }
   | { kind: "sent" }
   | { kind: "backoff" }
   | { kind: "failed"; reason: string };
@@ -196,15 +197,59 @@ async function pendingRecipients(
   }));
 }
 
+/** Outcomes of one state, as rows of a `VALUES` list: contact, provider message id, reason. */
+function outcomeValues(outcomes: readonly Outcome[]) {
+  return sql.join(
+    outcomes.map(
+      (o) => sql`(${o.contactId}, ${o.state}, ${o.providerMessageId ?? null}, ${o.reason ?? null})`,
+    ),
+  );
+}
+
+/**
+ * Writes a batch's outcomes and answers the contacts whose row it changed. `sending` rows are
+ * this batch's own; a status webhook (or, after a takeover, another instance) may have resolved
+ * one meanwhile, and then that count stands and this outcome is not counted again.
+ *
+ * PostgreSQL: one statement per batch (`column1…` name a `VALUES` list's columns). SQLite: its
+ * planner walks the campaign's queued rows and scans the `VALUES` list for each, quadratic in
+ * the campaign (a 100,000-recipient campaign stalled), so there a prepared statement per
+ * recipient, which costs no round trip.
+ */
+async function writeOutcomes(
+  trx: Db,
+  campaignId: string,
+  outcomes: readonly Outcome[],
+  now: string,
+): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  if (engineOf(trx) === "sqlite") {
+    const update = sqliteHandleOf(trx).prepare(
+      `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?, updated_at = ?
+       WHERE campaign_id = ? AND contact_id = ? AND state IN ('queued', 'sending')`,
+    );
+    const changed = new Set<string>();
+    for (const o of outcomes) {
+      const args = [o.state, o.providerMessageId ?? null, o.reason ?? null, now, campaignId];
+      if (update.run(...args, o.contactId).changes === 1) changed.add(o.contactId);
+    }
+    return changed;
+  }
+  const { rows } = await sql<{ contact_id: string }>`
+    UPDATE campaign_recipients
+    SET state = v.column2, provider_message_id = v.column3, failure_reason = v.column4,
+      updated_at = ${now}
+    FROM (VALUES ${outcomeValues(outcomes)}) AS v
+    WHERE campaign_recipients.campaign_id = ${campaignId}
+      AND campaign_recipients.contact_id = v.column1
+      AND campaign_recipients.state IN ('queued', 'sending')
+    RETURNING campaign_recipients.contact_id`.execute(trx);
+  return new Set(rows.map((r) => r.contact_id));
+}
+
 /** Records one batch's outcomes: recipient rows, counters, failure reasons and the month's meter. */
 async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcomes: Outcome[]) {
   const now = isoSeconds(deps.clock.now());
-  // `sending` rows are this batch's own; a status webhook may have resolved one meanwhile, and
-  // then the webhook's count stands and this outcome is not counted again.
-  const update = deps.sqlite.prepare(
-    `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?, updated_at = ?
-     WHERE campaign_id = ? AND contact_id = ? AND state IN ('queued', 'sending')`,
-  );
   const tally: Tally = {
     sent: 0,
     failed: 0,
@@ -213,16 +258,9 @@ async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcome
     failures: new Map(),
   };
   await deps.db.transaction().execute(async (trx) => {
+    const changed = await writeOutcomes(trx, campaign.id, outcomes, now);
     for (const outcome of outcomes) {
-      const { changes } = update.run(
-        outcome.state,
-        outcome.providerMessageId ?? null,
-        outcome.reason ?? null,
-        now,
-        campaign.id,
-        outcome.contactId,
-      );
-      if (changes !== 1) continue;
+      if (!changed.has(outcome.contactId)) continue;
       if (outcome.state === "sent") tally.sent += 1;
       else if (outcome.state === "failed") {
         tally.failed += 1;
@@ -230,7 +268,7 @@ async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcome
         tally.failures.set(reason, (tally.failures.get(reason) ?? 0) + 1);
         if (outcome.optOut) {
           await optOutByProvider(
-            { db: trx, sqlite: deps.sqlite, clock: deps.clock },
+            { db: trx, clock: deps.clock },
             campaign.workspace_id,
             outcome.contactId,
           );
@@ -255,14 +293,20 @@ async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcome
       }))
       .where("id", "=", campaign.id)
       .execute();
-    for (const [reason, count] of tally.failures) {
+    if (tally.failures.size > 0) {
       await trx
         .insertInto("campaign_failures")
-        .values({ campaign_id: campaign.id, reason, count })
+        .values(
+          [...tally.failures].map(([reason, count]) => ({
+            campaign_id: campaign.id,
+            reason,
+            count,
+          })),
+        )
         .onConflict((oc) =>
-          oc
-            .columns(["campaign_id", "reason"])
-            .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
+          oc.columns(["campaign_id", "reason"]).doUpdateSet((eb) => ({
+            count: eb("campaign_failures.count", "+", eb.ref("excluded.count")),
+          })),
         )
         .execute();
     }
@@ -298,22 +342,24 @@ interface Outcome {
 
 /**
  * Marks the recipients about to go to a provider without idempotency as `sending`, committed
- * before the call: after a crash these are never sent again by themselves.
+ * before the call: after a crash these are never sent again by themselves. Answers the ones this
+ * call marked: a recipient another instance marked or resolved meanwhile is not sent again.
  */
 async function markSending(
   deps: CampaignEngineDeps,
   campaignId: string,
   contactIds: readonly string[],
-) {
+): Promise<Set<string>> {
   const now = isoSeconds(deps.clock.now());
-  const mark = deps.sqlite.prepare(
-    `UPDATE campaign_recipients SET state = 'sending', sending_at = ?, updated_at = ?
-     WHERE campaign_id = ? AND contact_id = ? AND state = 'queued'`,
-  );
-  // Through Kysely's transaction, which owns the connection while it runs.
-  await deps.db.transaction().execute(async () => {
-    for (const id of contactIds) mark.run(now, now, campaignId, id);
-  });
+  const rows = await deps.db
+    .updateTable("campaign_recipients")
+    .set({ state: "sending", sending_at: now, updated_at: now })
+    .where("campaign_id", "=", campaignId)
+    .where("contact_id", "in", contactIds)
+    .where("state", "=", "queued")
+    .returning("contact_id")
+    .execute();
+  return new Set(rows.map((r) => r.contact_id));
 }
 
 /** Sends one batch of queued recipients and says how it ended. */
@@ -324,8 +370,12 @@ async function sendBatch(
   exactlyOnce: boolean,
 ): Promise<BatchEnd> {
   const { db, clock } = deps;
-  const recipients = await pendingRecipients(db, campaign.id, size);
-  if (recipients.length === 0) return { kind: "empty" };
+  const queued = await pendingRecipients(db, campaign.id, size);
+  if (queued.length === 0) return { kind: "empty" };
+  // Claimed once there is someone to send to, so a finished campaign takes none of the budget.
+  const grant = await deps.throttles.take(campaign.channel_id, queued.length);
+  if (grant.granted === 0) return { kind: "wait", waitMs: grant.waitMs };
+  const recipients = queued.slice(0, grant.granted);
   const texts = templateTexts(
     (
       await db
@@ -351,7 +401,7 @@ async function sendBatch(
   const fail = (contactId: string, reason: string, optOut?: boolean) => {
     outcomes.push({ contactId, state: "failed", reason, ...(optOut ? { optOut } : {}) });
   };
-  const toSend: { recipient: PendingRecipient; message: OutboundMessage }[] = [];
+  let toSend: { recipient: PendingRecipient; message: OutboundMessage }[] = [];
   for (const recipient of recipients) {
     // Consent is checked again at send time: a STOP since the snapshot is honoured.
     if (recipient.opt_in_status !== "opted_in") {
@@ -387,12 +437,14 @@ async function sendBatch(
     });
   }
   if (!exactlyOnce && toSend.length > 0) {
-    await markSending(
+    const marked = await markSending(
       deps,
       campaign.id,
       toSend.map((s) => s.recipient.contact_id),
     );
+    toSend = toSend.filter((s) => marked.has(s.recipient.contact_id));
   }
+  await grant.settle?.(toSend.length);
   const results: SendOutcome[] =
     toSend.length > 0 ? await deps.sender.send(toSend.map((s) => s.message)) : [];
   let end: BatchEnd = { kind: "sent" };
@@ -432,13 +484,13 @@ async function requeue(
   campaignId: string,
   contactIds: readonly string[],
 ) {
-  const back = deps.sqlite.prepare(
-    `UPDATE campaign_recipients SET state = 'queued', sending_at = NULL
-     WHERE campaign_id = ? AND contact_id = ? AND state = 'sending'`,
-  );
-  await deps.db.transaction().execute(async () => {
-    for (const id of contactIds) back.run(campaignId, id);
-  });
+  await deps.db
+    .updateTable("campaign_recipients")
+    .set({ state: "queued", sending_at: null })
+    .where("campaign_id", "=", campaignId)
+    .where("contact_id", "in", contactIds)
+    .where("state", "=", "sending")
+    .execute();
 }
 
 /** What a campaign-wide refusal says about the template or the channel, recorded as such. */
@@ -534,13 +586,12 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
       if (stop) return stop;
       const reason = await blocker(deps.db, campaign);
       if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
-      const { granted, waitMs } = deps.throttles.take(campaign.channel_id, batchSize, Date.now());
-      if (granted === 0) {
-        await sleep(waitMs, ctx.signal);
+      const end = await sendBatch(deps, campaign, batchSize, exactlyOnce);
+      if (end.kind === "empty") break;
+      if (end.kind === "wait") {
+        await sleep(end.waitMs, ctx.signal);
         continue;
       }
-      const end = await sendBatch(deps, campaign, granted, exactlyOnce);
-      if (end.kind === "empty") break;
       if (end.kind === "failed") return failCampaign(deps.db, deps.clock, campaignId, end.reason);
       if (end.kind === "backoff") {
         // The operator's throughput or rate limit: wait longer each time, up to 30 s.

@@ -22,6 +22,11 @@ export class Throttle {
     return granted;
   }
 
+  /** Returns messages taken but not sent. */
+  giveBack(unused: number): void {
+    if (unused > 0) this.tokens = Math.min(this.rate, this.tokens + unused);
+  }
+
   /** Milliseconds until at least one message may go. */
   waitMs(now: number): number {
     this.refill(now);
@@ -34,14 +39,34 @@ export class Throttle {
   }
 }
 
-/** One throttle per channel, kept for the life of the service; a rate of 0 means unlimited. */
-export class ChannelThrottles {
+/** How many of a batch may go now on a channel, and how long to wait when none may. */
+export interface ThroughputGrant {
+  granted: number;
+  waitMs: number;
+  /**
+   * Says how many of the granted messages were sent (the rest, e.g. skipped recipients, go back
+   * to the channel's budget for others); call once, before sending.
+   */
+  settle?(used: number): Promise<void>;
+}
+
+/** A per-channel throughput limit, as the campaign engine asks it before each batch. */
+export interface ChannelThroughput {
+  /** How many of `wanted` messages may go now on `channelId`, and how long to wait if none. */
+  take(channelId: string, wanted: number): Promise<ThroughputGrant>;
+}
+
+/**
+ * One throttle per channel in this process, kept for the life of the service; a rate of 0 means
+ * unlimited. For one process alone (tests, tools): `serve` shares the limit across instances
+ * through the database (channel-send-windows.ts).
+ */
+export class ChannelThrottles implements ChannelThroughput {
   private readonly throttles = new Map<string, Throttle>();
 
   constructor(readonly rate: number) {}
 
-  /** How many of `wanted` messages may go now on `channelId`, and how long to wait if none. */
-  take(channelId: string, wanted: number, now: number): { granted: number; waitMs: number } {
+  async take(channelId: string, wanted: number, now = Date.now()): Promise<ThroughputGrant> {
     if (this.rate <= 0) return { granted: wanted, waitMs: 0 };
     let throttle = this.throttles.get(channelId);
     if (!throttle) {
@@ -49,6 +74,11 @@ export class ChannelThrottles {
       this.throttles.set(channelId, throttle);
     }
     const granted = throttle.take(wanted, now);
-    return { granted, waitMs: granted > 0 ? 0 : throttle.waitMs(now) };
+    const bucket = throttle;
+    return {
+      granted,
+      waitMs: granted > 0 ? 0 : throttle.waitMs(now),
+      settle: async (used) => bucket.giveBack(granted - used),
+    };
   }
 }

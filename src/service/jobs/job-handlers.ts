@@ -1,9 +1,9 @@
 import { campaignRunHandler } from "../domain/campaign-engine.js";
 import { campaignRunJob } from "../domain/campaigns.js";
+import { SharedChannelThroughput } from "../domain/channel-throughput.js";
 import { contactImportJob, contactImportJobKind } from "../domain/contact-imports.js";
 import { webhookDeliveryJob } from "../domain/events.js";
 import { templateReviewJob, templateReviewJobKind } from "../domain/templates.js";
-import { ChannelThrottles } from "../domain/throttle.js";
 import { lifecycleSweepHandler, lifecycleSweepJob } from "../domain/trials.js";
 import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
 import {
@@ -21,16 +21,16 @@ import type { JobHandler } from "./job-runner.js";
 export function jobHandlers(services: Services): Record<string, JobHandler> {
   const { db, clock, sender, sandboxTiming: timing } = services;
   return {
-    [contactImportJobKind]: contactImportJob(services),
+    [contactImportJobKind]: contactImportJob({ db, clock, jobs: services.jobs }),
     [templateReviewJobKind]: templateReviewJob(services),
     [campaignRunJob]: campaignRunHandler({
       db,
-      sqlite: services.sqlite,
       clock,
       sender,
-      throttles: new ChannelThrottles(services.throughput),
+      // Shared by every instance on the database: the limit is the channel's, not a process's.
+      throttles: new SharedChannelThroughput(db, services.throughput),
     }),
-    [sandboxReportsJob]: sandboxReportsHandler({ db, sqlite: services.sqlite, clock, timing }),
+    [sandboxReportsJob]: sandboxReportsHandler({ db, clock, timing }),
     [whatsappWebhooksJob]: whatsappWebhooksHandler(services),
     [whatsappSyncJob]: whatsappSyncHandler(
       services,

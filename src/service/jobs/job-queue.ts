@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { engineOf } from "../db/engine.js";
 import type { Database } from "../db/schema.js";
 import type { JobTable } from "../db/tables/jobs.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
@@ -105,7 +106,7 @@ function claimable(now: Date, owner: string, deadAfterMs: number) {
  * Claims one due job for `owner` (an instance id): a queued job whose time has come, or a running
  * one whose lease ran out or whose owner is dead. The claim is a conditional UPDATE that repeats
  * the search's conditions and must change exactly one row, so two instances never both win, on
- * SQLite or on a database with concurrent writers.
+ * SQLite or on a database with concurrent writers (PostgreSQL, with `FOR UPDATE SKIP LOCKED`).
  */
 export async function claimJob(
   db: Db,
@@ -116,17 +117,8 @@ export async function claimJob(
 ): Promise<Job | null> {
   const now = clock.now();
   const condition = claimable(now, owner, deadAfterMs);
-  // PostgreSQL: this search gets `FOR UPDATE SKIP LOCKED` (inside the claim's transaction), so
-  // racing instances pick different jobs instead of queueing behind one row lock.
-  const candidates = await db
-    .selectFrom("jobs")
-    .select("id")
-    .where(condition)
-    .orderBy("run_at")
-    .limit(claimCandidates)
-    .execute();
-  for (const { id } of candidates) {
-    const row = await db
+  const claim = (trx: Db, id: string) =>
+    trx
       .updateTable("jobs")
       .set({
         state: "running",
@@ -139,8 +131,36 @@ export async function claimJob(
       .where(condition)
       .returningAll()
       .executeTakeFirst();
+  if (engineOf(db) === "postgres") {
+    // The first claimable job no other instance is claiming right now: its row stays locked
+    // until the claim commits, so racing instances pick different jobs instead of queueing
+    // behind one row lock; the UPDATE still repeats the conditions.
+    const row = await db.transaction().execute(async (trx) => {
+      const candidate = await trx
+        .selectFrom("jobs")
+        .select("id")
+        .where(condition)
+        .orderBy("run_at")
+        .limit(1)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      return candidate ? claim(trx, candidate.id) : undefined;
+    });
+    return row ? toJob(row) : null;
+  }
+  // SQLite has one writer at a time: the search is not locked, so a job another instance
+  // claimed between our search and our update fails the update and the next one is tried.
+  const candidates = await db
+    .selectFrom("jobs")
+    .select("id")
+    .where(condition)
+    .orderBy("run_at")
+    .limit(claimCandidates)
+    .execute();
+  for (const { id } of candidates) {
+    const row = await claim(db, id);
     if (row) return toJob(row);
-    // Another instance claimed it between our search and our update: try the next one.
   }
   return null;
 }

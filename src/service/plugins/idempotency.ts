@@ -33,6 +33,13 @@ declare module "fastify" {
 }
 
 const maxKeyLength = 255;
+/**
+ * How long a duplicate waits for its key's first request running on another instance (several
+ * instances share the keys) before answering 409: long enough for an ordinary request to finish
+ * and be replayed, short enough that a claim whose instance died answers quickly.
+ */
+const otherInstanceWaitMs = 2000;
+const otherInstancePollMs = 25;
 const purgeEveryMs = 60 * 60 * 1000;
 
 /** Response headers that describe this delivery rather than the result, so are not replayed. */
@@ -157,8 +164,8 @@ function startFlight(
  * claims it and its response (anything but a 5xx) is stored for 24 hours of the service's
  * clock; the same key and body from the same token replays it with `Idempotent-Replayed: true`
  * and does nothing again; another body is 422 idempotency_key_reused. A duplicate arriving
- * while the first is still running waits for it here and then replays, so even concurrent
- * retries do the work once.
+ * while the first is still running waits for it (here, or up to 2 s when another instance runs
+ * it) and then replays, so even concurrent retries do the work once.
  */
 export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): void {
   const { db, clock } = deps;
@@ -190,6 +197,7 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
       await purgeExpiredIdempotencyKeys(db, clock);
     }
 
+    let waitUntil: number | undefined;
     for (;;) {
       const running = inFlight.get(flightId);
       if (running) {
@@ -220,6 +228,12 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
             },
           ],
         });
+      }
+      // Held by another instance: its response is likely moments away, so wait and replay it.
+      waitUntil ??= performance.now() + otherInstanceWaitMs;
+      if (performance.now() < waitUntil) {
+        await new Promise((resolve) => setTimeout(resolve, otherInstancePollMs));
+        continue;
       }
       throw new ServiceError("idempotency_request_in_progress", undefined, {
         headers: { "retry-after": String(claim.retryAfterSeconds) },

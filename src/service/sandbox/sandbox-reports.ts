@@ -1,6 +1,6 @@
-import type BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import type { SandboxMessageTable } from "../db/tables/campaigns.js";
 import type { Clock } from "../domain/clock.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import { ensureJob } from "../messaging/ensure-job.js";
@@ -9,6 +9,11 @@ import { applyProviderEvents } from "../messaging/provider-events.js";
 import type { JobScheduler } from "../services.js";
 import { reportsFor } from "./magic-numbers.js";
 import { type SandboxTiming, sandboxReportsJob } from "./sandbox-sender.js";
+
+/** What a round of reports changes about one sandbox message. */
+type SandboxChange = Partial<
+  Pick<SandboxMessageTable, "status" | "next_status" | "next_status_at">
+>;
 
 /** How long the sandbox keeps trying a report whose message the service has not recorded yet. */
 const unmatchedPatienceMs = 10 * 60 * 1000;
@@ -25,8 +30,6 @@ export async function scheduleSandboxReports(db: Db, jobs: JobScheduler, at: Dat
  */
 export function sandboxReportsHandler(deps: {
   db: Db;
-  /** The raw handle of `db`'s connection (consent changes of the event path). */
-  sqlite: BetterSqlite3.Database;
   clock: Clock;
   timing: SandboxTiming;
 }): JobHandler {
@@ -52,32 +55,35 @@ export function sandboxReportsHandler(deps: {
         }));
         // The same event path as the Cloud API's status webhooks.
         const { unmatched } = await applyProviderEvents(
-          { db: trx, sqlite: deps.sqlite, clock },
+          { db: trx, clock },
           reports.map((report) => ({ kind: "status" as const, report })),
         );
         const waiting = new Set(unmatched);
+        // Few distinct changes per round: one statement for each, over the messages it applies to.
+        const changes = new Map<string, { set: SandboxChange; ids: string[] }>();
         for (const message of due) {
           const acceptedAt = Date.parse(message.accepted_at);
+          let set: SandboxChange;
           if (waiting.has(message.id) && now.getTime() - acceptedAt < unmatchedPatienceMs) {
-            await trx
-              .updateTable("sandbox_messages")
-              .set({ next_status_at: new Date(now.getTime() + 1000).toISOString() })
-              .where("id", "=", message.id)
-              .execute();
-            continue;
-          }
-          const readNext = message.next_status === "delivered" && reportsFor(message.to_phone).read;
-          await trx
-            .updateTable("sandbox_messages")
-            .set({
+            set = { next_status_at: new Date(now.getTime() + 1000).toISOString() };
+          } else {
+            const readNext =
+              message.next_status === "delivered" && reportsFor(message.to_phone).read;
+            set = {
               status: message.next_status ?? "sent",
               next_status: readNext ? "read" : null,
               next_status_at: readNext
                 ? new Date(now.getTime() + timing.readAfterMs).toISOString()
                 : null,
-            })
-            .where("id", "=", message.id)
-            .execute();
+            };
+          }
+          const key = JSON.stringify(set);
+          const change = changes.get(key) ?? { set, ids: [] };
+          change.ids.push(message.id);
+          changes.set(key, change);
+        }
+        for (const { set, ids } of changes.values()) {
+          await trx.updateTable("sandbox_messages").set(set).where("id", "in", ids).execute();
         }
       });
     }
