@@ -11,7 +11,6 @@ import {
   defaultThroughput,
   defaultWhatsappSyncMs,
 } from "./config.js";
-import type { DatabaseHandle } from "./db/database.js";
 import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
 import { jobHandlers } from "./jobs/job-handlers.js";
@@ -54,17 +53,6 @@ import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
 import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
 import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
-
-// TRANSITIONAL (removed once every bulk path has its PostgreSQL twin): the raw SQLite handle,
-// or one that refuses with a clear message on PostgreSQL.
-function sqliteOrRefusal(database: DatabaseHandle): NonNullable<DatabaseHandle["sqlite"]> {
-  if (database.sqlite) return database.sqlite;
-  return new Proxy({} as NonNullable<DatabaseHandle["sqlite"]>, {
-    get: (_target, property) => {
-      throw new Error(`SQLite-only path reached on PostgreSQL (${String(property)})`);
-    },
-  });
-}
 
 /** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
 export const bodyLimitBytes = 140 * 1024 * 1024;
@@ -122,7 +110,6 @@ export async function buildApp(config: AppConfig): Promise<App> {
   });
   const services: Services = {
     db,
-    sqlite: sqliteOrRefusal(config.database),
     clock: config.clock,
     publicUrl: config.publicUrl,
     mailer: config.mailer ?? (config.smtp ? smtpMailer(config.smtp) : null),

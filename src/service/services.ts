@@ -1,4 +1,4 @@
-import type { DatabaseHandle, Db } from "./db/database.js";
+import type { Db } from "./db/database.js";
 import type { Clock } from "./domain/clock.js";
 import type { Mailer } from "./domain/outbox.js";
 import type { WebhookSettings } from "./domain/webhook-delivery.js";
@@ -22,8 +22,6 @@ export interface JobScheduler {
  */
 export interface Services {
   db: Db;
-  /** The raw better-sqlite3 handle of `db`'s connection, for hot bulk paths (contact imports). */
-  sqlite: NonNullable<DatabaseHandle["sqlite"]>;
   clock: Clock;
   publicUrl: () => string;
   mailer: Mailer | null;
