@@ -64,7 +64,17 @@ export async function startCluster(): Promise<Cluster> {
   }
   const data = join(dir, "data");
   const port = await freePort();
-  asServerUser(binary("initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  asServerUser(binary("initdb"), [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
   const options = [
     `-p ${port}`,
     `-k ${dir}`,
@@ -75,7 +85,16 @@ export async function startCluster(): Promise<Cluster> {
     "-c max_connections=400",
     "-c shared_buffers=128MB",
   ].join(" ");
-  asServerUser(binary("pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "start"]);
+  asServerUser(binary("pg_ctl"), [
+    "-D",
+    data,
+    "-o",
+    options,
+    "-l",
+    join(dir, "server.log"),
+    "-w",
+    "start",
+  ]);
   return {
     baseUrl: `postgres://postgres@127.0.0.1:${port}/`,
     stop: () => {

@@ -15,8 +15,8 @@ import type { Mailer, OutgoingMail } from "../../src/service/domain/outbox.js";
 import { createReseller } from "../../src/service/domain/resellers.js";
 import { issueToken } from "../../src/service/domain/tokens.js";
 import type { SandboxTiming } from "../../src/service/sandbox/sandbox-sender.js";
-import { createTestDatabase, onPostgres } from "./postgres-databases.js";
 import { conformanceChecker, type OpenApiDocument } from "./openapi-conformance.js";
+import { createTestDatabase, onPostgres } from "./postgres-databases.js";
 
 export const adminToken = "rsk_test_admin_token_with_every_scope";
 export const publicUrl = "https://pricing.example.test";

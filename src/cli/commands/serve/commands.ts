@@ -3,7 +3,8 @@ import { serveExecCommand } from "./exec-command.js";
 
 export const serveCommand: CommandSpec = {
   name: "serve",
-  summary: "Run the whole service: on an embedded SQLite file, or on PostgreSQL as one of several instances",
+  summary:
+    "Run the whole service: on an embedded SQLite file, or on PostgreSQL as one of several instances",
   description:
     "Runs the plan catalogue, the reseller API and a sandbox messaging operator on one port. On an empty database it creates the first reseller account, whose token is RESELLER_BOOTSTRAP_TOKEN when set, otherwise random and printed once. Log lines go to stdout (readable at a terminal, JSON lines when piped or with --log-format json), notes to stderr. Stops cleanly on Ctrl-C or SIGTERM. Real WhatsApp numbers (channels add --provider whatsapp_cloud) need RESELLER_SECRET_KEY (32 bytes, base64), and Meta's webhooks RESELLER_WHATSAPP_APP_SECRET and RESELLER_WHATSAPP_VERIFY_TOKEN; see docs/whatsapp-cloud.md.",
   options: [

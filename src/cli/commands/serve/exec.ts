@@ -7,8 +7,8 @@ import type { LogFormat } from "../../../service/human-log.js";
 import { startService } from "../../../service/server.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { databaseTarget } from "../../database-target.js";
 import type { Context } from "../../context.js";
+import { databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
 
