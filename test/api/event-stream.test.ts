@@ -62,4 +62,30 @@ describe("GET /api/v1/events/stream", () => {
     const token = await t.tokenWith(["workspaces:read"]);
     expect((await t.request("GET", "/api/v1/events/stream", { token })).statusCode).toBe(403);
   });
+
+  it("ends an open stream within a second once its token is revoked", async () => {
+    const created = await t.request("POST", "/api/v1/tokens", {
+      body: { name: "listener", scopes: ["webhooks:read"] },
+    });
+    const { id, token } = created.json().data as { id: string; token: string };
+    const started = Date.now();
+    const stream = readStream(base, token, 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const revokedAt = Date.now();
+    expect((await t.request("DELETE", `/api/v1/tokens/${id}`)).statusCode).toBe(200);
+    const { status, text } = await stream;
+    expect(status).toBe(200);
+    expect(text).toContain("the token no longer works");
+    expect(Date.now() - revokedAt).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(9000);
+  });
+
+  it("holds at most five streams of one token open at once", async () => {
+    const open = [1, 2, 3, 4, 5].map(() => readStream(base, t.token, 1500));
+    await new Promise((r) => setTimeout(r, 300));
+    const sixth = await readStream(base, t.token, 300);
+    expect(sixth.status).toBe(429);
+    expect(JSON.parse(sixth.text)).toMatchObject({ error_code: "rate_limited" });
+    await Promise.all(open);
+  });
 });

@@ -102,6 +102,35 @@ export async function noteTokenUse(db: Db, clock: Clock, tokenId: string): Promi
     .execute();
 }
 
+/** Whether a token works now: not revoked, not expired, its workspace (if any) not archived. */
+async function usable(
+  db: Db,
+  clock: Clock,
+  row: Pick<TokenTable, "workspace_id" | "expires_at" | "revoked_at">,
+): Promise<boolean> {
+  if (row.revoked_at !== null) return false;
+  if (row.expires_at !== null && row.expires_at <= isoSeconds(clock.now())) return false;
+  // An archived workspace's tokens stop working (restoring it brings them back).
+  return row.workspace_id === null || !(await isArchived(db, row.workspace_id));
+}
+
+/**
+ * Whether the token of a principal authenticated earlier still works, for connections that
+ * outlive a request (the event stream): a revocation on any instance ends them too.
+ */
+export async function stillAuthorised(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("tokens")
+    .select(["workspace_id", "expires_at", "revoked_at"])
+    .where("id", "=", principal.tokenId)
+    .executeTakeFirst();
+  return row !== undefined && (await usable(db, clock, row));
+}
+
 /** The principal behind a bearer secret, or null when it is unknown, revoked or expired. */
 export async function authenticate(
   db: Db,
@@ -113,10 +142,7 @@ export async function authenticate(
     .select(["id", "reseller_id", "workspace_id", "scopes", "expires_at", "revoked_at"])
     .where("token_hash", "=", hashToken(secret))
     .executeTakeFirst();
-  if (!row || row.revoked_at !== null) return null;
-  if (row.expires_at !== null && row.expires_at <= isoSeconds(clock.now())) return null;
-  // An archived workspace's tokens stop working (restoring it brings them back).
-  if (row.workspace_id !== null && (await isArchived(db, row.workspace_id))) return null;
+  if (!row || !(await usable(db, clock, row))) return null;
   return {
     tokenId: row.id,
     resellerId: row.reseller_id,

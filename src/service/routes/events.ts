@@ -14,8 +14,8 @@ import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
 import { eventsAfter, latestEventId, listEvents, loadEvent, toEvent } from "../domain/events.js";
-import { invalidField } from "../domain/service-error.js";
-import type { Principal } from "../domain/tokens.js";
+import { invalidField, ServiceError } from "../domain/service-error.js";
+import { type Principal, stillAuthorised } from "../domain/tokens.js";
 import { redeliverEvent } from "../domain/webhook-delivery.js";
 import { principalOf } from "../plugins/authentication.js";
 import type { JobScheduler } from "../services.js";
@@ -26,6 +26,8 @@ const tags = ["Events"];
 /** How often an open stream looks for new events, and how often it says it is alive. */
 const streamPollMs = 500;
 const streamKeepAliveMs = 15_000;
+/** Open streams per token on one instance: each polls the database twice a second. */
+const maxStreamsPerToken = 5;
 
 function parseTypes(text: string | undefined): string[] {
   if (text === undefined || text.trim() === "") return [];
@@ -44,12 +46,13 @@ function parseTypes(text: string | undefined): string[] {
  * the event log, so it sees events of every instance sharing the database.
  */
 function streamEvents(
-  db: Db,
+  deps: { db: Db; clock: Clock },
   principal: Principal,
   out: ServerResponse,
   startAfter: string,
   types: readonly string[],
 ): () => void {
+  const { db, clock } = deps;
   let after = startAfter;
   let busy = false;
   let ended = false;
@@ -57,6 +60,13 @@ function streamEvents(
     if (busy || ended) return;
     busy = true;
     try {
+      // A token revoked (or expired) while the stream is open ends it within a poll: the
+      // client's reconnect then gets its 401.
+      if (!(await stillAuthorised(db, clock, principal))) {
+        out.write(": the token no longer works\n\n");
+        end();
+        return;
+      }
       for (const event of await eventsAfter(db, principal, after, types)) {
         out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         after = event.id;
@@ -69,19 +79,21 @@ function streamEvents(
   };
   const pollTimer = setInterval(() => void poll(), streamPollMs);
   const aliveTimer = setInterval(() => out.write(": keep-alive\n\n"), streamKeepAliveMs);
-  return () => {
+  const end = () => {
     if (ended) return;
     ended = true;
     clearInterval(pollTimer);
     clearInterval(aliveTimer);
     out.end();
   };
+  return end;
 }
 
 /** The event log, one event, redelivery and the live stream (`reseller listen` reads it). */
 export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobScheduler }): void {
   const { db, clock } = deps;
   const streams = new Set<() => void>();
+  const openPerToken = new Map<string, number>();
   // Open streams would hold the server open: end them before it closes.
   app.addHook("preClose", async () => {
     for (const end of streams) end();
@@ -126,6 +138,13 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      if ((openPerToken.get(principal.tokenId) ?? 0) >= maxStreamsPerToken) {
+        throw new ServiceError(
+          "rate_limited",
+          `A token may hold at most ${maxStreamsPerToken} event streams open at once (per instance); close one first.`,
+          { headers: { "retry-after": "5" } },
+        );
+      }
       const types = parseTypes(request.query.types);
       const lastId = request.headers["last-event-id"];
       const startAfter =
@@ -140,11 +159,15 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         "x-request-id": request.id,
       });
       reply.raw.write(": connected\n\n");
-      const end = streamEvents(db, principal, reply.raw, startAfter, types);
+      const end = streamEvents({ db, clock }, principal, reply.raw, startAfter, types);
       streams.add(end);
+      openPerToken.set(principal.tokenId, (openPerToken.get(principal.tokenId) ?? 0) + 1);
       reply.raw.on("close", () => {
         end();
         streams.delete(end);
+        const left = (openPerToken.get(principal.tokenId) ?? 1) - 1;
+        if (left > 0) openPerToken.set(principal.tokenId, left);
+        else openPerToken.delete(principal.tokenId);
       });
     },
   );
