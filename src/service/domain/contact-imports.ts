@@ -1,3 +1,4 @@
+import type { ExpressionBuilder, QueryCreator } from "kysely";
 import {
   type CsvLayout,
   type CsvRecord,
@@ -19,6 +20,7 @@ import { countryCode } from "../../contract/phones.js";
 import type { Db } from "../db/database.js";
 import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
+import type { Database } from "../db/schema.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
 import type { Job } from "../jobs/job-queue.js";
 import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
@@ -320,6 +322,7 @@ async function writeBatch(
   ctx: JobContext,
   imported: ContactImportTable,
   rows: CheckedRow[],
+  committedTags: Map<string, number>,
 ): Promise<void> {
   const { db, clock } = services;
   const last = rows.at(-1);
@@ -330,8 +333,8 @@ async function writeBatch(
     plan_id: await workspacePlan(db, imported.workspace_id),
   };
   const allowance = await planAllowance(db, clock, workspace, "contacts");
-  await db.transaction().execute(async (trx) => {
-    const writer = new ContactWriter(trx, imported.workspace_id);
+  const writer = await db.transaction().execute(async (trx) => {
+    const writer = new ContactWriter(trx, imported.workspace_id, committedTags);
     const context: WriteContext = { now: isoSeconds(clock.now()), source: `import:${imported.id}` };
     // The batch's contacts in one read (on PostgreSQL, locked until the commit).
     const phones: string[] = [];
@@ -394,27 +397,40 @@ async function writeBatch(
       }
     }
     await writer.flush();
-    if (errors.length > 0) {
-      await trx
+    const insertErrors = (db: QueryCreator<Database>) =>
+      db
         .insertInto("contact_import_errors")
         .values(errors)
-        .onConflict((oc) => oc.columns(["import_id", "row"]).doNothing())
+        .onConflict((oc) => oc.columns(["import_id", "row"]).doNothing());
+    const counters = (eb: ExpressionBuilder<Database, "contact_imports">) => ({
+      processed_rows: eb("processed_rows", "+", counts.processed),
+      created: eb("created", "+", counts.created),
+      updated: eb("updated", "+", counts.updated),
+      skipped: eb("skipped", "+", counts.skipped),
+      error_count: eb("error_count", "+", counts.errors),
+      opt_outs_kept: eb("opt_outs_kept", "+", counts.optOutsKept),
+    });
+    if (errors.length > 0 && engineOf(trx) === "postgres") {
+      // The row errors go with the counters, in one statement: a round trip less per batch.
+      await trx
+        .with("row_errors", insertErrors)
+        .updateTable("contact_imports")
+        .set(counters)
+        .where("id", "=", imported.id)
+        .execute();
+    } else {
+      if (errors.length > 0) await insertErrors(trx).execute();
+      await trx
+        .updateTable("contact_imports")
+        .set(counters)
+        .where("id", "=", imported.id)
         .execute();
     }
-    await trx
-      .updateTable("contact_imports")
-      .set((eb) => ({
-        processed_rows: eb("processed_rows", "+", counts.processed),
-        created: eb("created", "+", counts.created),
-        updated: eb("updated", "+", counts.updated),
-        skipped: eb("skipped", "+", counts.skipped),
-        error_count: eb("error_count", "+", counts.errors),
-        opt_outs_kept: eb("opt_outs_kept", "+", counts.optOutsKept),
-      }))
-      .where("id", "=", imported.id)
-      .execute();
     await ctx.checkpoint(trx, { rows: last.row } satisfies ImportCheckpoint);
+    return writer;
   });
+  // Committed: the batch's tags exist for the batches after it.
+  for (const [name, seq] of writer.tags) committedTags.set(name, seq);
 }
 
 async function workspacePlan(db: Db, workspaceId: string): Promise<number | null> {
@@ -512,6 +528,7 @@ async function runImport(services: ImportServices, job: Job, ctx: JobContext): P
     delimiter: parseDelimiter(imported.delimiter),
   });
   const pending: CheckedRow[] = [];
+  const committedTags = new Map<string, number>();
   const check = (record: CsvRecord) => {
     if (record.row <= done) return;
     const layout = reader.layout as CsvLayout;
@@ -546,7 +563,7 @@ async function runImport(services: ImportServices, job: Job, ctx: JobContext): P
       const batch = pending.splice(0, importBatchRows);
       await written();
       if (ctx.signal.aborted) return false;
-      const write = writeBatch(services, ctx, imported, batch);
+      const write = writeBatch(services, ctx, imported, batch, committedTags);
       if (overlap) {
         writing = write;
         // Awaited by the next flush; a failure is thrown there, not reported as unhandled.

@@ -153,8 +153,8 @@ interface Pending {
  * the caller awaits before its transaction commits: on SQLite as synchronous statements a row at
  * a time, on PostgreSQL as one set-based statement per step (db/contact-rows). A contact changed
  * twice before a flush (a phone twice in an import batch) is written once, as it ends. Tag ids
- * are remembered only for the transaction's lifetime, since a rolled-back transaction takes the
- * tags it created with it.
+ * are remembered for the transaction's lifetime (a rolled-back transaction takes the tags it
+ * created with it), plus those the caller knows committed.
  */
 export class ContactWriter {
   private readonly rows: ContactRows;
@@ -165,11 +165,22 @@ export class ContactWriter {
   private readonly pending = new Map<string, Pending>();
   private now = "";
 
+  /**
+   * `committedTags`: tag seqs by name that committed transactions created or read (tags are never
+   * deleted), so that a job writing batch after batch does not look its tags up for each one.
+   */
   constructor(
     trx: Db,
     private readonly workspaceId: string,
+    committedTags?: ReadonlyMap<string, number>,
   ) {
     this.rows = contactRowsOf(trx);
+    if (committedTags) for (const [name, seq] of committedTags) this.tagSeqs.set(name, seq);
+  }
+
+  /** The tag seqs this transaction knows: committed ones once it has committed. */
+  get tags(): ReadonlyMap<string, number> {
+    return this.tagSeqs;
   }
 
   /**
