@@ -15,6 +15,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
+/** The import records: the same SQL on both engines. */
+const contactImportStatements = [
+  `CREATE TABLE contact_imports (
+      id TEXT PRIMARY KEY,
+      workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+      status TEXT NOT NULL,
+      duplicate_handling TEXT NOT NULL,
+      default_country TEXT,
+      total_rows INTEGER NOT NULL,
+      processed_rows INTEGER NOT NULL DEFAULT 0,
+      created INTEGER NOT NULL DEFAULT 0,
+      updated INTEGER NOT NULL DEFAULT 0,
+      skipped INTEGER NOT NULL DEFAULT 0,
+      error_count INTEGER NOT NULL DEFAULT 0,
+      ignored_columns TEXT NOT NULL DEFAULT '[]',
+      csv_bytes INTEGER NOT NULL,
+      failure_reason TEXT,
+      created_at TEXT NOT NULL,
+      started_at TEXT,
+      finished_at TEXT
+    )`,
+  "CREATE INDEX contact_imports_by_workspace ON contact_imports (workspace_id, id)",
+];
+
 const sqliteStatements = [
   `CREATE TABLE contacts (
       seq INTEGER PRIMARY KEY,
@@ -90,26 +114,7 @@ const sqliteStatements = [
       content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
     )`,
 
-  `CREATE TABLE contact_imports (
-      id TEXT PRIMARY KEY,
-      workspace_id TEXT NOT NULL REFERENCES workspaces(id),
-      status TEXT NOT NULL,
-      duplicate_handling TEXT NOT NULL,
-      default_country TEXT,
-      total_rows INTEGER NOT NULL,
-      processed_rows INTEGER NOT NULL DEFAULT 0,
-      created INTEGER NOT NULL DEFAULT 0,
-      updated INTEGER NOT NULL DEFAULT 0,
-      skipped INTEGER NOT NULL DEFAULT 0,
-      error_count INTEGER NOT NULL DEFAULT 0,
-      ignored_columns TEXT NOT NULL DEFAULT '[]',
-      csv_bytes INTEGER NOT NULL,
-      failure_reason TEXT,
-      created_at TEXT NOT NULL,
-      started_at TEXT,
-      finished_at TEXT
-    )`,
-  "CREATE INDEX contact_imports_by_workspace ON contact_imports (workspace_id, id)",
+  ...contactImportStatements,
   `CREATE TABLE contact_import_chunks (
       import_id TEXT NOT NULL REFERENCES contact_imports(id),
       seq INTEGER NOT NULL,
@@ -205,26 +210,7 @@ const postgresStatements = [
   `CREATE TRIGGER contacts_uncounted AFTER DELETE ON contacts
     FOR EACH ROW EXECUTE FUNCTION contacts_recount()`,
 
-  `CREATE TABLE contact_imports (
-    id TEXT PRIMARY KEY,
-    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
-    status TEXT NOT NULL,
-    duplicate_handling TEXT NOT NULL,
-    default_country TEXT,
-    total_rows INTEGER NOT NULL,
-    processed_rows INTEGER NOT NULL DEFAULT 0,
-    created INTEGER NOT NULL DEFAULT 0,
-    updated INTEGER NOT NULL DEFAULT 0,
-    skipped INTEGER NOT NULL DEFAULT 0,
-    error_count INTEGER NOT NULL DEFAULT 0,
-    ignored_columns TEXT NOT NULL DEFAULT '[]',
-    csv_bytes INTEGER NOT NULL,
-    failure_reason TEXT,
-    created_at TEXT NOT NULL,
-    started_at TEXT,
-    finished_at TEXT
-  )`,
-  "CREATE INDEX contact_imports_by_workspace ON contact_imports (workspace_id, id)",
+  ...contactImportStatements,
   `CREATE TABLE contact_import_chunks (
     import_id TEXT NOT NULL REFERENCES contact_imports(id),
     seq INTEGER NOT NULL,
