@@ -148,10 +148,13 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** A CSV of `rows` generated contacts in the import's layout (with a custom.city column). */
-export function generatedCsv(rows: number): Buffer {
+/**
+ * A CSV of `rows` generated contacts (from the `start`-th on) in the import's layout (with a
+ * custom.city column).
+ */
+export function generatedCsv(rows: number, start = 0): Buffer {
   const parts: string[] = [`${exportHeader(["city"]).join(",")}\n`];
-  for (let i = 0; i < rows; i++) {
+  for (let i = start; i < start + rows; i++) {
     const c = generatedContact(i);
     const row = exportRow(
       {

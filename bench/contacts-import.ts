@@ -84,17 +84,15 @@ async function bareRate(file: string, dir: string): Promise<number> {
 }
 
 /** The CSV of the benchmark: generated contacts with about 0.5% bad phones. */
-function benchCsv(rows: number): Buffer {
+export function benchCsv(rows: number): Buffer {
   const text = generatedCsv(rows).toString("utf8");
   let line = 0;
   return Buffer.from(text.replace(/\n\+49/g, (match) => (++line % 200 === 0 ? "\n+49000" : match)));
 }
 
-type Service = Awaited<ReturnType<typeof startService>>;
-
 /** Runs `reseller contacts import FILE …` against the service, sampling `probe` while it runs. */
-async function importThroughCli(
-  service: Service,
+export async function importThroughCli(
+  service: { url: string; token: string },
   workspaceId: string,
   file: string,
   dir: string,

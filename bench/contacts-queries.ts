@@ -16,23 +16,33 @@ const token = "rsk_bench_token_000000000001";
 /** A workspace id of the real shape (`ws_` and a ULID): search terms carry it as their prefix. */
 const workspaceId = "ws_01jd7x3k9m2p4q6r8s0t1v3w5y";
 
-/** A database with one workspace of `rows` generated contacts, written with the import's upserts. */
-export async function filledDatabase(file: string, rows: number): Promise<string> {
-  const handle = await openDatabase(file);
+/**
+ * A database (SQLite file or PostgreSQL URL) with one workspace of `rows` generated contacts,
+ * written with the import's contact writer in batches of the import's size.
+ */
+export async function filledDatabase(target: string, rows: number): Promise<string> {
+  const handle = await openDatabase(target);
   try {
-    await bootstrap(handle.db, systemClock, { bootstrapToken: token });
-    const { sqlite } = handle;
-    const reseller = sqlite.prepare("SELECT id FROM resellers LIMIT 1").get() as { id: string };
-    sqlite
-      .prepare(
-        `INSERT INTO workspaces (id, reseller_id, name, contact_email, plan_id, status, created_at, updated_at)
-         VALUES (?, ?, 'Bench', 'bench@example.test', NULL, 'active', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
-      )
-      .run(workspaceId, reseller.id);
+    const { db } = handle;
+    await bootstrap(db, systemClock, { bootstrapToken: token });
+    const reseller = await db.selectFrom("resellers").select("id").executeTakeFirstOrThrow();
+    await db
+      .insertInto("workspaces")
+      .values({
+        id: workspaceId,
+        reseller_id: reseller.id,
+        name: "Bench",
+        contact_email: "bench@example.test",
+        plan_id: null,
+        status: "active",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      } as never)
+      .execute();
     const context = { now: "2026-11-22T09:30:00Z", source: "import:imp_bench" };
     for (let start = 0; start < rows; start += importBatchRows) {
-      sqlite.transaction(() => {
-        const writer = new ContactWriter(sqlite, workspaceId, { batch: true });
+      await db.transaction().execute(async (trx) => {
+        const writer = new ContactWriter(trx, workspaceId);
         for (let i = start; i < Math.min(rows, start + importBatchRows); i++) {
           const c = generatedContact(i);
           writer.create(
@@ -48,8 +58,8 @@ export async function filledDatabase(file: string, rows: number): Promise<string
             context,
           );
         }
-        writer.flush();
-      })();
+        await writer.flush();
+      });
     }
     return workspaceId;
   } finally {
@@ -125,6 +135,82 @@ async function pageThroughput(url: string, base: string) {
 }
 
 /**
+ * The query mix of this benchmark through the HTTP API at `url` (one request at a time on
+ * `agent`): first pages, pages deep in the list by cursor, tag and status filters, selective
+ * searches and broad prefixes, on the contacts at `base` (`/api/v1/workspaces/<id>/contacts`).
+ */
+export async function queryMix(agent: Agent, url: string, base: string) {
+  // Warm-up: the first queries read the indexes from disk.
+  await timed(agent, url, () => `${base}?search=anna`, 20);
+  await timed(agent, url, () => base, 20);
+
+  let cursor: string | null = null;
+  const walk = await timed(
+    agent,
+    url,
+    () => {
+      if (lastBody.startsWith('{"status":"success"') && lastBody.includes("next_cursor")) {
+        cursor = (JSON.parse(lastBody) as { meta: { pagination: { next_cursor: string | null } } })
+          .meta.pagination.next_cursor;
+      }
+      return `${base}?per_page=20${cursor ? `&cursor=${cursor}` : ""}`;
+    },
+    300,
+  );
+  const firstPages = await timed(agent, url, () => `${base}?per_page=20`, 200);
+  const filters = [
+    "tag=vip",
+    "opt_in_status=opted_in",
+    "tag=newsletter",
+    "opt_in_status=opted_out",
+  ];
+  let f = 0;
+  const filtered = await timed(agent, url, () => `${base}?${filters[f++ % filters.length]}`, 200);
+  const list = [...walk.ms, ...firstPages.ms, ...filtered.ms];
+
+  const selective = [
+    "anna schmidt",
+    "lena.mueller1",
+    "felix.koch120@example.com",
+    "+4915110001",
+    "015110001",
+    "10001",
+    "zoe krause",
+  ];
+  // Each matches 2.5% to 40% of the contacts: the searches whose `total` used to cost a scan.
+  const broad = ["anna", "max", "müller", "wagner", "a", "s", "m", "k"];
+  let s = 0;
+  const selectiveSearch = await timed(
+    agent,
+    url,
+    () => `${base}?search=${encodeURIComponent(selective[s++ % selective.length] ?? "")}`,
+    300,
+  );
+  let b = 0;
+  const broadSearch = await timed(
+    agent,
+    url,
+    () => `${base}?search=${encodeURIComponent(broad[b++ % broad.length] ?? "")}`,
+    300,
+  );
+  const search = {
+    ms: [...selectiveSearch.ms, ...broadSearch.ms],
+    non200: selectiveSearch.non200 + broadSearch.non200,
+  };
+  return {
+    walk,
+    firstPages,
+    filtered,
+    list,
+    selectiveSearch,
+    broadSearch,
+    search,
+    selective,
+    broad,
+  };
+}
+
+/**
  * Latency of contact list pages and searches at `rows` contacts, through the HTTP API of a real
  * `reseller serve`: first pages, pages deep in the list by cursor, tag and status filters, and
  * searches by first name, full name, last name, email and phone prefix.
@@ -155,64 +241,8 @@ export async function contactsQueries(rows = Number(process.env.BENCH_QUERY_ROWS
   try {
     const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
     const base = `/api/v1/workspaces/${workspace}/contacts`;
-    // Warm-up: the first queries read the indexes from disk.
-    await timed(agent, url, () => `${base}?search=anna`, 20);
-    await timed(agent, url, () => base, 20);
-
-    let cursor: string | null = null;
-    const walk = await timed(
-      agent,
-      url,
-      () => {
-        if (lastBody.startsWith('{"status":"success"') && lastBody.includes("next_cursor")) {
-          cursor = (
-            JSON.parse(lastBody) as { meta: { pagination: { next_cursor: string | null } } }
-          ).meta.pagination.next_cursor;
-        }
-        return `${base}?per_page=20${cursor ? `&cursor=${cursor}` : ""}`;
-      },
-      300,
-    );
-    const firstPages = await timed(agent, url, () => `${base}?per_page=20`, 200);
-    const filters = [
-      "tag=vip",
-      "opt_in_status=opted_in",
-      "tag=newsletter",
-      "opt_in_status=opted_out",
-    ];
-    let f = 0;
-    const filtered = await timed(agent, url, () => `${base}?${filters[f++ % filters.length]}`, 200);
-    const list = [...walk.ms, ...firstPages.ms, ...filtered.ms];
-
-    const selective = [
-      "anna schmidt",
-      "lena.mueller1",
-      "felix.koch120@example.com",
-      "+4915110001",
-      "015110001",
-      "10001",
-      "zoe krause",
-    ];
-    // Each matches 2.5% to 40% of the contacts: the searches whose `total` used to cost a scan.
-    const broad = ["anna", "max", "müller", "wagner", "a", "s", "m", "k"];
-    let s = 0;
-    const selectiveSearch = await timed(
-      agent,
-      url,
-      () => `${base}?search=${encodeURIComponent(selective[s++ % selective.length] ?? "")}`,
-      300,
-    );
-    let b = 0;
-    const broadSearch = await timed(
-      agent,
-      url,
-      () => `${base}?search=${encodeURIComponent(broad[b++ % broad.length] ?? "")}`,
-      300,
-    );
-    const search = {
-      ms: [...selectiveSearch.ms, ...broadSearch.ms],
-      non200: selectiveSearch.non200 + broadSearch.non200,
-    };
+    const { walk, firstPages, filtered, list, selectiveSearch, broadSearch, search } =
+      await queryMix(agent, url, base);
     const page = await pageThroughput(url, base);
     return {
       name: `contact list and search latency at ${rows.toLocaleString("en-US")} contacts (HTTP, one connection)`,

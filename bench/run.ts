@@ -3,7 +3,11 @@
 import { campaignThrottled, campaignUnthrottled } from "./campaign-throughput.js";
 import { contactsImport } from "./contacts-import.js";
 import { contactsQueries } from "./contacts-queries.js";
+import { loadMixed } from "./load-mixed.js";
 import { plansThroughput } from "./plans-throughput.js";
+import { postgresCampaign } from "./postgres-campaign.js";
+import { postgresImport } from "./postgres-import.js";
+import { postgresInstances } from "./postgres-instances.js";
 import { startup } from "./startup.js";
 
 const benchmarks: Record<string, () => Promise<Record<string, unknown>> | Record<string, unknown>> =
@@ -14,6 +18,10 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>> | Record
     "contacts-queries": () => contactsQueries(),
     "campaign-unthrottled": () => campaignUnthrottled(),
     "campaign-throttled": () => campaignThrottled(),
+    "load-mixed": () => loadMixed(),
+    "postgres-import": () => postgresImport(),
+    "postgres-instances": () => postgresInstances(),
+    "postgres-campaign": () => postgresCampaign(),
   };
 
 const only = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const root = resolve(import.meta.dirname, "..");
@@ -27,9 +27,22 @@ export function percentile(values: number[], p: number): number {
 /** A `reseller serve` child on a free port with a fresh database. */
 export async function startService(args: string[] = [], token = "rsk_bench_token_000000000001") {
   const dir = mkdtempSync(join(tmpdir(), "reseller-bench-"));
+  return startServiceOn(["--db", join(dir, "bench.db")], args, token, dir);
+}
+
+/**
+ * A `reseller serve` child on a free port with the database `target` names (`["--db", file]` or
+ * `["--database", url]`); the bootstrap token is created only if the database has none yet.
+ */
+export async function startServiceOn(
+  target: string[],
+  args: string[] = [],
+  token = "rsk_bench_token_000000000001",
+  dir = mkdtempSync(join(tmpdir(), "reseller-bench-")),
+) {
   const child = spawn(
     process.execPath,
-    [bin, "serve", "--port", "0", "--db", join(dir, "bench.db"), "--log-level", "silent", ...args],
+    [bin, "serve", "--port", "0", ...target, "--log-level", "silent", ...args],
     {
       env: cleanEnv({ RESELLER_BOOTSTRAP_TOKEN: token }),
       stdio: ["ignore", "ignore", "pipe"],
@@ -37,6 +50,22 @@ export async function startService(args: string[] = [], token = "rsk_bench_token
   );
   const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
   return { url, token, dir, child, stop: () => stop(child) };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The machine's load averages (1, 5, 15 min), rounded: printed beside figures of a shared machine. */
+export function loadAverage(): number[] {
+  return loadavg().map((n) => Number(n.toFixed(2)));
 }
 
 /** Resolves with the first capture of `pattern` in the child's stderr. */
