@@ -195,7 +195,17 @@ describe("several instances on one database", () => {
     // Another instance claims it at its next poll, not after a lease or heartbeat timeout.
     const takeoverMs = await service.takenOver(owner?.jobId ?? "", ownerId, 30_000);
     expect(takeoverMs).toBeLessThan(5_000);
-    const record = await finished(other?.url ?? "", service.token, importPath, 120_000);
+    const record = await finished(other?.url ?? "", service.token, importPath, 120_000).catch(
+      async (error: Error) => {
+        // Seen once in CI on PostgreSQL (taken over, then not finished in 120 s): say why.
+        const job = await service.db
+          .selectFrom("jobs")
+          .select(["state", "attempts", "run_at", "lease_owner", "last_error", "checkpoint"])
+          .where("id", "=", owner?.jobId ?? "")
+          .executeTakeFirst();
+        throw new Error(`${error.message}; the job: ${JSON.stringify(job)}`);
+      },
+    );
     expect(record).toMatchObject({ status: "completed", processed_rows: 40_000 });
   }, 180_000);
 });
