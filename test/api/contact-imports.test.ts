@@ -366,6 +366,7 @@ describe("contact imports", () => {
         saved = data;
         stop.abort();
       },
+      lease: { jobId: job.id, owner: "test", ms: 30_000 },
     });
     expect(first).toEqual({ state: "interrupted" });
     const halfway = ContactImportResponse.parse(
@@ -384,6 +385,7 @@ describe("contact imports", () => {
         clock: t.clock,
         signal: new AbortController().signal,
         checkpoint: async () => {},
+        lease: { jobId: job.id, owner: "test", ms: 30_000 },
       },
     );
     expect(second).toEqual({ state: "done" });

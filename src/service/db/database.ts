@@ -3,6 +3,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import { announcingWrites, giveWay, type WriterTurns, writerTurns } from "./sqlite-writer-turns.js";
 
 export type Db = Kysely<Database>;
 
@@ -19,21 +20,34 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** How a connection's writes take turns with another thread's (see sqlite-writer-turns.ts). */
+type Turns = { role: "service"; flag: WriterTurns } | { role: "worker"; flag: WriterTurns };
+
 /**
  * Hands Kysely prepared statements from a cache keyed by SQL text: Kysely prepares on every
  * execution, and preparing costs more than running the small queries of an API request.
  * A statement still being iterated is busy, so a fresh one is prepared for that case.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database): BetterSqlite3.Database {
+function withStatementCache(
+  sqlite: BetterSqlite3.Database,
+  turns: Turns | null,
+): BetterSqlite3.Database {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = sqlite.prepare.bind(sqlite);
   return new Proxy(sqlite, {
     get(target, property, receiver) {
       if (property !== "prepare") return Reflect.get(target, property, receiver);
-      return (source: string) => {
+      return (text: string) => {
+        // Kysely begins transactions deferred. With a second connection on the file (an import's
+        // worker thread, another process), a transaction that read and then writes after the
+        // other committed fails at once with SQLITE_BUSY_SNAPSHOT; taking the write lock at the
+        // start makes it wait its turn (busy_timeout) instead.
+        const source = text === "begin" ? "begin immediate" : text;
+        if (turns?.role === "worker" && source === "begin immediate") giveWay(turns.flag);
         const cached = statements.get(source);
         if (cached && !cached.busy) return cached;
-        const statement = prepare(source);
+        let statement = prepare(source);
+        if (turns?.role === "service") statement = announcingWrites(statement, source, turns.flag);
         if (!cached && statements.size < 500) statements.set(source, statement);
         return statement;
       };
@@ -41,7 +55,17 @@ function withStatementCache(sqlite: BetterSqlite3.Database): BetterSqlite3.Datab
   });
 }
 
-async function openSqlite(file: string): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
+const serviceTurns = new WeakMap<BetterSqlite3.Database, WriterTurns>();
+
+/** The flag a worker thread's connection gives way to (null for an in-memory database). */
+export function writerTurnsOf(sqlite: BetterSqlite3.Database): SharedArrayBuffer | null {
+  return (serviceTurns.get(sqlite)?.buffer as SharedArrayBuffer | undefined) ?? null;
+}
+
+async function openSqlite(
+  file: string,
+  giveWayTo: SharedArrayBuffer | undefined,
+): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
   // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   const sqlite = new BetterSqlite3(file);
@@ -56,8 +80,14 @@ async function openSqlite(file: string): Promise<{ db: Db; sqlite: BetterSqlite3
   sqlite.pragma("temp_store = MEMORY");
   // Fewer, larger checkpoints of the WAL during bulk writes (the default is 1,000 pages).
   sqlite.pragma("wal_autocheckpoint = 4000");
+  let turns: Turns | null = null;
+  if (giveWayTo) turns = { role: "worker", flag: writerTurns(giveWayTo) };
+  else if (file !== ":memory:") {
+    turns = { role: "service", flag: writerTurns() };
+    serviceTurns.set(sqlite, turns.flag);
+  }
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, turns) }),
   });
   registerSqliteHandle(db, sqlite);
   return { db, sqlite };
@@ -111,12 +141,16 @@ async function openPostgres(url: string): Promise<Db> {
  */
 export async function openDatabase(
   target: string,
-  options: { migrate?: boolean } = {},
+  options: {
+    migrate?: boolean;
+    /** A worker thread's connection: gives way to the writes of the service's (writerTurnsOf). */
+    giveWayTo?: SharedArrayBuffer;
+  } = {},
 ): Promise<DatabaseHandle> {
   const postgres = isPostgresUrl(target);
   const opened = postgres
     ? { db: await openPostgres(target), sqlite: null }
-    : await openSqlite(target);
+    : await openSqlite(target, options.giveWayTo);
   const { db, sqlite } = opened;
   let applied: string[];
   try {

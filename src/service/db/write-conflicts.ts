@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "./database.js";
-import { engineOf } from "./engine.js";
+import { engineOf, sqliteHandleOf } from "./engine.js";
 
 /**
  * Serialises the transactions that check a workspace's state and then write (plan limits, a
@@ -57,6 +57,37 @@ export async function withNamedLock<T>(
       return await work(connection);
     } finally {
       await sql`SELECT pg_advisory_unlock(hashtext(${name}))`.execute(connection);
+    }
+  });
+}
+
+/** What `unlessLocked` answers when another connection held SQLite's write lock. */
+export const lockedOut = Symbol("locked out");
+
+/**
+ * Runs a write that can wait for a later try (bookkeeping such as rate-limit counts) without
+ * sleeping on SQLite's write lock: while another connection holds it (an import's worker
+ * thread), the service's thread would stop answering requests for the batch it is writing.
+ * Answers `lockedOut` then, and nothing was written. On PostgreSQL a wait never holds the event
+ * loop, so the write simply runs.
+ */
+export async function unlessLocked<T>(
+  db: Db,
+  write: (connection: Db) => Promise<T>,
+): Promise<T | typeof lockedOut> {
+  if (engineOf(db) !== "sqlite") return write(db);
+  const sqlite = sqliteHandleOf(db);
+  // On the one connection, held: no other statement runs while the timeout is zero.
+  return db.connection().execute(async (connection) => {
+    const timeout = sqlite.pragma("busy_timeout", { simple: true }) as number;
+    sqlite.pragma("busy_timeout = 0");
+    try {
+      return await write(connection);
+    } catch (error) {
+      if (String((error as { code?: unknown }).code).startsWith("SQLITE_BUSY")) return lockedOut;
+      throw error;
+    } finally {
+      sqlite.pragma(`busy_timeout = ${timeout}`);
     }
   });
 }

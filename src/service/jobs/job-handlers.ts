@@ -16,12 +16,17 @@ import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
 import { sandboxReportsJob } from "../sandbox/sandbox-sender.js";
 import type { Services } from "../services.js";
 import type { JobHandler } from "./job-runner.js";
+import { threadedJob } from "./job-thread.js";
 
 /** Every kind of durable job and its handler; a feature with background work adds its line. */
 export function jobHandlers(services: Services): Record<string, JobHandler> {
   const { db, clock, sender, sandboxTiming: timing } = services;
   return {
-    [contactImportJobKind]: contactImportJob({ db, clock, jobs: services.jobs }),
+    [contactImportJobKind]: contactImportJob(
+      { db, clock, jobs: services.jobs },
+      // In a worker thread where it can be: a million-row import never holds up a request.
+      threadedJob(db, clock, contactImportJobKind),
+    ),
     [templateReviewJobKind]: templateReviewJob(services),
     [campaignRunJob]: campaignRunHandler({
       db,

@@ -23,6 +23,18 @@ export interface JobContext {
    * Throws when another instance took the job over, so that transaction rolls back.
    */
   checkpoint(db: Db, data: unknown): Promise<void>;
+  /**
+   * The claim this run holds, for a handler that checkpoints from a connection of its own (a
+   * worker thread): `checkpointJob(trx, clock, lease, data, lease.ms)` is what `checkpoint` does.
+   */
+  lease: JobLease;
+}
+
+/** A job's claim: which job, which instance holds it, and how long a checkpoint extends it. */
+export interface JobLease {
+  jobId: string;
+  owner: string;
+  ms: number;
 }
 
 /** How a handler's run ended. */
@@ -175,7 +187,7 @@ export class JobRunner {
 
   private async execute(job: Job): Promise<void> {
     const { db, clock, leaseMs } = this.options;
-    const lease = { jobId: job.id, owner: this.instance.id };
+    const lease: JobLease = { jobId: job.id, owner: this.instance.id, ms: leaseMs };
     const handler = this.options.handlers[job.kind];
     this.active.set(job.id, job);
     try {
@@ -185,6 +197,7 @@ export class JobRunner {
             clock,
             signal: this.abort.signal,
             checkpoint: (trx, data) => checkpointJob(trx, clock, lease, data, leaseMs),
+            lease,
           })
         : { state: "failed", error: `no handler for job kind '${job.kind}'` };
       if (result.state === "interrupted") {

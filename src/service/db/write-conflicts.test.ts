@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openDatabase } from "./database.js";
+import { lockedOut, unlessLocked } from "./write-conflicts.js";
+
+describe("bookkeeping writes never sleep on another connection's write lock (SQLite)", () => {
+  let dir = "";
+  let database: DatabaseHandle | undefined;
+  let other: BetterSqlite3.Database | undefined;
+  afterEach(async () => {
+    other?.close();
+    await database?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const hit = (db: DatabaseHandle["db"]) =>
+    db
+      .insertInto("rate_limit_buckets")
+      .values({ bucket: "b", hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+      .execute();
+
+  it("answers 'locked out' at once and writes nothing while another connection writes", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-locks-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    other = new BetterSqlite3(file);
+    other.exec("BEGIN IMMEDIATE");
+    const started = performance.now();
+    expect(await unlessLocked(database.db, hit)).toBe(lockedOut);
+    expect(performance.now() - started).toBeLessThan(1000);
+    other.exec("COMMIT");
+    const count = () =>
+      database?.db.selectFrom("rate_limit_buckets").select("bucket").execute() ?? [];
+    expect(await count()).toEqual([]);
+    // Free again: the write goes through, and ordinary writes still wait their turn.
+    expect(await unlessLocked(database.db, hit)).not.toBe(lockedOut);
+    expect(await count()).toEqual([{ bucket: "b" }]);
+    expect(database.sqlite?.pragma("busy_timeout", { simple: true })).toBe(5000);
+  });
+});
