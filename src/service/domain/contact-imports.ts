@@ -1,12 +1,5 @@
 import type { ExpressionBuilder, QueryCreator } from "kysely";
 import {
-  type CsvLayout,
-  type CsvRecord,
-  phoneCellOf,
-  type RowResult,
-  readRow,
-} from "../../contract/contact-csv.js";
-import {
   type ContactImport,
   type CreateImportBody,
   type ImportRowError,
@@ -14,7 +7,7 @@ import {
 } from "../../contract/contact-imports.js";
 import { CsvDecoder } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
-import { CsvHeaderError, openContactCsv, readCsvHead } from "../../contract/csv-reader.js";
+import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import type { Db } from "../db/database.js";
@@ -25,7 +18,13 @@ import type { ContactImportTable } from "../db/tables/contacts.js";
 import type { Job } from "../jobs/job-queue.js";
 import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { Services } from "../services.js";
-import { isoSeconds } from "./clock.js";
+import { type Clock, isoSeconds } from "./clock.js";
+import {
+  type CheckedRow,
+  type RowChecker,
+  type RowReading,
+  rowChecker,
+} from "./contact-import-rows.js";
 import { headerBytes, nextTurn, removeUpload, StagedUpload } from "./contact-import-uploads.js";
 import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./contact-store.js";
 import { recordWorkspaceEvent } from "./events.js";
@@ -49,9 +48,7 @@ export const contactImportJobKind = "contact_import";
  */
 export const importBatchRows = 500;
 
-/** The stored CSV is parsed this many bytes at a time (about 80 rows), a turn apart when due. */
-const parseSliceBytes = 16 * 1024;
-/** Parsing and checking rows hands the event loop back after this long. */
+/** Parsing and checking rows in the service's thread hands the event loop back after this long. */
 const workBudgetMs = 10;
 /** Upload pieces of imports that never started (a refused or broken upload) go after this. */
 const abandonedUploadMs = 24 * 3600 * 1000;
@@ -297,12 +294,6 @@ interface ImportCheckpoint {
   rows: number;
 }
 
-interface CheckedRow {
-  row: number;
-  phone: string | null;
-  result: RowResult;
-}
-
 /** The counts one batch adds to the import. */
 interface BatchCounts {
   processed: number;
@@ -311,10 +302,6 @@ interface BatchCounts {
   skipped: number;
   errors: number;
   optOutsKept: number;
-}
-
-function rowError(row: number, phone: string | null, field: string, message: string): CheckedRow {
-  return { row, phone, result: { ok: false, problem: { field, message } } };
 }
 
 /**
@@ -495,6 +482,8 @@ export async function runContactImport(
   services: ImportRunServices,
   job: Job,
   ctx: JobContext,
+  checkRows: (reading: RowReading, clock: Clock) => RowChecker = (reading, clock) =>
+    rowChecker(reading, clock, workBudgetMs),
 ): Promise<JobResult> {
   const { db, clock } = services;
   const importId = (job.payload as { import_id?: string }).import_id ?? "";
@@ -526,34 +515,15 @@ export async function runContactImport(
       .execute();
   }
 
-  const done = (job.checkpoint as ImportCheckpoint | null)?.rows ?? 0;
-  const defaultCountry = imported.default_country
-    ? countryCode(imported.default_country)
-    : undefined;
-  // The stored file is UTF-8; the mapping read from it at upload names every header column.
-  const reader = openContactCsv({
-    mapping: imported.mapping === null ? undefined : (JSON.parse(imported.mapping) as CsvMapping),
-    delimiter: parseDelimiter(imported.delimiter),
-  });
-  const pending: CheckedRow[] = [];
-  const committedTags = new Map<string, number>();
-  const check = (record: CsvRecord) => {
-    if (record.row <= done) return;
-    const layout = reader.layout as CsvLayout;
-    if (record.fields === null) {
-      pending.push(rowError(record.row, null, "row", record.message));
-      return;
-    }
-    const phoneCell = phoneCellOf(record.fields, layout);
-    if (record.row > importLimits.rows) {
-      pending.push(
-        rowError(record.row, phoneCell, "row", "an import takes at most 1,000,000 rows"),
-      );
-      return;
-    }
-    const result = readRow(record.fields, layout, { defaultCountry, now: clock.now() });
-    pending.push({ row: record.row, phone: phoneCell, result });
+  const reading: RowReading = {
+    mapping: imported.mapping === null ? null : (JSON.parse(imported.mapping) as CsvMapping),
+    delimiter: imported.delimiter,
+    defaultCountry: imported.default_country,
+    done: (job.checkpoint as ImportCheckpoint | null)?.rows ?? 0,
   };
+  // The stored file is UTF-8; the mapping read from it at upload names every header column.
+  const checker = checkRows(reading, clock);
+  const committedTags = new Map<string, number>();
 
   // On PostgreSQL a batch's statements run on the server while the next batch is parsed here
   // (one batch written at a time, so checkpoints stay in order). On SQLite they run on this
@@ -566,33 +536,29 @@ export async function runContactImport(
     writing = null;
     if (write) await write;
   };
-  const flush = async (all: boolean): Promise<boolean> => {
-    while (pending.length >= importBatchRows || (all && pending.length > 0)) {
-      const batch = pending.splice(0, importBatchRows);
+  /** Writes the rows in batches; false when the job was asked to stop. */
+  const write = async (rows: CheckedRow[]): Promise<boolean> => {
+    for (let at = 0; at < rows.length; at += importBatchRows) {
       await written();
       if (ctx.signal.aborted) return false;
-      const write = writeBatch(services, ctx, imported, batch, committedTags);
+      const batch = rows.slice(at, at + importBatchRows);
+      const writeOne = writeBatch(services, ctx, imported, batch, committedTags);
       if (overlap) {
-        writing = write;
-        // Awaited by the next flush; a failure is thrown there, not reported as unhandled.
-        write.catch(() => {});
+        writing = writeOne;
+        // Awaited by the next write; a failure is thrown there, not reported as unhandled.
+        writeOne.catch(() => {});
       } else {
-        await write;
+        await writeOne;
         if (ctx.signal.aborted) return false;
       }
       // better-sqlite3 is synchronous, so Kysely's promises settle at once: without a turn of
       // the event loop between batches, requests (progress polls included) would wait for the end
       // (in a worker thread: its stop message would).
       await nextTurn();
-      turnStarted = performance.now();
     }
-    if (all || ctx.signal.aborted) await written();
     return !ctx.signal.aborted;
   };
 
-  // Parsing and checking rows is CPU work too: done a slice at a time, handing the event loop
-  // back every few milliseconds, so a long cell or a very wide row never stalls a request.
-  let turnStarted = performance.now();
   const piece = async (seq: number) =>
     (
       await db
@@ -603,28 +569,29 @@ export async function runContactImport(
         .executeTakeFirst()
     )?.data;
   try {
+    // The next piece is checked while this one's rows are written where the two can overlap:
+    // a checker in another thread, or PostgreSQL's writes (on the server). On SQLite in this
+    // thread, one after the other.
+    const early = checker.beside || overlap;
+    let data = await piece(0);
+    let checking = checker.check(data);
     for (let seq = 0; ; seq++) {
-      if (ctx.signal.aborted) {
+      const rows = await checking;
+      const ended = data === undefined;
+      if (!ended) {
+        data = await piece(seq + 1);
+        if (early) checking = checker.check(data);
+      }
+      if (!(await write(rows))) {
         await written();
         return { state: "interrupted" };
       }
-      const data = await piece(seq);
-      if (data) {
-        for (let at = 0; at < data.length; at += parseSliceBytes) {
-          reader.feed(data.subarray(at, at + parseSliceBytes), check);
-          if (!(await flush(false))) return { state: "interrupted" };
-          if (performance.now() - turnStarted > workBudgetMs) {
-            await nextTurn();
-            turnStarted = performance.now();
-          }
-        }
-      } else {
-        reader.feed(undefined, check);
-      }
-      if (!(await flush(!data))) return { state: "interrupted" };
-      if (!data) break;
+      if (ended) break;
+      if (!early) checking = checker.check(data);
     }
+    await written();
   } finally {
+    checker.close();
     // Never left running behind the job: a failure or a stop waits for the batch being written.
     await (writing as Promise<void> | null)?.catch(() => {});
   }

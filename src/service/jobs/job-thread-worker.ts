@@ -5,6 +5,7 @@ import { contactImportJobKind, runContactImport } from "../domain/contact-import
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
 import type { JobThreadInput, JobThreadOutput } from "./job-thread.js";
+import { threadedRowChecker } from "./row-checker-thread.js";
 
 // The entry of a job's worker thread (see job-thread.ts): opens its own connection to the
 // database file, runs the job's work as the service's thread would, and answers with the result.
@@ -18,7 +19,8 @@ const input = workerData as JobThreadInput;
 
 /** The jobs that can run in a thread, by kind. */
 const runs: Record<string, ThreadRun> = {
-  [contactImportJobKind]: (services, ctx) => runContactImport(services, input.job, ctx),
+  [contactImportJobKind]: (services, ctx) =>
+    runContactImport(services, input.job, ctx, threadedRowChecker),
 };
 
 async function run(): Promise<JobThreadOutput> {
