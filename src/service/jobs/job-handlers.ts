@@ -1,7 +1,11 @@
 import { campaignRunHandler } from "../domain/campaign-engine.js";
 import { campaignRunJob } from "../domain/campaigns.js";
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
-import { contactImportJob, contactImportJobKind } from "../domain/contact-imports.js";
+import {
+  contactImportJob,
+  contactImportJobKind,
+  runContactImport,
+} from "../domain/contact-imports.js";
 import { webhookDeliveryJob } from "../domain/events.js";
 import { templateReviewJob, templateReviewJobKind } from "../domain/templates.js";
 import { lifecycleSweepHandler, lifecycleSweepJob } from "../domain/trials.js";
@@ -17,6 +21,14 @@ import { sandboxReportsJob } from "../sandbox/sandbox-sender.js";
 import type { Services } from "../services.js";
 import type { JobHandler } from "./job-runner.js";
 import { threadedJob } from "./job-thread.js";
+import { rowCheckerThreads } from "./row-checker-thread.js";
+
+/** An import run in this thread whose rows are checked in another, where that can be. */
+function importCheckingAside(db: Services["db"], clock: Services["clock"]): JobHandler | undefined {
+  const checkRows = rowCheckerThreads();
+  if (!checkRows) return undefined;
+  return (job, ctx) => runContactImport({ db, clock }, job, ctx, checkRows);
+}
 
 /** Every kind of durable job and its handler; a feature with background work adds its line. */
 export function jobHandlers(services: Services): Record<string, JobHandler> {
@@ -24,8 +36,9 @@ export function jobHandlers(services: Services): Record<string, JobHandler> {
   return {
     [contactImportJobKind]: contactImportJob(
       { db, clock, jobs: services.jobs },
-      // In a worker thread where it can be: a million-row import never holds up a request.
-      threadedJob(db, clock, contactImportJobKind),
+      // In worker threads where it can be, so a million-row import never holds up a request: on
+      // a SQLite file all of it; on PostgreSQL the parsing and checking of rows.
+      threadedJob(db, clock, contactImportJobKind) ?? importCheckingAside(db, clock),
     ),
     [templateReviewJobKind]: templateReviewJob(services),
     [campaignRunJob]: campaignRunHandler({

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Clock } from "../domain/clock.js";
@@ -12,7 +13,13 @@ export interface RowCheckerInput {
 /** What it answers for each piece, in order. */
 export type RowCheckerOutput = { rows: CheckedRow[] } | { error: string };
 
+/** Compiled beside this file; absent when the service runs from its TypeScript sources (tests). */
 const workerFile = fileURLToPath(new URL("./row-checker-worker.js", import.meta.url));
+
+/** threadedRowChecker where its compiled worker file exists, else undefined (checks stay inline). */
+export function rowCheckerThreads(): typeof threadedRowChecker | undefined {
+  return existsSync(workerFile) ? threadedRowChecker : undefined;
+}
 
 /**
  * Parses and checks an import's rows in a thread of their own, beside the thread that writes
