@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/service/domain/clock.js";
+import {
+  type CheckedRow,
+  type RowChecker,
+  type RowReading,
+  rowChecker,
+} from "../../src/service/domain/contact-import-rows.js";
+import { largeCsv } from "../crash/crash-support.js";
+
+/**
+ * An import's rows are checked piece by piece, in the service's thread or in a thread of their
+ * own (the compiled `serve` uses the thread: it exists only in dist/, which `npm test` builds
+ * first). Both must give the same rows, whatever the pieces' boundaries.
+ */
+
+type ThreadModule = {
+  threadedRowChecker(reading: RowReading, clock: typeof systemClock): RowChecker;
+};
+const threadModule = "../../dist/service/jobs/row-checker-thread.js";
+
+const reading: RowReading = { mapping: null, delimiter: ",", defaultCountry: null, done: 0 };
+
+/** Every checked row of `csv`, fed in pieces of `pieceBytes`. */
+async function checkAll(checker: RowChecker, csv: Buffer, pieceBytes: number) {
+  const rows: CheckedRow[] = [];
+  try {
+    for (let at = 0; at < csv.length; at += pieceBytes) {
+      rows.push(...(await checker.check(csv.subarray(at, at + pieceBytes))));
+    }
+    rows.push(...(await checker.check(undefined)));
+  } finally {
+    checker.close();
+  }
+  return rows;
+}
+
+describe("checking an import's rows", () => {
+  const csv = largeCsv(3000);
+
+  it("gives every data row once, in order, with its errors, whatever the piece boundaries", async () => {
+    const whole = await checkAll(rowChecker(reading, systemClock), csv, csv.length);
+    const cut = await checkAll(rowChecker(reading, systemClock), csv, 777);
+    expect(whole.map((r) => r.row)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
+    expect(cut).toEqual(whole);
+    expect(whole.filter((r) => !r.result.ok).length).toBeGreaterThan(0);
+  });
+
+  it("skips the rows a resumed run has already written", async () => {
+    const rows = await checkAll(rowChecker({ ...reading, done: 2500 }, systemClock), csv, 4096);
+    expect(rows.map((r) => r.row)).toEqual(Array.from({ length: 500 }, (_, i) => i + 2501));
+  });
+
+  it("gives the same rows from its own thread as in the service's thread", async () => {
+    const { threadedRowChecker } = (await import(threadModule)) as ThreadModule;
+    const inline = await checkAll(rowChecker(reading, systemClock), csv, 65536);
+    const threaded = await checkAll(threadedRowChecker(reading, systemClock), csv, 65536);
+    expect(threaded).toEqual(inline);
+  });
+});
