@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { SharedRateCounter } from "../../src/service/domain/rate-limit-buckets.js";
@@ -57,5 +61,37 @@ describe("shared rate limit buckets", () => {
     clock.advance(50_000);
     expect(await b.hit("token:t")).toMatchObject({ allowed: true, remaining: 2, resetMs: 60_000 });
     expect(await a.hit("token:t")).toMatchObject({ allowed: true, remaining: 1 });
+  });
+});
+
+describe("shared rate limit buckets while another connection writes (SQLite)", () => {
+  it("decides from the count it knows without waiting, and writes the hits once it can", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-buckets-"));
+    const file = join(dir, "service.db");
+    const database = await openDatabase(file);
+    const clock = new TestClock();
+    const counter = new SharedRateCounter(database.db, clock, { max: 3, windowMs: 60_000 });
+    // An import's thread, say, in the middle of a batch.
+    const importer = new BetterSqlite3(file);
+    importer.exec("BEGIN IMMEDIATE");
+    try {
+      const started = performance.now();
+      const decisions = [];
+      for (let i = 0; i < 4; i++) decisions.push((await counter.hit("token:t")).allowed);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(decisions).toEqual([true, true, true, false]);
+      importer.exec("COMMIT");
+      await counter.close();
+      const row = await database.db
+        .selectFrom("rate_limit_buckets")
+        .select("hits")
+        .where("bucket", "=", "token:t")
+        .executeTakeFirst();
+      expect(row?.hits).toBe(4);
+    } finally {
+      importer.close();
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

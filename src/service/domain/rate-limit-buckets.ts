@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { RateLimit } from "../config.js";
 import type { Db } from "../db/database.js";
+import { lockedOut, unlessLocked } from "../db/write-conflicts.js";
 import type { Clock } from "./clock.js";
 
 /** What rate limiting decided about one request. */
@@ -79,8 +80,10 @@ export class SharedRateCounter {
       const roomy = local + this.headroom <= this.limit.max && entry.pending < this.batch;
       if (spent || (fresh && roomy)) return this.decide(local, entry.windowEndsAt, now);
     }
-    // This hit was the last one added before the write, so the total is its position.
-    const total = await this.sync(bucket, entry);
+    // This hit was the last one added before the write, so the total is its position. While
+    // another connection holds SQLite's write lock (an import's thread), the count known here
+    // decides, and the hits are written by a later sync.
+    const total = (await this.sync(bucket, entry)) ?? local;
     return this.decide(total, entry.windowEndsAt ?? now + this.limit.windowMs, now);
   }
 
@@ -99,40 +102,49 @@ export class SharedRateCounter {
     };
   }
 
-  /** Adds the entry's pending hits to the bucket's row and learns the total across instances. */
-  private async sync(bucket: string, entry: Entry): Promise<number> {
+  /**
+   * Adds the entry's pending hits to the bucket's row and learns the total across instances;
+   * null when the row could not be written without waiting (the hits stay pending).
+   */
+  private async sync(bucket: string, entry: Entry): Promise<number | null> {
     const add = entry.pending;
     entry.pending = 0;
     entry.inFlight += add;
     const now = this.clock.now();
     const nowIso = now.toISOString();
-    let row: { hits: number; window_ends_at: string };
+    let row: { hits: number; window_ends_at: string } | typeof lockedOut;
     try {
       // One statement, the same on SQLite and PostgreSQL: the row's window goes on while it has
       // not ended, otherwise this hit starts a new one.
-      row = await this.db
-        .insertInto("rate_limit_buckets")
-        .values({
-          bucket,
-          hits: add,
-          window_ends_at: new Date(now.getTime() + this.limit.windowMs).toISOString(),
-        })
-        .onConflict((oc) =>
-          oc.column("bucket").doUpdateSet({
-            hits: sql<number>`CASE WHEN rate_limit_buckets.window_ends_at > ${nowIso}
+      row = await unlessLocked(this.db, (db) =>
+        db
+          .insertInto("rate_limit_buckets")
+          .values({
+            bucket,
+            hits: add,
+            window_ends_at: new Date(now.getTime() + this.limit.windowMs).toISOString(),
+          })
+          .onConflict((oc) =>
+            oc.column("bucket").doUpdateSet({
+              hits: sql<number>`CASE WHEN rate_limit_buckets.window_ends_at > ${nowIso}
               THEN rate_limit_buckets.hits + excluded.hits ELSE excluded.hits END`,
-            window_ends_at: sql<string>`CASE WHEN rate_limit_buckets.window_ends_at > ${nowIso}
+              window_ends_at: sql<string>`CASE WHEN rate_limit_buckets.window_ends_at > ${nowIso}
               THEN rate_limit_buckets.window_ends_at ELSE excluded.window_ends_at END`,
-          }),
-        )
-        .returning(["hits", "window_ends_at"])
-        .executeTakeFirstOrThrow();
+            }),
+          )
+          .returning(["hits", "window_ends_at"])
+          .executeTakeFirstOrThrow(),
+      );
     } catch (error) {
       // Not written: they stay pending for the next write.
       entry.pending += add;
       throw error;
     } finally {
       entry.inFlight -= add;
+    }
+    if (row === lockedOut) {
+      entry.pending += add;
+      return null;
     }
     entry.syncedAt = performance.now();
     const endsAt = Date.parse(row.window_ends_at);
