@@ -58,6 +58,17 @@ describe("isolation between resellers", () => {
     });
   }
 
+  it("answers 404 to another reseller for a workspace whose contacts its own reseller just listed", async () => {
+    // The service remembers which reseller's workspaces a list has found: per reseller.
+    const own = await t.request("GET", `/api/v1/workspaces/${workspaceId}/contacts`);
+    expect(own.statusCode).toBe(200);
+    const other = await t.request("GET", `/api/v1/workspaces/${workspaceId}/contacts`, {
+      token: otherToken,
+    });
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toMatchObject({ status: "error", error_code: "not_found" });
+  });
+
   it("leaves the workspace and its token untouched after those attempts", async () => {
     const ws = (await t.request("GET", `/api/v1/workspaces/${workspaceId}`)).json();
     expect(ws.data.status).toBe("active");

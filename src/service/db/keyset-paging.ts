@@ -105,7 +105,8 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
       );
 
   // One row more than the page shows tells whether a next page exists without a second query.
-  let rowsQuery = query.orderBy(id, ascending ? "asc" : "desc").limit(perPage + 1);
+  // A literal: SQLite prepares a statement again at every run when its LIMIT is a bound parameter.
+  let rowsQuery = query.orderBy(id, ascending ? "asc" : "desc").limit(sql.lit(perPage + 1));
   rowsQuery = cursor
     ? rowsQuery.where(
         ascending ? sql<boolean>`${id} > ${cursor.after}` : sql<boolean>`${id} < ${cursor.after}`,

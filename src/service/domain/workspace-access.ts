@@ -42,6 +42,38 @@ export async function loadWorkspaceFor(
   return row;
 }
 
+/**
+ * Workspaces found to belong to a reseller (`reseller id` NUL `workspace id`), per database: a
+ * workspace is never deleted nor moved to another reseller, so what was found stays true.
+ */
+const knownWorkspaces = new WeakMap<Db, Set<string>>();
+
+/**
+ * The id of the workspace `workspaceId` when the principal may see it (else 404 as
+ * loadWorkspaceFor), for a read that needs nothing else of it: a busy list then costs no
+ * lookup once the workspace has been found.
+ */
+export async function visibleWorkspaceId(
+  db: Db,
+  principal: Principal,
+  workspaceId: string,
+): Promise<string> {
+  if (principal.workspaceId !== null && principal.workspaceId !== workspaceId) {
+    throw notFound(workspaceId);
+  }
+  let known = knownWorkspaces.get(db);
+  if (!known) {
+    known = new Set();
+    knownWorkspaces.set(db, known);
+  }
+  const key = `${principal.resellerId}\0${workspaceId}`;
+  if (known.has(key)) return workspaceId;
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  if (known.size >= 10_000) known.clear();
+  known.add(key);
+  return workspace.id;
+}
+
 /** Refuses a write to a suspended or archived workspace with 409 workspace_not_active. */
 export function requireActiveWorkspace(workspace: WorkspaceRow): WorkspaceRow {
   if (!writableStatuses.has(workspace.status)) {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
 import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
@@ -40,9 +40,15 @@ export function installAuthentication(
   // Recently seen tokens, so a busy client is not a database lookup per request.
   const known = new Map<string, { principal: Principal; checkedAt: number }>();
   app.decorateRequest("principal", null);
-  app.addHook("onResponse", async (request, reply) => {
-    // Our own revocations take effect at once; other instances' within tokenRecheckMs.
-    if (request.routeOptions.config.revokesToken && reply.statusCode < 300) known.clear();
+  // Our own revocations take effect at once; other instances' within tokenRecheckMs. A hook of
+  // the revoking routes only: every other request is spared it.
+  const forget: onResponseHookHandler = (_request, reply, done) => {
+    if (reply.statusCode < 300) known.clear();
+    done();
+  };
+  app.addHook("onRoute", (route) => {
+    if (!route.config?.revokesToken) return;
+    route.onResponse = [...[route.onResponse ?? []].flat(), forget];
   });
 
   // When this process last recorded each token's use (clock ms): a write a minute at most.

@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onRequestAbortAsyncHookHandler,
+  onResponseAsyncHookHandler,
+  onSendAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from "fastify";
 import type { ErrorBody } from "../../contract/envelope.js";
 import { errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
@@ -177,8 +184,8 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
 
   // preValidation: the body is parsed but not yet validated, so an invalid request with a key
   // is stored and replayed like any other 4xx, and the fingerprint is of the body as sent.
-  app.addHook("preValidation", async (request, reply) => {
-    if (request.method !== "POST" || request.principal === null) return;
+  const claimKey: preValidationAsyncHookHandler = async (request, reply) => {
+    if (request.principal === null) return;
     const key = keyOf(request);
     if (key === undefined) return;
     const ref = { tokenId: request.principal.tokenId, key };
@@ -239,9 +246,9 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
         headers: { "retry-after": String(claim.retryAfterSeconds) },
       });
     }
-  });
+  };
 
-  app.addHook("onSend", async (request, reply, payload) => {
+  const store: onSendAsyncHookHandler = async (request, reply, payload) => {
     const held = request.idempotencyKey;
     if (!held || held.settled) return payload;
     held.settled = true;
@@ -256,10 +263,10 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
       held.finish();
     }
     return payload;
-  });
+  };
 
   // Finished without a payload passing onSend: give the key back so a retry runs.
-  app.addHook("onResponse", async (request) => {
+  const release: onResponseAsyncHookHandler = async (request) => {
     const held = request.idempotencyKey;
     if (!held || held.settled) return;
     held.settled = true;
@@ -268,11 +275,21 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
     } finally {
       held.finish();
     }
-  });
+  };
 
   // The client went away, but the handler may still finish and store its response, so the claim
   // stays; waiting duplicates are let go and meet the claim's lease (409 with Retry-After).
-  app.addHook("onRequestAbort", async (request) => {
+  const letGo: onRequestAbortAsyncHookHandler = async (request) => {
     request.idempotencyKey?.finish();
+  };
+
+  // Hooks of the POST routes only (an unknown route's request has no principal, so no key):
+  // every other request is spared four of them.
+  app.addHook("onRoute", (route) => {
+    if (![route.method].flat().includes("POST")) return;
+    route.preValidation = [...[route.preValidation ?? []].flat(), claimKey];
+    route.onSend = [...[route.onSend ?? []].flat(), store];
+    route.onResponse = [...[route.onResponse ?? []].flat(), release];
+    route.onRequestAbort = [...[route.onRequestAbort ?? []].flat(), letGo];
   });
 }
