@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactListResponse, ContactResponse } from "../../src/contract/contacts.js";
 import { foldDiacritics, searchDocument } from "../../src/service/domain/contact-search.js";
+import { ContactWriter } from "../../src/service/domain/contact-store.js";
+import { searchCountBound } from "../../src/service/domain/contacts.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /**
@@ -98,6 +100,62 @@ describe("contacts on PostgreSQL", () => {
     expect(ContactListResponse.parse(found.json()).data.map((c) => c.phone)).toEqual([
       "+4915112345678",
     ]);
+  });
+
+  it("counts a search the same whether its matches are among the newest contacts or older", async () => {
+    // 1,050 Annas, then 10,000 newer contacts: Ben, every fourth Clara, and 154 Evas among the
+    // newest 2,000. Written as an import writes them: through the API they would take minutes.
+    const old = searchCountBound + 50;
+    const nameOf = (i: number) => {
+      if (i < old) return "Anna";
+      const j = i - old;
+      if (j >= 8_000 && j % 13 === 0) return "Eva";
+      return j % 4 === 0 ? "Clara" : "Ben";
+    };
+    const phoneOf = (i: number) => `+49151${10_000_000 + i}`;
+    for (let start = 0; start < old + 10_000; start += 500) {
+      await t.database.db.transaction().execute(async (trx) => {
+        const writer = new ContactWriter(trx, ws);
+        for (let i = start; i < Math.min(old + 10_000, start + 500); i++) {
+          writer.create(
+            phoneOf(i),
+            { first_name: nameOf(i) },
+            { now: "2026-11-23T09:00:00Z", source: "test" },
+          );
+        }
+        await writer.flush();
+      });
+    }
+    const page = async (query: string) => {
+      const res = await t.request("GET", `/api/v1/workspaces/${ws}/contacts?${query}`);
+      expect(res.statusCode, query).toBe(200);
+      return ContactListResponse.parse(res.json());
+    };
+    const broad = { total: searchCountBound, total_is_lower_bound: true };
+
+    const anna = await page("search=ann&per_page=2");
+    expect(anna.meta.pagination).toMatchObject(broad);
+    expect(anna.data.map((c) => c.phone)).toEqual([phoneOf(old - 1), phoneOf(old - 2)]);
+    const next = await page(`search=ann&per_page=2&cursor=${anna.meta.pagination.next_cursor}`);
+    expect(next.data.map((c) => c.phone)).toEqual([phoneOf(old - 3), phoneOf(old - 4)]);
+
+    const ben = await page("search=b&per_page=1");
+    expect(ben.meta.pagination).toMatchObject(broad);
+    expect(ben.data.map((c) => c.phone)).toEqual([phoneOf(old + 9_999)]);
+    const clara = await page("search=cl&per_page=1");
+    expect(clara.meta.pagination).toMatchObject(broad);
+    expect(clara.data.map((c) => c.phone)).toEqual([phoneOf(old + 9_996)]);
+
+    const eva = await page("search=eva&per_page=100");
+    expect(eva.meta.pagination).toMatchObject({ total: 154, total_is_lower_bound: false });
+    expect(eva.data[0]?.phone).toBe(phoneOf(old + 9_997));
+    const evaLast = await page("search=eva&per_page=100&page=2");
+    expect(evaLast.data.map((c) => c.phone).at(-1)).toBe(phoneOf(old + 8_008));
+    expect(evaLast.meta.pagination.next_cursor).toBeNull();
+
+    const first = await page("search=%2B4915110000001");
+    expect(first.data.map((c) => c.first_name)).toEqual(["Anna"]);
+    expect(first.meta.pagination).toMatchObject({ total: 1, total_is_lower_bound: false });
   });
 
   it("creates a contact once when two first upserts of one phone arrive together", async () => {

@@ -12,7 +12,7 @@ import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
 import {
   contactJson,
-  postgresSearchPlan,
+  postgresSearchMatches,
   searchTermsMatch,
   tagNamed,
 } from "../db/contact-rows/contact-pages.js";
@@ -230,52 +230,32 @@ interface SearchRequest {
   tagSeqs: number[] | undefined;
 }
 
-/**
- * A page of search matches, counted up to `searchCountBound`; `counted` learns whether the
- * search is broad (more matches than the bound) before the page is read.
- */
+/** SQLite's page of search matches, counted up to `searchCountBound`. */
 async function searchPage(
   db: Db,
   { workspaceId, match, query, filters, tagSeqs }: SearchRequest,
-  counted?: (broad: boolean) => Promise<void>,
 ): Promise<ContactPage> {
-  const engine = engineOf(db);
-  const contactJsonSql = contactJson(engine);
-  let select: SelectQueryBuilder<Database, "contacts" | "contacts_fts", ContactPageRow>;
-  let matchesOnly: SelectQueryBuilder<Database, "contacts" | "contacts_fts", { one: number }>;
-  let keyColumn: string;
-  if (engine === "sqlite") {
-    select = db
-      .selectFrom("contacts_fts")
-      .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
-      .select([contactJsonSql.as("json"), "contacts.seq"])
-      .where(sql<boolean>`contacts_fts MATCH ${match}`)
-      // The terms are the workspace's own already; this only guards the page itself.
-      .where("contacts.workspace_id", "=", workspaceId);
-    // Counted from the search index alone: its terms are the workspace's own, so this reads
-    // no contact row (1,000 row lookups otherwise).
-    matchesOnly = db
-      .selectFrom("contacts_fts")
-      .where(sql<boolean>`contacts_fts MATCH ${match}`)
-      .select(sql<number>`1`.as("one")) as typeof matchesOnly;
-    keyColumn = "contacts_fts.rowid";
-  } else {
-    select = db
-      .selectFrom("contacts")
-      .select([contactJsonSql.as("json"), "contacts.seq"])
-      .where("contacts.workspace_id", "=", workspaceId)
-      .where(searchTermsMatch(match)) as typeof select;
-    matchesOnly = select.clearSelect().select(sql<number>`1`.as("one"));
-    keyColumn = "contacts.seq";
-  }
+  let select = db
+    .selectFrom("contacts_fts")
+    .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
+    .select([contactJson("sqlite").as("json"), "contacts.seq"])
+    .where(sql<boolean>`contacts_fts MATCH ${match}`)
+    // The terms are the workspace's own already; this only guards the page itself.
+    .where("contacts.workspace_id", "=", workspaceId);
   if (query.opt_in_status)
     select = select.where("contacts.opt_in_status", "=", query.opt_in_status);
   if (tagSeqs !== undefined) select = select.where(hasTag(tagSeqs));
-  // Another filter needs the contact row to count. The bound is written into the SQL: SQLite
-  // prepares a statement again at every run when its LIMIT is a bound parameter.
+  // Counted from the search index alone when no other filter needs the contact row: its terms
+  // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise). The
+  // bound is written into the SQL: SQLite prepares a statement again at every run when its LIMIT
+  // is a bound parameter.
   const matches = (
-    filters === 1 ? matchesOnly : select.clearSelect().select(sql<number>`1`.as("one"))
-  ).limit(sql.lit(searchCountBound + 1));
+    filters === 1
+      ? db.selectFrom("contacts_fts").where(sql<boolean>`contacts_fts MATCH ${match}`)
+      : select.clearSelect()
+  )
+    .select(sql<number>`1`.as("one"))
+    .limit(sql.lit(searchCountBound + 1));
   const matched = Number(
     (
       await db
@@ -284,8 +264,50 @@ async function searchPage(
         .executeTakeFirst()
     )?.n ?? 0,
   );
+  return searchResult(select, "contacts_fts.rowid", query, matched);
+}
+
+/**
+ * PostgreSQL's page of search matches (see postgresSearchMatches): a broad search's page by
+ * walking the workspace's contacts newest first with the search as a filter, a narrower one's
+ * from the seqs of its matches, so the search index is read once.
+ */
+async function postgresSearchPage(
+  trx: Db,
+  { workspaceId, match, query, tagSeqs }: SearchRequest,
+): Promise<ContactPage> {
+  const conditions = [searchTermsMatch(match)];
+  if (query.opt_in_status)
+    conditions.push(sql<boolean>`contacts.opt_in_status = ${query.opt_in_status}`);
+  if (tagSeqs !== undefined) conditions.push(hasTag(tagSeqs));
+  const seqs = await postgresSearchMatches(trx, workspaceId, conditions, searchCountBound);
+  const select = trx
+    .selectFrom("contacts")
+    .select([contactJson("postgres").as("json"), "contacts.seq"])
+    .where("contacts.workspace_id", "=", workspaceId);
+  return seqs === null
+    ? searchResult(
+        conditions.reduce((q, condition) => q.where(condition), select),
+        "contacts.seq",
+        query,
+        searchCountBound + 1,
+      )
+    : searchResult(
+        select.where(sql<boolean>`contacts.seq = ANY(${seqs}::int[])`),
+        "contacts.seq",
+        query,
+        seqs.length,
+      );
+}
+
+/** A page of `select`, ordered by `keyColumn`, with `matched` (counted up to the bound) as its total. */
+async function searchResult<TB extends "contacts" | "contacts_fts">(
+  select: SelectQueryBuilder<Database, TB, ContactPageRow>,
+  keyColumn: string,
+  query: ContactListQuery,
+  matched: number,
+): Promise<ContactPage> {
   const lowerBound = matched > searchCountBound;
-  await counted?.(lowerBound);
   const page = await paginate(select, keyColumn, query, {
     key: { column: keyColumn, of: (row) => row.seq },
     total: async () => (lowerBound ? searchCountBound : matched),
@@ -341,10 +363,7 @@ export async function listContacts(
     if (engine === "sqlite") return searchPage(db, request);
     // PostgreSQL cannot estimate how many contacts a prefix search matches (its guess walks a
     // million rows for four matches), so the service picks the plans in one transaction.
-    return db.transaction().execute(async (trx) => {
-      await postgresSearchPlan(trx, "count");
-      return searchPage(trx, request, (broad) => postgresSearchPlan(trx, broad ? "walk" : "count"));
-    });
+    return db.transaction().execute((trx) => postgresSearchPage(trx, request));
   }
 
   if (tagSeqs?.length === 1) {
