@@ -25,7 +25,13 @@ import {
   type RowReading,
   rowChecker,
 } from "./contact-import-rows.js";
-import { headerBytes, nextTurn, removeUpload, StagedUpload } from "./contact-import-uploads.js";
+import {
+  headerBytes,
+  nextTurn,
+  removeUpload,
+  StagedUpload,
+  uploadPieceBytes,
+} from "./contact-import-uploads.js";
 import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./contact-store.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
@@ -600,14 +606,31 @@ export async function runContactImport(
 }
 
 /**
- * The durable job that runs contact imports (registered in jobs/job-handlers.ts): by `run`, which
- * is runContactImport here or the same function in a worker thread (jobs/job-thread.ts).
+ * Files up to this size are imported in the service's thread even where worker threads are
+ * offered: starting two threads costs more than checking and writing the 12,000-odd rows of one
+ * stored piece.
  */
-export function contactImportJob(
-  services: ImportServices,
-  run: JobHandler = (job, ctx) => runContactImport(services, job, ctx),
-): JobHandler {
+export const threadedImportMinBytes = uploadPieceBytes;
+
+/**
+ * The durable job that runs contact imports (registered in jobs/job-handlers.ts): in this
+ * thread, or by `threaded` (the same runContactImport with worker threads, jobs/job-thread.ts)
+ * for a file larger than threadedImportMinBytes.
+ */
+export function contactImportJob(services: ImportServices, threaded?: JobHandler): JobHandler {
+  const inThisThread: JobHandler = (job, ctx) => runContactImport(services, job, ctx);
+  const runnerOf = async (job: Job): Promise<JobHandler> => {
+    if (!threaded) return inThisThread;
+    const importId = (job.payload as { import_id?: string }).import_id ?? "";
+    const row = await services.db
+      .selectFrom("contact_imports")
+      .select("csv_bytes")
+      .where("id", "=", importId)
+      .executeTakeFirst();
+    return (row?.csv_bytes ?? 0) > threadedImportMinBytes ? threaded : inThisThread;
+  };
   return async (job, ctx) => {
+    const run = await runnerOf(job);
     try {
       const result = await run(job, ctx);
       // The import's end was recorded with its event and webhook deliveries: send them now.
