@@ -57,4 +57,17 @@ describe("checking an import's rows", () => {
     const threaded = await checkAll(threadedRowChecker(reading, systemClock), csv, 65536);
     expect(threaded).toEqual(inline);
   });
+
+  it("fails, rather than waits for ever, when a piece cannot be read, in either thread", async () => {
+    const noPhone = Buffer.from("first_name,email\nAnna,anna@example.test\n");
+    const inline = rowChecker(reading, systemClock);
+    await expect(inline.check(noPhone)).rejects.toThrow(/phone/);
+    const { threadedRowChecker } = (await import(threadModule)) as ThreadModule;
+    const threaded = threadedRowChecker(reading, systemClock);
+    try {
+      await expect(threaded.check(noPhone)).rejects.toThrow(/phone/);
+    } finally {
+      threaded.close();
+    }
+  });
 });

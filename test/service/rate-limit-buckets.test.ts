@@ -80,6 +80,9 @@ describe("shared rate limit buckets while another connection writes (SQLite)", (
       for (let i = 0; i < 4; i++) decisions.push((await counter.hit("token:t")).allowed);
       expect(performance.now() - started).toBeLessThan(1000);
       expect(decisions).toEqual([true, true, true, false]);
+      // A window that ends while the lock is still held starts the count again.
+      clock.advance(60_000);
+      expect((await counter.hit("token:t")).allowed).toBe(true);
       importer.exec("COMMIT");
       await counter.close();
       const row = await database.db
@@ -87,7 +90,8 @@ describe("shared rate limit buckets while another connection writes (SQLite)", (
         .select("hits")
         .where("bucket", "=", "token:t")
         .executeTakeFirst();
-      expect(row?.hits).toBe(4);
+      // The hits of the window that ended no longer matter; the new window's one is written.
+      expect(row?.hits).toBe(1);
     } finally {
       importer.close();
       await database.close();

@@ -81,8 +81,12 @@ async function openSqlite(
   // Fewer, larger checkpoints of the WAL during bulk writes (the default is 1,000 pages).
   sqlite.pragma("wal_autocheckpoint = 4000");
   let turns: Turns | null = null;
-  if (giveWayTo) turns = { role: "worker", flag: writerTurns(giveWayTo) };
-  else if (file !== ":memory:") {
+  if (giveWayTo) {
+    turns = { role: "worker", flag: writerTurns(giveWayTo) };
+    // Two imports' threads race for the lock, each asking again right after it commits; one
+    // that keeps losing must wait rather than fail (a wait here holds no request).
+    sqlite.pragma("busy_timeout = 60000");
+  } else if (file !== ":memory:") {
     turns = { role: "service", flag: writerTurns() };
     serviceTurns.set(sqlite, turns.flag);
   }

@@ -15,7 +15,7 @@ import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
-import type { Job } from "../jobs/job-queue.js";
+import { type Job, LeaseLostError } from "../jobs/job-queue.js";
 import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { Services } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -579,21 +579,28 @@ export async function runContactImport(
     // a checker in another thread, or PostgreSQL's writes (on the server). On SQLite in this
     // thread, one after the other.
     const early = checker.beside || overlap;
+    // A check still in flight when the run stops or fails is dropped with the checker: its
+    // failure is thrown where it is awaited, never reported as unhandled.
+    const check = (piece: Buffer | undefined) => {
+      const checked = checker.check(piece);
+      checked.catch(() => {});
+      return checked;
+    };
     let data = await piece(0);
-    let checking = checker.check(data);
+    let checking = check(data);
     for (let seq = 0; ; seq++) {
       const rows = await checking;
       const ended = data === undefined;
       if (!ended) {
         data = await piece(seq + 1);
-        if (early) checking = checker.check(data);
+        if (early) checking = check(data);
       }
       if (!(await write(rows))) {
         await written();
         return { state: "interrupted" };
       }
       if (ended) break;
-      if (!early) checking = checker.check(data);
+      if (!early) checking = check(data);
     }
     await written();
   } finally {
@@ -638,7 +645,8 @@ export function contactImportJob(services: ImportServices, threaded?: JobHandler
       return result;
     } catch (error) {
       // The runner retries an unexpected failure a few times; after the last, the import fails.
-      if (job.attempts >= 5) {
+      // A lost lease is no failure: another instance runs the import now.
+      if (job.attempts >= 5 && !(error instanceof LeaseLostError)) {
         const importId = (job.payload as { import_id?: string }).import_id ?? "";
         await finish(
           services,

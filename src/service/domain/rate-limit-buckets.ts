@@ -144,6 +144,8 @@ export class SharedRateCounter {
     }
     if (row === lockedOut) {
       entry.pending += add;
+      // A window of its own until a sync learns the row's, so the count still resets in time.
+      entry.windowEndsAt ??= now.getTime() + this.limit.windowMs;
       return null;
     }
     entry.syncedAt = performance.now();

@@ -55,7 +55,7 @@ try {
   output = await run();
 } catch (error) {
   const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
-  output = { error: { name, message, stack } };
+  output = { error: { name, message, stack, code: (error as { code?: unknown }).code } };
 }
 parentPort?.postMessage(output);
 // The stop listener would keep the thread alive; its work is done.

@@ -22,7 +22,7 @@ export interface JobThreadInput {
 /** What the thread answers: how the run ended, or the error that ended it. */
 export type JobThreadOutput =
   | { result: JobResult }
-  | { error: { name: string; message: string; stack?: string | undefined } };
+  | { error: { name: string; message: string; stack?: string | undefined; code?: unknown } };
 
 /** Compiled beside this file; absent when the service runs from its TypeScript sources (tests). */
 const workerFile = fileURLToPath(new URL("./job-thread-worker.js", import.meta.url));
@@ -71,7 +71,9 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         } else if (output.error.name === "LeaseLostError") {
           reject(new LeaseLostError(job.id));
         } else {
-          const error = new Error(output.error.message);
+          const error = Object.assign(new Error(output.error.message), {
+            code: output.error.code,
+          });
           error.stack = output.error.stack;
           reject(error);
         }

@@ -36,8 +36,13 @@ export function threadedRowChecker(reading: RowReading, clock: Clock): RowChecke
   };
   worker.on("message", (output: RowCheckerOutput) => {
     const pending = waiting.shift();
-    if ("error" in output) fail(new Error(output.error));
-    else pending?.resolve(output.rows);
+    if ("error" in output) {
+      const error = new Error(output.error);
+      pending?.reject(error);
+      fail(error);
+    } else {
+      pending?.resolve(output.rows);
+    }
   });
   worker.on("error", fail);
   worker.on("exit", (code) => fail(new Error(`the row checker thread exited (${code})`)));
