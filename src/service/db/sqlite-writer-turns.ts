@@ -29,24 +29,26 @@ export function announcingWrites(
 ): BetterSqlite3.Statement {
   if (statement.readonly && !source.startsWith("begin")) return statement;
   const announced =
-    <A extends unknown[], R>(run: (...args: A) => R) =>
-    (...args: A): R => {
+    (run: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]): unknown => {
       Atomics.store(turns, 0, 1);
       try {
-        return run(...args);
+        return run.apply(statement, args);
       } finally {
         Atomics.store(turns, 0, 0);
         Atomics.notify(turns, 0);
       }
     };
+  // Wrapped once per statement: the statement cache hands the same one out for every run.
+  const methods: Record<string | symbol, unknown> = {
+    run: announced(statement.run),
+    all: announced(statement.all),
+    get: announced(statement.get),
+  };
   return new Proxy(statement, {
     get(target, property) {
       // With the statement itself as `this`: its native getters (busy, reader) refuse a proxy.
-      const value = Reflect.get(target, property);
-      if (property === "run" || property === "all" || property === "get") {
-        return announced((value as (...args: unknown[]) => unknown).bind(target));
-      }
-      return value;
+      return methods[property] ?? Reflect.get(target, property);
     },
   });
 }

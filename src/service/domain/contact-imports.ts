@@ -531,10 +531,10 @@ export async function runContactImport(
   const checker = checkRows(reading, clock);
   const committedTags = new Map<string, number>();
 
-  // On PostgreSQL a batch's statements run on the server while the next batch is parsed here
-  // (one batch written at a time, so checkpoints stay in order). On SQLite they run on this
-  // thread, and a transaction must not stay open while other work runs between its statements,
-  // so each batch is written before parsing goes on.
+  // On PostgreSQL a batch's statements run on the server while this thread goes on (one batch
+  // written at a time, so checkpoints stay in order). On SQLite they run on this thread, and a
+  // transaction must not stay open while other work runs between its statements, so each batch
+  // is written before anything else goes on here.
   const overlap = engineOf(db) === "postgres";
   let writing: Promise<void> | null = null;
   const written = async () => {
@@ -581,8 +581,8 @@ export async function runContactImport(
     const early = checker.beside || overlap;
     // A check still in flight when the run stops or fails is dropped with the checker: its
     // failure is thrown where it is awaited, never reported as unhandled.
-    const check = (piece: Buffer | undefined) => {
-      const checked = checker.check(piece);
+    const check = (bytes: Buffer | undefined) => {
+      const checked = checker.check(bytes);
       checked.catch(() => {});
       return checked;
     };

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../db/database.js";
-import type { Clock } from "../domain/clock.js";
+import { type Clock, offsetClock } from "../domain/clock.js";
 import { contactImportJobKind, runContactImport } from "../domain/contact-imports.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
@@ -27,8 +27,7 @@ async function run(): Promise<JobThreadOutput> {
   const work = runs[input.kind];
   if (!work) throw new Error(`no worker-thread run for job kind '${input.kind}'`);
   const database = await openDatabase(input.file, { migrate: false, giveWayTo: input.turns });
-  const offset = input.clockOffsetMs;
-  const clock: Clock = { now: () => new Date(Date.now() + offset) };
+  const clock = offsetClock(input.clockOffsetMs);
   const stop = new AbortController();
   parentPort?.on("message", (message) => {
     if (message === "stop") stop.abort();

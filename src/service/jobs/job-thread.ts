@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type Db, writerTurnsOf } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
-import { type Clock, systemClock } from "../domain/clock.js";
+import { type Clock, clockOffsetMs } from "../domain/clock.js";
 import { type Job, LeaseLostError } from "./job-queue.js";
 import type { JobHandler, JobLease, JobResult } from "./job-runner.js";
 
@@ -47,7 +47,7 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         file,
         job,
         lease: ctx.lease,
-        clockOffsetMs: clock === systemClock ? 0 : clock.now().getTime() - Date.now(),
+        clockOffsetMs: clockOffsetMs(clock),
         turns,
       };
       const worker = new Worker(workerFile, { workerData: input });

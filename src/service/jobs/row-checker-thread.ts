@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Clock } from "../domain/clock.js";
+import { type Clock, clockOffsetMs } from "../domain/clock.js";
 import type { CheckedRow, RowChecker, RowReading } from "../domain/contact-import-rows.js";
 
 /** What the checker thread is handed. */
@@ -26,7 +26,7 @@ export function rowCheckerThreads(): typeof threadedRowChecker | undefined {
  * them: on two cores, the next piece's CSV parsing and phone checks cost the writer nothing.
  */
 export function threadedRowChecker(reading: RowReading, clock: Clock): RowChecker {
-  const input: RowCheckerInput = { reading, clockOffsetMs: clock.now().getTime() - Date.now() };
+  const input: RowCheckerInput = { reading, clockOffsetMs: clockOffsetMs(clock) };
   const worker = new Worker(workerFile, { workerData: input });
   const waiting: Array<{ resolve: (rows: CheckedRow[]) => void; reject: (e: Error) => void }> = [];
   let failure: Error | null = null;

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { Clock } from "../domain/clock.js";
+import { offsetClock } from "../domain/clock.js";
 import { rowChecker } from "../domain/contact-import-rows.js";
 import type { RowCheckerInput, RowCheckerOutput } from "./row-checker-thread.js";
 
@@ -8,9 +8,7 @@ import type { RowCheckerInput, RowCheckerOutput } from "./row-checker-thread.js"
 // answers no requests.
 
 const input = workerData as RowCheckerInput;
-const offset = input.clockOffsetMs;
-const clock: Clock = { now: () => new Date(Date.now() + offset) };
-const checker = rowChecker(input.reading, clock);
+const checker = rowChecker(input.reading, offsetClock(input.clockOffsetMs));
 let queue = Promise.resolve();
 
 parentPort?.on("message", (piece: Uint8Array | null) => {
