@@ -3,7 +3,12 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
-import { announcingWrites, giveWay, type WriterTurns, writerTurns } from "./sqlite-writer-turns.js";
+import {
+  giveWay,
+  LockWaitingSqliteDialect,
+  type WriterTurns,
+  writerTurns,
+} from "./sqlite-writer-turns.js";
 
 export type Db = Kysely<Database>;
 
@@ -41,13 +46,12 @@ function withStatementCache(
         // Kysely begins transactions deferred. With a second connection on the file (an import's
         // worker thread, another process), a transaction that read and then writes after the
         // other committed fails at once with SQLITE_BUSY_SNAPSHOT; taking the write lock at the
-        // start makes it wait its turn (busy_timeout) instead.
+        // start makes it wait its turn instead.
         const source = text === "begin" ? "begin immediate" : text;
         if (turns?.role === "worker" && source === "begin immediate") giveWay(turns.flag);
         const cached = statements.get(source);
         if (cached && !cached.busy) return cached;
-        let statement = prepare(source);
-        if (turns?.role === "service") statement = announcingWrites(statement, source, turns.flag);
+        const statement = prepare(source);
         if (!cached && statements.size < 500) statements.set(source, statement);
         return statement;
       };
@@ -89,9 +93,15 @@ async function openSqlite(
   } else if (file !== ":memory:") {
     turns = { role: "service", flag: writerTurns() };
     serviceTurns.set(sqlite, turns.flag);
+    // Never asleep in SQLite's busy handler: the driver waits for the lock on the event loop.
+    sqlite.pragma("busy_timeout = 0");
   }
+  const database = withStatementCache(sqlite, turns);
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite, turns) }),
+    dialect:
+      turns?.role === "service"
+        ? new LockWaitingSqliteDialect(database, sqlite, turns.flag)
+        : new SqliteDialect({ database }),
   });
   registerSqliteHandle(db, sqlite);
   return { db, sqlite };

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "./database.js";
 import { engineOf, sqliteHandleOf } from "./engine.js";
+import { withoutLockWaits } from "./sqlite-writer-turns.js";
 
 /**
  * Serialises the transactions that check a workspace's state and then write (plan limits, a
@@ -82,7 +83,7 @@ export async function unlessLocked<T>(
     const timeout = sqlite.pragma("busy_timeout", { simple: true }) as number;
     sqlite.pragma("busy_timeout = 0");
     try {
-      return await write(connection);
+      return await withoutLockWaits(sqlite, () => write(connection));
     } catch (error) {
       if (String((error as { code?: unknown }).code).startsWith("SQLITE_BUSY")) return lockedOut;
       throw error;
