@@ -96,6 +96,85 @@ describe("search totals", () => {
       (await t.request("GET", `/api/v1/workspaces/${ws}/contacts?search=4915110000001`)).json(),
     );
     expect(narrow.meta.pagination).toMatchObject({ total: 1, total_is_lower_bound: false });
+
+    // The last page knows every match: a walk by cursor ends with the exact total.
+    let pagination = broad.meta.pagination;
+    let walked = broad.data.length;
+    while (pagination.next_cursor) {
+      const next = ContactListResponse.parse(
+        (
+          await t.request(
+            "GET",
+            `/api/v1/workspaces/${ws}/contacts?search=ann&per_page=100&cursor=${pagination.next_cursor}`,
+          )
+        ).json(),
+      );
+      walked += next.data.length;
+      pagination = next.meta.pagination;
+      expect(pagination.page).toBeLessThanOrEqual(pagination.total_pages);
+    }
+    expect(walked).toBe(rows);
+    expect(pagination).toMatchObject({
+      page: 11,
+      total: rows,
+      total_is_lower_bound: false,
+      total_pages: 11,
+    });
+    // So does the last page by number; a page past it shows nothing and tells nothing.
+    const last = await t.request(
+      "GET",
+      `/api/v1/workspaces/${ws}/contacts?search=ann&per_page=100&page=11`,
+    );
+    expect(ContactListResponse.parse(last.json()).meta.pagination).toMatchObject({
+      total: rows,
+      total_is_lower_bound: false,
+    });
+    const past = await t.request(
+      "GET",
+      `/api/v1/workspaces/${ws}/contacts?search=ann&per_page=100&page=12`,
+    );
+    expect(ContactListResponse.parse(past.json()).meta.pagination).toMatchObject({
+      total: searchCountBound,
+      total_is_lower_bound: true,
+    });
+  });
+
+  it("pages a search within a tag by cursor to the end, each match once", async () => {
+    const lines = ["phone,first_name,tags"];
+    for (let i = 0; i < 120; i++)
+      lines.push(
+        `+49151${String(20_000_000 + i)},${i % 2 ? "Anna" : "Berta"},${i % 3 ? "vip" : "lead"}`,
+      );
+    await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(lines.join("\n")).toString("base64") },
+    });
+    await t.runJobs();
+    const phones: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const res = await t.request(
+        "GET",
+        `/api/v1/workspaces/${ws}/contacts?search=anna&tag=vip&per_page=7${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      const page = ContactListResponse.parse(res.json());
+      phones.push(...page.data.map((c) => c.phone));
+      cursor = page.meta.pagination.next_cursor;
+    }
+    const expected = [];
+    for (let i = 119; i >= 0; i--)
+      if (i % 2 && i % 3) expected.push(`+49151${String(20_000_000 + i)}`);
+    expect(phones).toEqual(expected);
+  });
+
+  it("says a search's total is exact when the search has nothing to look for", async () => {
+    const res = await t.request(
+      "GET",
+      `/api/v1/workspaces/${ws}/contacts?search=${encodeURIComponent("*")}`,
+    );
+    expect(ContactListResponse.parse(res.json()).meta.pagination).toMatchObject({
+      total: 0,
+      total_is_lower_bound: false,
+    });
   });
 
   it("counts a one-letter search narrowed by status or tag among the contacts that pass", async () => {

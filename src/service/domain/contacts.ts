@@ -206,13 +206,15 @@ export interface ContactPage {
   meta: ListMeta;
 }
 
-const emptyPage = (query: PageQuery): ContactPage => ({
+/** A page of nothing; a search's says its total is exact (the contract: present on searches). */
+const emptyPage = (query: ContactListQuery): ContactPage => ({
   rows: [],
   meta: {
     pagination: {
       page: query.page,
       per_page: query.per_page,
       total: 0,
+      ...(query.search?.trim() ? { total_is_lower_bound: false } : {}),
       total_pages: 0,
       next_cursor: null,
     },
@@ -235,11 +237,15 @@ async function searchPage(
   db: Db,
   { workspaceId, match, query, filters, tagSeqs }: SearchRequest,
 ): Promise<ContactPage> {
+  // The search index drives, whatever the other filters: SQLite keeps a CROSS JOIN's order. Left
+  // to choose, it read a later page (a cursor, a tag) from the contacts by seq and asked the
+  // index for each: 15 s for page 2 of a tag and a search at 200,000 contacts, instead of 2 ms.
   let select = db
     .selectFrom("contacts_fts")
-    .innerJoin("contacts", "contacts.seq", "contacts_fts.rowid")
+    .crossJoin("contacts")
     .select([contactJson("sqlite").as("json"), "contacts.seq"])
     .where(sql<boolean>`contacts_fts MATCH ${match}`)
+    .whereRef("contacts.seq", "=", "contacts_fts.rowid")
     // The terms are the workspace's own already; this only guards the page itself.
     .where("contacts.workspace_id", "=", workspaceId);
   if (query.opt_in_status)
@@ -307,14 +313,33 @@ async function searchResult<TB extends "contacts" | "contacts_fts">(
   query: ContactListQuery,
   matched: number,
 ): Promise<ContactPage> {
-  const lowerBound = matched > searchCountBound;
   const page = await paginate(select, keyColumn, query, {
     key: { column: keyColumn, of: (row) => row.seq },
-    total: async () => (lowerBound ? searchCountBound : matched),
+    total: async () => Math.min(matched, searchCountBound),
   });
+  if (matched <= searchCountBound) {
+    return {
+      rows: page.rows,
+      meta: { pagination: { ...page.pagination, total_is_lower_bound: false } },
+    };
+  }
+  // Past the bound, the page itself tells more: the rows before it and on it match too, and on
+  // the last page (no next cursor) that is every match. A walk to the end then ends exact, and
+  // the page shown is never past `total_pages`.
+  const { page: number, per_page: perPage, next_cursor: next } = page.pagination;
+  // A page past the end (by number) shows nothing and tells nothing.
+  const seen = page.rows.length > 0 ? (number - 1) * perPage + page.rows.length : 0;
+  const total = Math.max(searchCountBound, seen);
   return {
     rows: page.rows,
-    meta: { pagination: { ...page.pagination, total_is_lower_bound: lowerBound } },
+    meta: {
+      pagination: {
+        ...page.pagination,
+        total,
+        total_is_lower_bound: next !== null || seen <= searchCountBound,
+        total_pages: Math.ceil(total / perPage),
+      },
+    },
   };
 }
 
