@@ -52,13 +52,17 @@ export async function fetchList<Item>(
   };
 }
 
-/** "Page 1 of 7 (134 workspaces): --page 2 for the next, --all for every page." */
+/**
+ * "Page 1 of 7 (134 workspaces): --page 2 for the next, --all for every page." A total the
+ * service counted only up to a bound (a broad search) reads "Page 1 of 50+ (1000+ contacts)".
+ */
 export function pageNote(pagination: Pagination, noun: string): string | undefined {
-  const { page, total, total_pages: pages } = pagination;
-  if (pages <= 1 && page <= 1) return undefined;
-  if (page > pages) {
+  const { page, total, total_pages: pages, total_is_lower_bound: atLeast } = pagination;
+  if (pages <= 1 && page <= 1 && !atLeast) return undefined;
+  if (page > pages && !atLeast) {
     return `Page ${page} is past the last page (${pages}; ${total} ${noun} in all).`;
   }
-  const next = page < pages ? `--page ${page + 1} for the next, ` : "";
-  return `Page ${page} of ${pages} (${total} ${noun}): ${next}--all for every page.`;
+  const more = atLeast ? "+" : "";
+  const next = page < pages || atLeast ? `--page ${page + 1} for the next, ` : "";
+  return `Page ${page} of ${pages}${more} (${total}${more} ${noun}): ${next}--all for every page.`;
 }

@@ -37,6 +37,40 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stdout).toContain("vip,newsletter");
   });
 
+  it("shows a broad search's total as at least that many, never 'past the last page'", async () => {
+    const broad = (page: number) => ({
+      page,
+      per_page: 20,
+      total: 1000,
+      total_pages: 50,
+      total_is_lower_bound: true,
+      next_cursor: "c",
+    });
+    for (const page of [1, 400]) {
+      api.pool
+        .intercept({
+          path: `${base}/contacts`,
+          method: "GET",
+          query: { search: "a", page: String(page), per_page: "20" },
+        })
+        .reply(200, envelope([anna], broad(page)), { headers: jsonHeaders });
+    }
+    const first = await runCli(["contacts", "list", "--search", "a"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(first.stderr).toBe(
+      "Page 1 of 50+ (1000+ contacts): --page 2 for the next, --all for every page.\n",
+    );
+    const deep = await runCli(["contacts", "list", "--search", "a", "--page", "400"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(deep.stderr).toBe(
+      "Page 400 of 50+ (1000+ contacts): --page 401 for the next, --all for every page.\n",
+    );
+  });
+
   it("prints tab-separated rows when piped and follows every cursor with --all", async () => {
     api.pool
       .intercept({ path: `${base}/contacts`, method: "GET", query: { per_page: "20" } })
