@@ -166,7 +166,7 @@ function contactRow(i: number): string[] {
   if (i % 3 === 0) tags.push(tagNames[(i * 5 + 2) % tagNames.length] as string);
   return exportRow(
     {
-      phone: i % 200 === 199 ? `+999${number}` : `${prefix}${number}`,
+      phone: i % 200 === 199 ? `+999${String(i).padStart(9, "0")}` : `${prefix}${number}`,
       first_name: first,
       last_name: last,
       email: `${emailName(first)}.${emailName(last)}${i}@example.com`,
