@@ -142,6 +142,12 @@ const importFields: Column<ContactImport>[] = [
     value: (i) => i.error_count,
     display: (i, p) => (i.error_count > 0 ? p.bad(count(i.error_count)) : "0"),
   },
+  {
+    header: "Opt-outs kept",
+    key: "opt_outs_kept",
+    value: (i) => i.opt_outs_kept,
+    display: (i) => count(i.opt_outs_kept),
+  },
   { header: "On duplicate", key: "duplicate_handling", value: (i) => i.duplicate_handling },
   {
     header: "Ignored columns",
@@ -200,5 +206,10 @@ export function importSummary(imported: ContactImport, errorsFile?: string): str
       : errorsFile
         ? ` Every row error is in ${errorsFile}.`
         : " Write every row error to a file with --errors FILE.";
-  return `Import ${imported.import_id} completed: ${done}.${errors}`;
+  // Consent the file asked to change and the import kept: the user should know it happened.
+  const kept =
+    imported.opt_outs_kept === 0
+      ? ""
+      : ` ${count(imported.opt_outs_kept)} ${imported.opt_outs_kept === 1 ? "row says" : "rows say"} opted_in for a contact who opted out: they stay opted out (only the contact's START or \`reseller contacts update <id> --opt-in opted_in --opt-in-source …\` re-subscribes).`;
+  return `Import ${imported.import_id} completed: ${done}.${kept}${errors}`;
 }

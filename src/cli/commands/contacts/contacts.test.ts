@@ -153,6 +153,29 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stderr).toBe("Created contact ct_01anna (+4915112345678).\n");
   });
 
+  it("says why an upsert left the contact opted out", async () => {
+    const notice = "the contact opted out and stays opted out";
+    api.pool
+      .intercept({ path: `${base}/contacts`, method: "POST" })
+      .reply(
+        200,
+        {
+          status: "success",
+          data: anna,
+          meta: { notices: [{ field: "opt_in_status", message: notice }] },
+        },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(
+      ["contacts", "upsert", "--phone", "+4915112345678", "--opt-in", "opted_in"],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `Updated contact ct_01anna (+4915112345678).\nopt_in_status: ${notice}\n`,
+    );
+  });
+
   it.each([
     [["--phone", "0151 12345678"], "--phone"],
     [["--phone", "+4915112345678", "--field", "novalue"], "key=value"],

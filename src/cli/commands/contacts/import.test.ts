@@ -135,6 +135,50 @@ describe("reseller contacts import", () => {
     expect(run.stdout).toBe("imp_01x\n");
   });
 
+  it("says how many opt-outs the import kept, in the summary and the record", async () => {
+    stubUpload({});
+    stubGet({ ...finished, error_count: 0, errors: [], opt_outs_kept: 2 });
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Opt-outs kept:\s+2/);
+    expect(run.stderr).toContain(
+      "2 rows say opted_in for a contact who opted out: they stay opted out",
+    );
+  });
+
+  it("exits 0 with the queued import when the token may import but not read it", async () => {
+    stubUpload({});
+    stubUpload({});
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(
+        403,
+        {
+          status: "error",
+          error_code: "insufficient_scope",
+          message: "This endpoint needs the 'contacts:read' scope, which the token does not have.",
+        },
+        { headers: jsonHeaders },
+      )
+      .times(2);
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv), "--json"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: "imp_01x", status: "queued" });
+    const told = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(told.code).toBe(0);
+    expect(told.stderr).toContain("this token cannot follow it");
+  });
+
   it("exits 1 with the reason when the import fails", async () => {
     stubUpload({});
     stubGet(

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
+import { ApiError } from "../../../client/api-error.js";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
 import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, usageError } from "../../cli-error.js";
@@ -153,7 +154,20 @@ export const run: Handler = async (ctx, { args, options }) => {
       message: `Follow it with \`reseller contacts imports get ${queued.id}\`.`,
     };
   }
-  const { record: done, raw } = await follow(ctx, path, queued, response.raw.data);
+  let followed: Awaited<ReturnType<typeof follow>>;
+  try {
+    followed = await follow(ctx, path, queued, response.raw.data);
+  } catch (error) {
+    // A token that may import but not read: the import is queued and runs all the same, so
+    // this is no failure (a script must not import the file again).
+    if (!(error instanceof ApiError && error.errorCode === "insufficient_scope")) throw error;
+    return {
+      data: response.raw.data,
+      view: importView(queued),
+      message: `Import ${queued.id} is queued; this token cannot follow it (it lacks the 'contacts:read' scope). Follow it with \`reseller contacts imports get ${queued.id}\` and a token that has.`,
+    };
+  }
+  const { record: done, raw } = followed;
   if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
   const errorsFile = stringOption(options, "errors");
   if (errorsFile !== undefined) await writeImportErrors(client, workspaceId, done.id, errorsFile);
