@@ -1,7 +1,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../db/database.js";
 import { type Clock, offsetClock } from "../domain/clock.js";
-import { contactImportJobKind, runContactImport } from "../domain/contact-imports.js";
+import {
+  contactImportJobKind,
+  runContactImport,
+  threadBatchRows,
+} from "../domain/contact-imports.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
 import type { JobThreadInput, JobThreadOutput } from "./job-thread.js";
@@ -20,7 +24,7 @@ const input = workerData as JobThreadInput;
 /** The jobs that can run in a thread, by kind. */
 const runs: Record<string, ThreadRun> = {
   [contactImportJobKind]: (services, ctx) =>
-    runContactImport(services, input.job, ctx, threadedRowChecker),
+    runContactImport(services, input.job, ctx, threadedRowChecker, threadBatchRows),
 };
 
 async function run(): Promise<JobThreadOutput> {
