@@ -13,8 +13,13 @@ export class CsvDecoder {
   private decoder: ReturnType<typeof iconv.getDecoder> | null = null;
   private head: Buffer | null = Buffer.alloc(0);
 
-  constructor(declared: CsvEncoding = "utf-8") {
+  constructor(private readonly declared: CsvEncoding = "utf-8") {
     this.encoding = declared;
+  }
+
+  /** Whether the file's byte order mark overrode the declared encoding. */
+  get markOverrode(): boolean {
+    return this.encoding !== this.declared;
   }
 
   /** UTF-8 for the next bytes of the file. */
@@ -66,4 +71,14 @@ export function decodeCsv(
   const decoder = new CsvDecoder(encoding);
   const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
   return { text, encoding: decoder.encoding };
+}
+
+/**
+ * Why a file read as UTF-8 (declared so, or by its byte order mark) is refused: its bytes are
+ * not UTF-8. `option` is how the caller names the encoding option (`encoding`, `--encoding`).
+ */
+export function notUtf8Reason(decoder: CsvDecoder, option: string): string {
+  return decoder.markOverrode
+    ? `starts with a UTF-8 byte order mark but is not UTF-8 text, so ${option} does not apply to it: save the file as CSV UTF-8, or remove the mark`
+    : `is not UTF-8 text; name its encoding with ${option} (windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8`;
 }

@@ -92,6 +92,17 @@ describe("contact imports streamed as text/csv", () => {
     expect(await storedUploadPieces()).toBe(0);
   });
 
+  it("says so when a UTF-8 byte order mark overrides the encoding given", async () => {
+    const marked = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from("phone,first_name\n+4915112345678,J\xfcrgen\n", "latin1"),
+    ]);
+    const res = await upload(marked, "?encoding=windows-1252");
+    expect(res.statusCode).toBe(422);
+    expect(await res.body.text()).toContain("starts with a UTF-8 byte order mark but is not UTF-8");
+    expect(await storedUploadPieces()).toBe(0);
+  });
+
   it("answers other requests in time while a 100 MB file uploads", async () => {
     // ~100 MB: 400,000 rows of ~250 bytes.
     const rows = 400_000;

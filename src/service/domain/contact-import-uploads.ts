@@ -83,10 +83,12 @@ export class StagedUpload {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
 
+  /** `notUtf8`: why the file is refused when its bytes are not UTF-8 (csv-decoding.ts). */
   constructor(
     private readonly db: Db,
     readonly uploadId: string,
     private readonly now: string,
+    private readonly notUtf8: () => string,
   ) {
     this.file = join(tmpdir(), `reseller-upload-${uploadId}.csv`);
   }
@@ -153,10 +155,7 @@ export class StagedUpload {
       if (piece === undefined) this.utf8.decode();
       else this.utf8.decode(piece, { stream: true });
     } catch {
-      throw invalidField(
-        "csv",
-        "is not UTF-8 text; send its encoding (encoding: windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8",
-      );
+      throw invalidField("csv", this.notUtf8());
     }
   }
 }

@@ -5,7 +5,7 @@ import {
   type ImportRowError,
   importLimits,
 } from "../../contract/contact-imports.js";
-import { CsvDecoder } from "../../contract/csv-decoding.js";
+import { CsvDecoder, notUtf8Reason } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
@@ -163,11 +163,13 @@ export async function createImport(
   }
   await removeAbandonedUploads(services);
   const id = newId("imp");
-  const upload = new StagedUpload(db, id, isoSeconds(clock.now()));
-  let head: ReturnType<typeof readCsvHead>;
-  let file: Awaited<ReturnType<StagedUpload["end"]>>;
   // Stored as UTF-8 whatever the file's encoding, so the limits and the job read one form.
   const decoder = new CsvDecoder(options.encoding);
+  const upload = new StagedUpload(db, id, isoSeconds(clock.now()), () =>
+    notUtf8Reason(decoder, "encoding"),
+  );
+  let head: ReturnType<typeof readCsvHead>;
+  let file: Awaited<ReturnType<StagedUpload["end"]>>;
   try {
     for await (const piece of source) await upload.push(decoder.write(piece));
     await upload.push(decoder.end());

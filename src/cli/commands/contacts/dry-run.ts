@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
+import { CsvDecoder, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
 import { CsvHeaderError, openContactCsv } from "../../../contract/csv-reader.js";
 import { countryCode } from "../../../contract/phones.js";
@@ -45,13 +46,11 @@ export function dryRun(
       `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
     );
   }
-  const utf16Mark =
-    (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  if ((read.encoding ?? "utf-8") === "utf-8" && !utf16Mark && !isUtf8(bytes)) {
-    throw new CliError(
-      "refused",
-      "The file is not UTF-8 text; name its encoding with --encoding (windows-1252, iso-8859-1, utf-16le…) or save it as CSV UTF-8.",
-    );
+  // Read as the service reads it: a byte order mark wins over --encoding.
+  const probe = new CsvDecoder(read.encoding);
+  probe.write(bytes.subarray(0, 3));
+  if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
+    throw new CliError("refused", `The file ${notUtf8Reason(probe, "--encoding")}.`);
   }
   const reader = openContactCsv(read);
   const report: DryRunReport = {

@@ -248,6 +248,25 @@ describe("reseller contacts import", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 2, valid_rows: 2, error_count: 0 });
   });
 
+  it("refuses in a dry run, as the service does, a file whose UTF-8 mark overrides --encoding", async () => {
+    const file = tempFile("marked.csv");
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from("phone,first_name\n+4915112345678,J\xfcrgen\n", "latin1"),
+      ]),
+    );
+    const run = await runCli(
+      ["contacts", "import", file, "--dry-run", "--encoding", "windows-1252"],
+      { env: env() },
+    );
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "starts with a UTF-8 byte order mark but is not UTF-8 text, so --encoding does not apply",
+    );
+  });
+
   it("refuses a file without a phone column in a dry run, and a missing file before any request", async () => {
     const dry = await runCli(
       ["contacts", "import", tempFile("c.csv", "name\nAnna\n"), "--dry-run"],
