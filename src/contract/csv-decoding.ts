@@ -82,3 +82,23 @@ export function notUtf8Reason(decoder: CsvDecoder, option: string): string {
     ? `starts with a UTF-8 byte order mark but is not UTF-8 text, so ${option} does not apply to it: save the file as CSV UTF-8, or remove the mark`
     : `is not UTF-8 text; name its encoding with ${option} (windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8`;
 }
+
+/** Formats people upload instead of a CSV, by the bytes they start with. */
+const notCsvFormats: Array<[number[], string]> = [
+  [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (an Excel .xlsx or OpenDocument .ods workbook?)"],
+  [[0xd0, 0xcf, 0x11, 0xe0], "an old Office file (an Excel .xls workbook?)"],
+  [[0x25, 0x50, 0x44, 0x46], "a PDF document"],
+];
+
+/**
+ * Why a file is refused before any of it is read as CSV: it starts as a workbook, an archive or
+ * a PDF does. Null for anything else.
+ */
+export function notCsvReason(start: Buffer): string | null {
+  for (const [magic, what] of notCsvFormats) {
+    if (magic.every((byte, i) => start[i] === byte)) {
+      return `is ${what}, not a CSV file: open it and save it as "CSV UTF-8" (Excel: File > Save As), then import that`;
+    }
+  }
+  return null;
+}

@@ -92,6 +92,22 @@ describe("contact imports streamed as text/csv", () => {
     expect(await storedUploadPieces()).toBe(0);
   });
 
+  it("says a workbook or a PDF is not a CSV file, and how to make one", async () => {
+    const workbook = Buffer.concat([
+      Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0xff, 0xfe]),
+      Buffer.from("xl/workbook.xml"),
+    ]);
+    const xlsx = await upload(workbook);
+    expect(xlsx.statusCode).toBe(422);
+    expect(await xlsx.body.text()).toContain("is a ZIP archive (an Excel .xlsx");
+    const pdf = await upload(Buffer.from("%PDF-1.4\nphone\n"));
+    expect(pdf.statusCode).toBe(422);
+    expect(await pdf.body.text()).toContain(
+      'is a PDF document, not a CSV file: open it and save it as \\"CSV UTF-8\\"',
+    );
+    expect(await storedUploadPieces()).toBe(0);
+  });
+
   it("says so when a UTF-8 byte order mark overrides the encoding given", async () => {
     const marked = Buffer.concat([
       Buffer.from([0xef, 0xbb, 0xbf]),

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
-import { CsvDecoder, notUtf8Reason } from "../../../contract/csv-decoding.js";
+import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
 import { CsvHeaderError, openContactCsv } from "../../../contract/csv-reader.js";
 import { countryCode } from "../../../contract/phones.js";
@@ -46,6 +46,8 @@ export function dryRun(
       `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
     );
   }
+  const notCsv = notCsvReason(bytes);
+  if (notCsv !== null) throw new CliError("refused", `The file ${notCsv}.`);
   // Read as the service reads it: a byte order mark wins over --encoding.
   const probe = new CsvDecoder(read.encoding);
   probe.write(bytes.subarray(0, 3));

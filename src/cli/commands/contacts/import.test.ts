@@ -248,6 +248,15 @@ describe("reseller contacts import", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 2, valid_rows: 2, error_count: 0 });
   });
 
+  it("refuses an Excel workbook in a dry run, saying to save it as CSV", async () => {
+    const file = tempFile("book.xlsx");
+    writeFileSync(file, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]));
+    const run = await runCli(["contacts", "import", file, "--dry-run"], { env: env() });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("is a ZIP archive (an Excel .xlsx");
+    expect(run.stderr).toContain('save it as "CSV UTF-8"');
+  });
+
   it("refuses in a dry run, as the service does, a file whose UTF-8 mark overrides --encoding", async () => {
     const file = tempFile("marked.csv");
     writeFileSync(
