@@ -52,6 +52,40 @@ describe("HTTP edges", () => {
     expect(submitted.statusCode, submitted.body).toBe(200);
   });
 
+  it("names the Content-Type it refuses (415) and what to send instead", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/workspaces/${ws}/contacts/import`,
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        "content-type": "multipart/form-data; boundary=x",
+      },
+      payload: "--x--",
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ error_code: "unsupported_media_type" });
+    expect(res.json().message).toContain(
+      "(multipart/form-data) is not accepted: send application/json",
+    );
+  });
+
+  it("says a JSON object body is needed when a POST sends none", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/workspaces/${ws}/contacts`,
+      headers: { authorization: `Bearer ${t.token}` },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      {
+        field: "(body)",
+        message: "the request needs a JSON object as its body (Content-Type: application/json)",
+      },
+    ]);
+  });
+
   it("refuses invalid UTF-8 inside a JSON string (400 invalid_json) and stores nothing", async () => {
     const before = await t.request("GET", "/api/v1/workspaces");
     const bytes = Buffer.concat([

@@ -53,10 +53,16 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
           message: "is not a field this endpoint accepts",
         }));
       }
+      const field = fieldOf(error.validationContext, v.instancePath);
+      // No body, or a body that is not an object: zod's "expected object, received null" says
+      // less than what the endpoint wants.
+      const noObject = field === "(body)" && /expected object/.test(v.message ?? "");
       return [
         {
-          field: fieldOf(error.validationContext, v.instancePath),
-          message: v.message ?? "is invalid",
+          field,
+          message: noObject
+            ? "the request needs a JSON object as its body (Content-Type: application/json)"
+            : (v.message ?? "is invalid"),
         },
       ];
     });
@@ -64,6 +70,14 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
   }
   const mapped = error.code ? fastifyCodes[error.code] : undefined;
+  if (mapped === "unsupported_media_type") {
+    const type = request.headers["content-type"]?.split(";", 1)[0] ?? "none";
+    return send(
+      reply,
+      mapped,
+      `The body's Content-Type (${type}) is not accepted: send application/json; a contact import also takes text/csv, the file itself as the body.`,
+    );
+  }
   if (mapped) {
     const own = mapped === "invalid_json" && error.message.includes("UTF-8");
     return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
