@@ -51,7 +51,11 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
         ? ` (HTTP ${error.status})`
         : "";
     lines.push(`Error: ${error.message}${code}`);
-    for (const d of error.details) {
+    // A message that is its one detail already ("csv: is empty …") is said once.
+    const [only] = error.details;
+    const said =
+      error.details.length === 1 && only && error.message === `${only.field}: ${only.message}`;
+    for (const d of said ? [] : error.details) {
       lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
     }
     if (error.requestId) lines.push(`Request id: ${error.requestId}`);
