@@ -155,17 +155,15 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
 
   it("says why an upsert left the contact opted out", async () => {
     const notice = "the contact opted out and stays opted out";
-    api.pool
-      .intercept({ path: `${base}/contacts`, method: "POST" })
-      .reply(
-        200,
-        {
-          status: "success",
-          data: anna,
-          meta: { notices: [{ field: "opt_in_status", message: notice }] },
-        },
-        { headers: jsonHeaders },
-      );
+    api.pool.intercept({ path: `${base}/contacts`, method: "POST" }).reply(
+      200,
+      {
+        status: "success",
+        data: anna,
+        meta: { notices: [{ field: "opt_in_status", message: notice }] },
+      },
+      { headers: jsonHeaders },
+    );
     const run = await runCli(
       ["contacts", "upsert", "--phone", "+4915112345678", "--opt-in", "opted_in"],
       { env: env(), dispatcher: api.agent },
