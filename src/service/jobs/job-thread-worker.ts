@@ -6,6 +6,7 @@ import {
   runContactImport,
   threadBatchRows,
 } from "../domain/contact-imports.js";
+import { runInBackground } from "./background-priority.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
 import type { JobThreadInput, JobThreadOutput } from "./job-thread.js";
@@ -19,6 +20,7 @@ type ThreadRun = (
   ctx: JobContext,
 ) => Promise<JobResult>;
 
+runInBackground();
 const input = workerData as JobThreadInput;
 
 /** The jobs that can run in a thread, by kind. */
