@@ -25,7 +25,27 @@ function hintFor(error: ApiError): string | undefined {
     return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";
   if (error.status === 403) return "Use a token that has this scope (see `reseller auth status`).";
   if (error.status === 429) return "The token's rate limit is spent; wait and try again.";
+  if (error.status === 422) return flagsHint(error);
   return undefined;
+}
+
+/** The service's import options as the CLI's `contacts import` spells them. */
+const importFlags: Record<string, string> = {
+  encoding: "--encoding",
+  default_country: "--default-country",
+  mapping: `--map "Their column=phone"`,
+  delimiter: "--delimiter",
+  duplicate_handling: "--on-duplicate",
+};
+
+/** A 422 that names the service's option names: how to give them from the CLI. */
+function flagsHint(error: ApiError): string | undefined {
+  const text = [error.message, ...error.details.flatMap((d) => [d.field, d.message])].join(" ");
+  const named = Object.entries(importFlags).filter(([option]) =>
+    new RegExp(`\\b${option}\\b`).test(text),
+  );
+  if (named.length === 0) return undefined;
+  return `With \`reseller contacts import\`: ${named.map(([option, flag]) => `${option} is ${flag}`).join(", ")}.`;
 }
 
 /** Ctrl-C at a prompt: @inquirer/prompts rejects with an ExitPromptError. */

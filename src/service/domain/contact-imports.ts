@@ -166,7 +166,7 @@ export async function createImport(
   // Stored as UTF-8 whatever the file's encoding, so the limits and the job read one form.
   const decoder = new CsvDecoder(options.encoding);
   const upload = new StagedUpload(db, id, isoSeconds(clock.now()), () =>
-    notUtf8Reason(decoder, "encoding"),
+    notUtf8Reason(decoder, "the encoding option"),
   );
   let head: ReturnType<typeof readCsvHead>;
   let file: Awaited<ReturnType<StagedUpload["end"]>>;

@@ -215,6 +215,29 @@ describe("reseller contacts import", () => {
     expect(run.stderr.split("no 'phone' column")).toHaveLength(2);
   });
 
+  it("says how the CLI spells the options a refusal names", async () => {
+    api.pool
+      .intercept({ path: `${base}/contacts/import?duplicate_handling=update`, method: "POST" })
+      .reply(
+        422,
+        {
+          status: "error",
+          error_code: "validation_failed",
+          message: "csv: is not UTF-8 text; name its encoding with encoding (windows-1252, …)",
+          details: [
+            { field: "csv", message: "is not UTF-8 text; name its encoding with encoding" },
+          ],
+        },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["contacts", "import", tempFile("c.csv", "phone\n+4915112345678\n")], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("Hint: With `reseller contacts import`: encoding is --encoding.");
+  });
+
   it("checks the file locally with --dry-run, sends nothing, and exits 6 when rows would be refused", async () => {
     const errors = tempFile("dry-errors.csv");
     const run = await runCli(
