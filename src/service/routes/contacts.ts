@@ -36,7 +36,7 @@ export function contactRoutes(app: App, services: ContactServices): void {
         operationId: "listContacts",
         summary: "List contacts, newest first, with search and filters",
         description:
-          '`search`: every word must start a word of the name or email, the whole email address, or the phone\'s digits (e.g. `anna schm`, `anna.schmidt@ex`, `+49151`); a phone is also found by its national form (`0151 1234`) and its last digits (`12345678`); letters such as ø, ß and ł match their plain forms (`orsted` finds Ørsted); any text is searched literally. A search counts matches up to 1,000: past that, `total` is 1000 and `meta.pagination.total_is_lower_bound` is true ("1,000+"). `tag` (any case) and `opt_in_status` filter. Paging: `page`/`per_page`, or `cursor` from `meta.pagination.next_cursor` at the same cost on any page.',
+          '`search`: every word must start a word of the name or email, the whole email address, or the phone\'s digits (e.g. `anna schm`, `anna.schmidt@ex`, `+49151`); a phone is also found by its national form (`0151 1234`) and its last digits (`12345678`); letters such as ø, ß and ł match their plain forms (`orsted` finds Ørsted); any text is searched literally. A search counts matches up to 1,000: past that, `total` is 1000 (or the rows up to this page, when more) and `meta.pagination.total_is_lower_bound` is true ("1,000+"); the last page, without `next_cursor`, gives the exact total. `tag` (any case) and `opt_in_status` filter. Paging: `page`/`per_page`, or `cursor` from `meta.pagination.next_cursor` at the same cost on any page.',
         params: WorkspaceIdParams,
         querystring: ContactListQuery,
         response: { 200: ContactListResponse, ...errorResponses(...authErrors, 404, 422) },
