@@ -84,8 +84,17 @@ class LockWaitingDriver implements Driver {
     return this.inner.init();
   }
 
+  /** The one connection's wrapper, made once (SQLite's driver has a single connection). */
+  private readonly wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.waiting(await this.inner.acquireConnection());
+    const connection = await this.inner.acquireConnection();
+    let wrapper = this.wrapped.get(connection);
+    if (!wrapper) {
+      wrapper = this.waiting(connection);
+      this.wrapped.set(connection, wrapper);
+    }
+    return wrapper;
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
