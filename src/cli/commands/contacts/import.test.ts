@@ -150,33 +150,30 @@ describe("reseller contacts import", () => {
     );
   });
 
-  it("exits 0 with the queued import when the token may import but not read it", async () => {
+  it("exits 3 when the token may import but not follow it, saying the import is queued", async () => {
     stubUpload({});
-    stubUpload({});
-    api.pool
-      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
-      .reply(
-        403,
-        {
-          status: "error",
-          error_code: "insufficient_scope",
-          message: "This endpoint needs the 'contacts:read' scope, which the token does not have.",
-        },
-        { headers: jsonHeaders },
-      )
-      .times(2);
+    api.pool.intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" }).reply(
+      403,
+      {
+        status: "error",
+        error_code: "insufficient_scope",
+        message: "This endpoint needs the 'contacts:read' scope, which the token does not have.",
+      },
+      { headers: jsonHeaders },
+    );
     const run = await runCli(["contacts", "import", tempFile("c.csv", csv), "--json"], {
       env: env(),
       dispatcher: api.agent,
     });
-    expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ id: "imp_01x", status: "queued" });
-    const told = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
-      env: env(),
-      dispatcher: api.agent,
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      status: 403,
+      error_code: "insufficient_scope",
     });
-    expect(told.code).toBe(0);
-    expect(told.stderr).toContain("this token cannot follow it");
+    expect(JSON.parse(run.stdout).error.message).toContain(
+      "Import imp_01x is queued and will run, but this token cannot follow it",
+    );
+    expect(run.stderr).toContain("Do not send the file again");
   });
 
   it("exits 1 with the reason when the import fails", async () => {

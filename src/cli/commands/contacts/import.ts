@@ -158,14 +158,17 @@ export const run: Handler = async (ctx, { args, options }) => {
   try {
     followed = await follow(ctx, path, queued, response.raw.data);
   } catch (error) {
-    // A token that may import but not read: the import is queued and runs all the same, so
-    // this is no failure (a script must not import the file again).
+    // A token that may import but not read: still a permission error (exit 3), but the import
+    // is queued and runs, and a script must not send the file again.
     if (!(error instanceof ApiError && error.errorCode === "insufficient_scope")) throw error;
-    return {
-      data: response.raw.data,
-      view: importView(queued),
-      message: `Import ${queued.id} is queued; this token cannot follow it (it lacks the 'contacts:read' scope). Follow it with \`reseller contacts imports get ${queued.id}\` and a token that has.`,
-    };
+    throw new ApiError({
+      kind: error.kind,
+      status: error.status,
+      errorCode: error.errorCode,
+      details: error.details,
+      requestId: error.requestId,
+      message: `Import ${queued.id} is queued and will run, but this token cannot follow it: ${error.message} Do not send the file again; follow it with \`reseller contacts imports get ${queued.id}\` and a token that has the scope.`,
+    });
   }
   const { record: done, raw } = followed;
   if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
