@@ -100,6 +100,13 @@ describe("contact imports streamed as text/csv", () => {
     const xlsx = await upload(workbook);
     expect(xlsx.statusCode).toBe(422);
     expect(await xlsx.body.text()).toContain("is a ZIP archive (an Excel .xlsx");
+    // Told by the bytes as sent, whatever encoding the request names.
+    const xls = await upload(
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00, 0x00]),
+      "?encoding=windows-1252",
+    );
+    expect(xls.statusCode).toBe(422);
+    expect(await xls.body.text()).toContain("is an old Office file (an Excel .xls workbook?)");
     const pdf = await upload(Buffer.from("%PDF-1.4\nphone\n"));
     expect(pdf.statusCode).toBe(422);
     expect(await pdf.body.text()).toContain(

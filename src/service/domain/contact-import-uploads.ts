@@ -2,7 +2,6 @@ import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importLimits } from "../../contract/contact-imports.js";
-import { notCsvReason } from "../../contract/csv-decoding.js";
 import type { Db } from "../db/database.js";
 import { invalidField, ServiceError } from "./service-error.js";
 
@@ -116,7 +115,6 @@ export class StagedUpload {
     if (this.bytes === 0) {
       throw invalidField("csv", "is empty: the file needs a header row and data rows");
     }
-    this.checkCsv();
     this.checkUtf8(undefined);
     return { bytes: this.bytes, rows: this.counter.rows, head: Buffer.concat(this.head) };
   }
@@ -157,15 +155,8 @@ export class StagedUpload {
       if (piece === undefined) this.utf8.decode();
       else this.utf8.decode(piece, { stream: true });
     } catch {
-      // A workbook or a PDF is not UTF-8 either; saying what it is helps more.
-      this.checkCsv();
       throw invalidField("csv", this.notUtf8());
     }
-  }
-
-  private checkCsv(): void {
-    const reason = notCsvReason(Buffer.concat(this.head));
-    if (reason !== null) throw invalidField("csv", reason);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   type ImportRowError,
   importLimits,
 } from "../../contract/contact-imports.js";
-import { CsvDecoder, notUtf8Reason } from "../../contract/csv-decoding.js";
+import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
@@ -171,7 +171,19 @@ export async function createImport(
   let head: ReturnType<typeof readCsvHead>;
   let file: Awaited<ReturnType<StagedUpload["end"]>>;
   try {
-    for await (const piece of source) await upload.push(decoder.write(piece));
+    // A workbook or PDF is told by its first bytes as sent, before any decoding changes them.
+    let start: Buffer | null = Buffer.alloc(0);
+    for await (const piece of source) {
+      if (start !== null) {
+        start = Buffer.concat([start, piece.subarray(0, 8)]);
+        if (start.length >= 8) {
+          refuseNonCsv(start);
+          start = null;
+        }
+      }
+      await upload.push(decoder.write(piece));
+    }
+    if (start !== null) refuseNonCsv(start);
     await upload.push(decoder.end());
     file = await upload.end();
     head = headerOf(file.head, file.bytes <= headerBytes, options);
@@ -438,6 +450,12 @@ async function writeBatch(
   });
   // Committed: the batch's tags exist for the batches after it.
   for (const [name, seq] of writer.tags) committedTags.set(name, seq);
+}
+
+/** A 422 for a file that starts as a workbook, an archive or a PDF does (csv-decoding.ts). */
+function refuseNonCsv(start: Buffer): void {
+  const reason = notCsvReason(start);
+  if (reason !== null) throw invalidField("csv", reason);
 }
 
 async function workspacePlan(db: Db, workspaceId: string): Promise<number | null> {
