@@ -59,10 +59,11 @@ export async function fetchList<Item>(
 export function pageNote(pagination: Pagination, noun: string): string | undefined {
   const { page, total, total_pages: pages, total_is_lower_bound: atLeast } = pagination;
   if (pages <= 1 && page <= 1 && !atLeast) return undefined;
-  if (page > pages && !atLeast) {
-    return `Page ${page} is past the last page (${pages}; ${total} ${noun} in all).`;
-  }
   const more = atLeast ? "+" : "";
+  // A page that shows rows is never past total_pages, even a lower bound's (the service raises it).
+  if (page > pages) {
+    return `Page ${page} is past the last page (${pages}${more}; ${total}${more} ${noun} in all).`;
+  }
   const next = page < pages || atLeast ? `--page ${page + 1} for the next, ` : "";
   return `Page ${page} of ${pages}${more} (${total}${more} ${noun}): ${next}--all for every page.`;
 }

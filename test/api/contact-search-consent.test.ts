@@ -120,6 +120,25 @@ describe("search totals", () => {
       total_is_lower_bound: false,
       total_pages: 11,
     });
+    // A walk that changes per_page on the way ends exact too.
+    let cursor = broad.meta.pagination.next_cursor;
+    let changed = broad.data.length;
+    let end = broad.meta.pagination;
+    while (cursor) {
+      const next = ContactListResponse.parse(
+        (
+          await t.request(
+            "GET",
+            `/api/v1/workspaces/${ws}/contacts?search=ann&per_page=30&cursor=${cursor}`,
+          )
+        ).json(),
+      );
+      changed += next.data.length;
+      end = next.meta.pagination;
+      cursor = end.next_cursor;
+    }
+    expect(changed).toBe(rows);
+    expect(end).toMatchObject({ total: rows, total_is_lower_bound: false });
     // So does the last page by number; a page past it shows nothing and tells nothing.
     const last = await t.request(
       "GET",

@@ -13,6 +13,8 @@ export interface PageRequest {
 export interface Page<Row> {
   rows: Row[];
   pagination: Pagination;
+  /** Rows of the list before this page (by page number, or walked by cursor). */
+  skipped: number;
 }
 
 /** What a cursor carries: the last key shown and how many rows the walk has shown so far. */
@@ -119,6 +121,7 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
 
   return {
     rows,
+    skipped,
     pagination: {
       page: Math.floor(skipped / perPage) + 1,
       per_page: perPage,

@@ -323,13 +323,14 @@ async function searchResult<TB extends "contacts" | "contacts_fts">(
       meta: { pagination: { ...page.pagination, total_is_lower_bound: false } },
     };
   }
-  // Past the bound, the page itself tells more: the rows before it and on it match too, and on
-  // the last page (no next cursor) that is every match. A walk to the end then ends exact, and
-  // the page shown is never past `total_pages`.
-  const { page: number, per_page: perPage, next_cursor: next } = page.pagination;
-  // A page past the end (by number) shows nothing and tells nothing.
-  const seen = page.rows.length > 0 ? (number - 1) * perPage + page.rows.length : 0;
-  const total = Math.max(searchCountBound, seen);
+  // Past the bound, the page itself tells more: the rows before it and on it match, one more
+  // does when there is a next page, and on the last page that is every match. A walk to the end
+  // then ends exact, and a page that shows rows is never past `total_pages`. A page past the
+  // end (by number) shows nothing and tells nothing.
+  const next = page.pagination.next_cursor;
+  const perPage = page.pagination.per_page;
+  const seen = page.rows.length > 0 ? page.skipped + page.rows.length : 0;
+  const total = Math.max(searchCountBound, seen + (next === null ? 0 : 1));
   return {
     rows: page.rows,
     meta: {

@@ -37,7 +37,7 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stdout).toContain("vip,newsletter");
   });
 
-  it("shows a broad search's total as at least that many, never 'past the last page'", async () => {
+  it("shows a broad search's total as at least that many", async () => {
     const broad = (page: number) => ({
       page,
       per_page: 20,
@@ -53,7 +53,8 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
           method: "GET",
           query: { search: "a", page: String(page), per_page: "20" },
         })
-        .reply(200, envelope([anna], broad(page)), { headers: jsonHeaders });
+        // Past the end, a page shows nothing.
+        .reply(200, envelope(page === 1 ? [anna] : [], broad(page)), { headers: jsonHeaders });
     }
     const first = await runCli(["contacts", "list", "--search", "a"], {
       env: env(),
@@ -66,9 +67,7 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
       env: env(),
       dispatcher: api.agent,
     });
-    expect(deep.stderr).toBe(
-      "Page 400 of 50+ (1000+ contacts): --page 401 for the next, --all for every page.\n",
-    );
+    expect(deep.stderr).toBe("Page 400 is past the last page (50+; 1000+ contacts in all).\n");
   });
 
   it("prints tab-separated rows when piped and follows every cursor with --all", async () => {
