@@ -74,7 +74,10 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
     // A message that is its one detail already ("csv: is empty …") is said once.
     const [only] = error.details;
     const said =
-      error.details.length === 1 && only && error.message === `${only.field}: ${only.message}`;
+      error.details.length === 1 &&
+      only !== undefined &&
+      only.rule === undefined &&
+      error.message === `${only.field}: ${only.message}`;
     for (const d of said ? [] : error.details) {
       lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
     }

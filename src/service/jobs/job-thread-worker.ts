@@ -6,7 +6,6 @@ import {
   runContactImport,
   threadBatchRows,
 } from "../domain/contact-imports.js";
-import { runInBackground } from "./background-priority.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
 import type { JobThreadInput, JobThreadOutput } from "./job-thread.js";
@@ -20,7 +19,8 @@ type ThreadRun = (
   ctx: JobContext,
 ) => Promise<JobResult>;
 
-runInBackground();
+// Not at a lower priority (unlike the row checker): this thread holds SQLite's write lock for a
+// batch at a time, and a starved holder would make the service's writes wait.
 const input = workerData as JobThreadInput;
 
 /** The jobs that can run in a thread, by kind. */
