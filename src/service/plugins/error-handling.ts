@@ -88,10 +88,13 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     // this one was kept, and a retry sees the other's result.
     request.log.warn({ err: error }, "write conflict with a concurrent request");
     reply.header("retry-after", "1");
+    const busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
     return send(
       reply,
       "service_unavailable",
-      "A concurrent request changed the same data; nothing was written. Retry the request.",
+      busy
+        ? "The database was busy with other writes (such as a large import) for 5 s; nothing was written. Retry the request."
+        : "A concurrent request changed the same data; nothing was written. Retry the request.",
     );
   }
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
