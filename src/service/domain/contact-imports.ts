@@ -58,7 +58,8 @@ export const importBatchRows = 500;
  * event loop, only the write lock, which a request that writes waits for on the event loop
  * (db/sqlite-writer-turns.ts). Measured on shuffled rows: the storage work per row falls from
  * about 44 to 35 µs of CPU (each commit writes the random index pages it touched, and a larger
- * batch touches each of them fewer times per row); a write waits up to about 150 ms.
+ * batch touches each of them fewer times per row). The price: a write of the service waits for
+ * the batch in hand, about 0.3 s at 16,000 rows/s (reads never wait).
  */
 export const threadBatchRows = 5000;
 
