@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/service/domain/clock.js";
 import {
@@ -51,31 +50,6 @@ describe("checking an import's rows", () => {
     const rows = await checkAll(rowChecker({ ...reading, done: 2500 }, systemClock), csv, 4096);
     expect(rows.map((r) => r.row)).toEqual(Array.from({ length: 500 }, (_, i) => i + 2501));
   });
-
-  it.skipIf(process.platform !== "linux")(
-    "runs its thread at a lower CPU priority than the service's thread",
-    async () => {
-      const { threadedRowChecker } = (await import(threadModule)) as ThreadModule;
-      const nice = () =>
-        new Map(
-          readdirSync("/proc/self/task").map((tid) => {
-            const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1];
-            return [Number(tid), Number(fields?.split(" ")[16])];
-          }),
-        );
-      const before = nice();
-      const checker = threadedRowChecker(reading, systemClock);
-      try {
-        await checker.check(csv.subarray(0, 4096));
-        const started = [...nice()].filter(([tid]) => !before.has(tid));
-        expect(started.map(([, value]) => value)).toContain(10);
-        // The service's own thread (its id is the process id) keeps its priority.
-        expect(nice().get(process.pid)).toBe(before.get(process.pid));
-      } finally {
-        checker.close();
-      }
-    },
-  );
 
   it("gives the same rows from its own thread as in the service's thread", async () => {
     const { threadedRowChecker } = (await import(threadModule)) as ThreadModule;

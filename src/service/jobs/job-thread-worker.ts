@@ -19,8 +19,6 @@ type ThreadRun = (
   ctx: JobContext,
 ) => Promise<JobResult>;
 
-// Not at a lower priority (unlike the row checker): this thread holds SQLite's write lock for a
-// batch at a time, and a starved holder would make the service's writes wait.
 const input = workerData as JobThreadInput;
 
 /** The jobs that can run in a thread, by kind. */

@@ -1,14 +1,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { offsetClock } from "../domain/clock.js";
 import { rowChecker } from "../domain/contact-import-rows.js";
-import { runInBackground } from "./background-priority.js";
 import type { RowCheckerInput, RowCheckerOutput } from "./row-checker-thread.js";
 
 // The entry of an import's row checker thread (see row-checker-thread.ts): checks each piece of
 // the CSV it is sent, in order, and answers with its rows. No turns to hand back: this thread
 // answers no requests.
 
-runInBackground();
 const input = workerData as RowCheckerInput;
 const checker = rowChecker(input.reading, offsetClock(input.clockOffsetMs));
 let queue = Promise.resolve();
