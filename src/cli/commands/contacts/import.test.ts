@@ -56,6 +56,22 @@ describe("reseller contacts import", () => {
       .reply(202, envelope(importRecord()), { headers: jsonHeaders });
   }
 
+  /** The service refusing the upload with a 422 about the file (`csv`), as invalidField words it. */
+  function stubRefusal(message: string) {
+    api.pool
+      .intercept({ path: `${base}/contacts/import?duplicate_handling=update`, method: "POST" })
+      .reply(
+        422,
+        {
+          status: "error",
+          error_code: "validation_failed",
+          message: `csv: ${message}`,
+          details: [{ field: "csv", message }],
+        },
+        { headers: jsonHeaders },
+      );
+  }
+
   function stubGet(record: ReturnType<typeof importRecord>, times = 1) {
     api.pool
       .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
@@ -190,18 +206,7 @@ describe("reseller contacts import", () => {
   });
 
   it("exits 6 with the service's reason when it refuses the file", async () => {
-    api.pool
-      .intercept({ path: `${base}/contacts/import?duplicate_handling=update`, method: "POST" })
-      .reply(
-        422,
-        {
-          status: "error",
-          error_code: "validation_failed",
-          message: "csv: the header has no 'phone' column",
-          details: [{ field: "csv", message: "the header has no 'phone' column" }],
-        },
-        { headers: jsonHeaders },
-      );
+    stubRefusal("the header has no 'phone' column");
     const run = await runCli(["contacts", "import", tempFile("c.csv", "name\nAnna\n")], {
       env: env(),
       dispatcher: api.agent,
@@ -213,20 +218,7 @@ describe("reseller contacts import", () => {
   });
 
   it("says how the CLI spells the options a refusal names", async () => {
-    api.pool
-      .intercept({ path: `${base}/contacts/import?duplicate_handling=update`, method: "POST" })
-      .reply(
-        422,
-        {
-          status: "error",
-          error_code: "validation_failed",
-          message: "csv: is not UTF-8 text; name its encoding with encoding (windows-1252, …)",
-          details: [
-            { field: "csv", message: "is not UTF-8 text; name its encoding with encoding" },
-          ],
-        },
-        { headers: jsonHeaders },
-      );
+    stubRefusal("is not UTF-8 text; name its encoding with encoding (windows-1252, …)");
     const run = await runCli(["contacts", "import", tempFile("c.csv", "phone\n+4915112345678\n")], {
       env: env(),
       dispatcher: api.agent,
