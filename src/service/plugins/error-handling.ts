@@ -7,6 +7,7 @@ import {
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
+import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
 import { ServiceError } from "../domain/service-error.js";
@@ -93,7 +94,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       reply,
       "service_unavailable",
       busy
-        ? "The database was busy with other writes (such as a large import) for 5 s; nothing was written. Retry the request."
+        ? `The database was busy with other writes (such as a large import) for ${lockWaitLimitMs / 1000} s; nothing was written. Retry the request.`
         : "A concurrent request changed the same data; nothing was written. Retry the request.",
     );
   }
