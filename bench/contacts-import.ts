@@ -160,7 +160,8 @@ const round = (n: number) => Number(n.toFixed(1));
  * A CSV imported end to end through `reseller contacts import` (streamed upload, background job)
  * against a running `reseller serve`, beside the bare work on the same file in the same run.
  * GET /api/v1/plans is sampled every 50 ms while the import runs: its latency is what any
- * request waits behind the import (the service's event-loop delay included).
+ * request waits behind the import. The service's event-loop delay over the import comes from
+ * Node's own histogram in the service's main thread (bench/loop-delay-probe.mjs).
  */
 export async function contactsImport(rows = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000)) {
   const dir = mkdtempSync(join(tmpdir(), "reseller-bench-import-"));
@@ -184,7 +185,9 @@ export async function contactsImport(rows = Number(process.env.BENCH_IMPORT_ROWS
     const idle: number[] = [];
     for (let i = 0; i < 100; i++) idle.push(await plans());
 
+    await service.loopDelay(); // starts the measurement with the import
     const plain = await importThroughCli(service, String(workspace.id), file, dir, [], plans);
+    const loop = await service.loopDelay();
     const { code, stdout, stderr, cliPeak, during } = plain;
     const seconds = plain.seconds;
     const record = (code === 0 ? JSON.parse(stdout) : {}) as Record<string, number | string>;
@@ -236,9 +239,10 @@ export async function contactsImport(rows = Number(process.env.BENCH_IMPORT_ROWS
       plans_during_import_p99_ms: round(p99),
       plans_during_import_p99_goal: "< 50",
       plans_during_import_max_ms: round(max),
-      plans_during_import_max_goal:
-        "< 100 (stands in for the service's event-loop delay max, which it bounds from above)",
       plans_samples: during.length,
+      event_loop_delay_during_import_max_ms: loop.max_ms,
+      event_loop_delay_during_import_max_goal: "< 100",
+      event_loop_delay_during_import_p99_ms: loop.p99_ms,
       mapped_import: {
         what: "the same rows `;`-separated in Windows-1252 with Outlook headers, imported with --map --delimiter --encoding",
         cli_exit: mapped.code,
@@ -255,7 +259,7 @@ export async function contactsImport(rows = Number(process.env.BENCH_IMPORT_ROWS
         servicePeak !== null && servicePeak < 1024 ? null : "service RSS",
         cliPeak < 300 ? null : "CLI RSS",
         p99 < 50 ? null : "plans p99",
-        max < 100 ? null : "plans max",
+        loop.max_ms < 100 ? null : "event-loop delay max",
         record.status === "completed" ? null : "import did not complete",
         mappedRatio >= 0.5 ? null : "mapped import ratio",
         mappedRecord.status === "completed" ? null : "mapped import did not complete",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -40,16 +40,48 @@ export async function startServiceOn(
   token = "rsk_bench_token_000000000001",
   dir = mkdtempSync(join(tmpdir(), "reseller-bench-")),
 ) {
+  const loopDelayFile = join(dir, "loop-delay.json");
   const child = spawn(
     process.execPath,
-    [bin, "serve", "--port", "0", ...target, "--log-level", "silent", ...args],
+    [
+      "--import",
+      join(root, "bench", "loop-delay-probe.mjs"),
+      bin,
+      "serve",
+      "--port",
+      "0",
+      ...target,
+      "--log-level",
+      "silent",
+      ...args,
+    ],
     {
-      env: cleanEnv({ RESELLER_BOOTSTRAP_TOKEN: token }),
+      env: cleanEnv({ RESELLER_BOOTSTRAP_TOKEN: token, LOOP_DELAY_FILE: loopDelayFile }),
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
   const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
-  return { url, token, dir, child, stop: () => stop(child) };
+  /**
+   * The service's event-loop delay since the previous call (or its start), from Node's histogram
+   * in the service's main thread (bench/loop-delay-probe.mjs).
+   */
+  const loopDelay = async (): Promise<LoopDelay> => {
+    rmSync(loopDelayFile, { force: true });
+    child.kill("SIGUSR2");
+    for (let waited = 0; waited < 10_000; waited += 10) {
+      if (existsSync(loopDelayFile)) return JSON.parse(readFileSync(loopDelayFile, "utf8"));
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 10));
+    }
+    throw new Error("the service did not report its event-loop delay within 10 s");
+  };
+  return { url, token, dir, child, loopDelay, stop: () => stop(child) };
+}
+
+/** A service's event-loop delay over a stretch of time, in ms. */
+export interface LoopDelay {
+  max_ms: number;
+  p99_ms: number;
+  mean_ms: number;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
