@@ -18,9 +18,10 @@ export const e164Pattern = /^\+[1-9]\d{7,14}$/;
 export const e164Hint =
   "E.164: + then the country code and number, 8 to 15 digits, e.g. +4915112345678";
 
+/** A phone's reading; shared between the rows that hold the same cell, so never changed. */
 export type PhoneResult =
-  | { ok: true; e164: string }
-  | { ok: false; message: string; reason?: "ambiguous_phone" };
+  | { readonly ok: true; readonly e164: string }
+  | { readonly ok: false; readonly message: string; readonly reason?: "ambiguous_phone" };
 
 function quoted(text: string): string {
   return text.length > 40 ? `'${text.slice(0, 40)}…'` : `'${text}'`;
@@ -85,6 +86,25 @@ function hasTrunkPrefix(country: CountryCode): boolean {
  * too (Italy: 3902831222), the cell is refused as `ambiguous_phone`.
  */
 export function normalizePhone(input: string, defaultCountry?: CountryCode): PhoneResult {
+  const key = defaultCountry === undefined ? input : `${defaultCountry} ${input}`;
+  const known = phonesRead.get(key);
+  if (known !== undefined) return known;
+  const result = readPhone(input, defaultCountry);
+  if (phonesRead.size >= phonesReadLimit) phonesRead.clear();
+  phonesRead.set(key, result);
+  return result;
+}
+
+/**
+ * Cells already read, by default country and text, so the full rules (about 10 µs a number)
+ * run once per distinct value: a file often names a number many times (a row per list the
+ * contact is on, the same export pasted twice). Bounded, and emptied when full: a file of a
+ * million different numbers keeps only the newest few.
+ */
+const phonesRead = new Map<string, PhoneResult>();
+const phonesReadLimit = 50_000;
+
+function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   const text = input.trim();
   if (text === "") return { ok: false, message: "is empty; every row needs a phone" };
   const compact = text.replace(formatting, "");

@@ -32,6 +32,17 @@ describe("phones written without +", () => {
   it("accepts the same number written with + as unambiguous", () => {
     expect(normalizePhone("+39 02 831222", "IT")).toEqual({ ok: true, e164: "+3902831222" });
   });
+
+  it("reads a cell seen before by the default country of each time it is read", () => {
+    // Read once per distinct value: the remembered reading must be the one of this country.
+    expect(normalizePhone("015112347003", "DE")).toEqual({ ok: true, e164: "+4915112347003" });
+    expect(normalizePhone("015112347003", "AT")).toEqual({ ok: true, e164: "+4315112347003" });
+    expect(normalizePhone("015112347003")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("has no country code"),
+    });
+    expect(normalizePhone("015112347003", "DE")).toEqual({ ok: true, e164: "+4915112347003" });
+  });
 });
 
 describe("formula neutralisation", () => {
