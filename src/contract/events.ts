@@ -45,7 +45,8 @@ export const RedeliverBody = z
       .optional()
       .describe("Only to this endpoint (default: every enabled endpoint subscribed to the type)."),
   })
-  .optional();
+  // No body at all is the usual call; fastify hands a missing body to validation as null.
+  .nullish();
 
 export const Redelivery = z
   .object({

@@ -253,14 +253,20 @@ export async function cancelCampaign(
   const { db, clock } = services;
   const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
   const neverStarted = row.started_at === null;
-  const audience = neverStarted
-    ? (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience)).with_consent
-    : 0;
+  const counts = neverStarted
+    ? await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience)
+    : null;
   const campaign = await applyMove(services, row, "cancel", "cancelled", async (trx) => {
-    if (neverStarted) {
+    if (counts) {
+      // The stats show the audience it would have had, so cancelled + skipped = audience_total.
       await trx
         .updateTable("campaigns")
-        .set({ cancelled: audience })
+        .set({
+          audience_total: counts.audience_total,
+          skipped_no_consent: counts.skipped_no_consent,
+          skipped_opted_out: counts.skipped_opted_out,
+          cancelled: counts.with_consent,
+        })
         .where("id", "=", row.id)
         .execute();
       return;

@@ -123,7 +123,15 @@ export async function createWorkspaceToken(
   workspaceId: string,
   input: CreateTokenBody,
 ): Promise<CreatedToken> {
-  const owner = await workspaceOwner(db, principal, workspaceId);
+  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  // An archived workspace's tokens do not work, so a new one would be a secret that never works.
+  if (workspace.status === "archived") {
+    throw new ServiceError(
+      "workspace_not_active",
+      `Workspace '${workspace.id}' is archived and its tokens do not work; restore it first with status active.`,
+    );
+  }
+  const owner = { resellerId: workspace.reseller_id, workspaceId: workspace.id };
   return createToken(db, clock, principal, owner, input);
 }
 

@@ -165,10 +165,12 @@ export async function createWorkspace(
   };
   // The workspace and its invitation are stored together; SMTP is reached only after the
   // commit, since it may be slow and a failed send must not undo the workspace.
+  // The event follows the invitation, so it shows the workspace as the create answer does.
   const invitation = await db.transaction().execute(async (trx) => {
     await trx.insertInto("workspaces").values(row).execute();
+    const queued = input.send_invitation ? await queueInvitation(trx, services, row, plan) : null;
     await recordWorkspaceUpdate(trx, clock, row, "workspace.created");
-    return input.send_invitation ? queueInvitation(trx, services, row, plan) : null;
+    return queued;
   });
   if (invitation && services.mailer) {
     await markInvited(db, row.id, await sendFromOutbox(db, clock, services.mailer, invitation));

@@ -101,6 +101,30 @@ const withScope: typeof jsonSchemaTransform = (input) => {
   };
 };
 
+type RequestBody = { required?: boolean; content?: Record<string, { schema?: unknown }> };
+
+/**
+ * A body the contract allows to be left out comes out as required `anyOf [object, null]`
+ * (@fastify/swagger marks every body required; fastify validates a missing body as null).
+ * The document says what a client sees: an optional body of that object.
+ */
+function optionalBodies(paths: unknown): void {
+  for (const operations of Object.values((paths ?? {}) as Record<string, unknown>)) {
+    for (const operation of Object.values((operations ?? {}) as Record<string, unknown>)) {
+      const body = (operation as { requestBody?: RequestBody } | null)?.requestBody;
+      for (const media of Object.values(body?.content ?? {})) {
+        const anyOf = (media.schema as { anyOf?: unknown[] } | undefined)?.anyOf;
+        if (!body || anyOf?.length !== 2) continue;
+        const isNull = (s: unknown) => (s as { type?: unknown }).type === "null";
+        const rest = anyOf.filter((s) => !isNull(s));
+        if (rest.length !== 1) continue;
+        media.schema = rest[0];
+        body.required = false;
+      }
+    }
+  }
+}
+
 /**
  * The contract's named schemas come out twice, as read (`X`) and as written (`XInput`); an
  * `XInput` no request uses would name a response type in generated clients. Only what the
@@ -128,6 +152,7 @@ const withoutUnusedInputs: typeof jsonSchemaTransformObject = (input) => {
       }
     }
   };
+  optionalBodies(document.paths);
   visit(document.paths);
   for (const name of Object.keys(schemas)) {
     if (name.endsWith("Input") && !used.has(name)) delete schemas[name];

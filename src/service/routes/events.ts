@@ -151,8 +151,15 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         typeof lastId === "string" && lastId.startsWith("evt_")
           ? lastId
           : await latestEventId(db, principal);
+      // Headers set on the reply so far (RateLimit-*) are not sent by a hijacked reply: carry them.
+      const earlier = Object.fromEntries(
+        Object.entries(reply.getHeaders()).filter(
+          (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
+        ),
+      );
       reply.hijack();
       reply.raw.writeHead(200, {
+        ...earlier,
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
         connection: "keep-alive",

@@ -1,5 +1,6 @@
 import { JobListQuery, JobListResponse } from "../../contract/jobs.js";
 import type { App } from "../app-types.js";
+import { isoSeconds } from "../domain/clock.js";
 import { listJobs } from "../domain/job-listing.js";
 import { principalOf } from "../plugins/authentication.js";
 import type { Services } from "../services.js";
@@ -23,7 +24,9 @@ export function jobRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const page = await listJobs(services.db, principalOf(request), request.query);
-      return { status: "success" as const, ...page };
+      // The jobs table keeps run_at to the millisecond for scheduling; the wire has whole seconds.
+      const data = page.data.map((job) => ({ ...job, run_at: isoSeconds(new Date(job.run_at)) }));
+      return { status: "success" as const, data, meta: page.meta };
     },
   );
 }
