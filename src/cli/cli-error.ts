@@ -47,6 +47,20 @@ export class CliError extends Error {
   }
 }
 
+/** The `error` object a failure prints on stdout with `--json` (the CLI contract's shape). */
+export interface ErrorJson {
+  status: number | null;
+  error_code: string;
+  message: string;
+  details: unknown[];
+  request_id: string | null;
+}
+
+/** `{"error": …}` as printed on stdout with `--json`, one line per field as every JSON output. */
+export function errorJsonText(error: ErrorJson): string {
+  return `${JSON.stringify({ error }, null, 2)}\n`;
+}
+
 /** A usage error (exit 2) that names the flag to use. */
 export function usageError(message: string, hint?: string): CliError {
   return new CliError("usage", message, hint);

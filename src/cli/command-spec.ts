@@ -30,6 +30,11 @@ export interface CommandResult {
   view?: View;
   /** A closing note for people, on stderr. */
   message?: string;
+  /**
+   * What the service did not do as asked although the command succeeded (its `meta.notices`):
+   * on stderr in every output mode, `--json` and `--quiet` included, so a script sees it too.
+   */
+  warnings?: string[];
   exitCode?: number;
 }
 

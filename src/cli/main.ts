@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { errorJsonText } from "./cli-error.js";
 import type { CommandSpec } from "./command-spec.js";
 import type { GlobalOptions, MainDeps, Runner } from "./context.js";
 import { loadCliModule } from "./module-loader.js";
@@ -12,6 +13,12 @@ async function runner(deps: MainDeps): Promise<Runner> {
     loadCliModule<typeof import("./report-error.js")>("report-error", deps.importModule),
   ]);
   return { runCommand, reportError };
+}
+
+/** `--json` among the CLI's own words (not in a command line after `--`, as `serve exec` runs). */
+function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 /**
@@ -35,7 +42,21 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
-    if (typeof code === "string" && code.startsWith("commander.")) return 2;
+    if (typeof code === "string" && code.startsWith("commander.")) {
+      // Commander has told people on stderr; with --json a script reads the same on stdout.
+      if (code !== "commander.help" && asksForJson(argv)) {
+        deps.io.stdout.write(
+          errorJsonText({
+            status: null,
+            error_code: "usage",
+            message: String((error as Error).message).replace(/^error: /, ""),
+            details: [],
+            request_id: null,
+          }),
+        );
+      }
+      return 2;
+    }
     return (await runner(deps)).reportError(error, deps.io, globals);
   }
 }

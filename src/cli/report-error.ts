@@ -1,5 +1,5 @@
 import { ApiError } from "../client/api-error.js";
-import { CliError, type ExitKind, exitCodes } from "./cli-error.js";
+import { CliError, type ErrorJson, type ExitKind, errorJsonText, exitCodes } from "./cli-error.js";
 import type { GlobalOptions } from "./context.js";
 import type { Io } from "./io.js";
 
@@ -61,7 +61,7 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
     return exitCodes.interrupted.code;
   }
   let exitCode: number = exitCodes.unexpected.code;
-  let json: Record<string, unknown>;
+  let json: ErrorJson;
   const lines: string[] = [];
   if (error instanceof ApiError) {
     exitCode = exitCodes[exitKindOf(error)].code;
@@ -119,6 +119,6 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
     };
   }
   io.stderr.write(`${lines.join("\n")}\n`);
-  if (globals.json) io.stdout.write(`${JSON.stringify({ error: json }, null, 2)}\n`);
+  if (globals.json) io.stdout.write(errorJsonText(json));
   return exitCode;
 }

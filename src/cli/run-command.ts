@@ -22,5 +22,6 @@ export async function runCommand(
     color: ctx.color,
   });
   if (result.message && ctx.output !== "json" && ctx.output !== "quiet") ctx.info(result.message);
+  for (const warning of result.warnings ?? []) ctx.info(warning);
   return result.exitCode ?? 0;
 }

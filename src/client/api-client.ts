@@ -81,7 +81,11 @@ export interface ApiResponse<T> {
   headers: Record<string, string | string[] | undefined>;
 }
 
+// Failures a later attempt may not meet: a refused connection included, since a service being
+// restarted (or an instance behind a balancer being replaced) refuses for a moment.
 const networkErrorCodes = new Set([
+  "ECONNREFUSED",
+  "EAI_AGAIN",
   "ECONNRESET",
   "EPIPE",
   "ETIMEDOUT",
@@ -238,11 +242,15 @@ export class ApiClient {
         requestId,
       });
       const retryAfter = parseRetryAfter(headerValue(responseHeaders["retry-after"]) ?? undefined);
-      if (isRetryableStatus(status) && repeatable && attempt < this.retry.maxRetries) {
+      const json = parseJson(text);
+      if (
+        (isRetryableStatus(status) || stillRunning(status, json)) &&
+        repeatable &&
+        attempt < this.retry.maxRetries
+      ) {
         await this.wait(method, path, attempt + 1, retryAfter, `HTTP ${status}`);
         continue;
       }
-      const json = parseJson(text);
       if (status >= 200 && status < 300) {
         return { status, json, requestId, headers: responseHeaders };
       }
@@ -326,6 +334,19 @@ export class ApiClient {
 function headerValue(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+/**
+ * The first request with this Idempotency-Key is still running elsewhere (a retry that came too
+ * soon): asking again after Retry-After gets its answer, and never does the work twice.
+ */
+function stillRunning(status: number, json: unknown): boolean {
+  return (
+    status === 409 &&
+    typeof json === "object" &&
+    json !== null &&
+    (json as { error_code?: unknown }).error_code === "idempotency_request_in_progress"
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,4 @@
-// The two files of undici that src/client/undici-parts.ts loads directly (typed there).
+// The files of undici that src/client/undici-parts.ts loads directly (typed there).
 declare module "undici/lib/dispatcher/env-http-proxy-agent.js" {
   const EnvHttpProxyAgent: unknown;
   export default EnvHttpProxyAgent;
@@ -6,4 +6,12 @@ declare module "undici/lib/dispatcher/env-http-proxy-agent.js" {
 declare module "undici/lib/api/api-request.js" {
   const request: unknown;
   export default request;
+}
+declare module "undici/lib/api/api-connect.js" {
+  const connect: unknown;
+  export default connect;
+}
+declare module "undici/lib/dispatcher/dispatcher.js" {
+  const Dispatcher: unknown;
+  export default Dispatcher;
 }

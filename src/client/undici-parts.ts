@@ -2,8 +2,16 @@
 // index also loads fetch, WebSocket, caches and mocks (over 100 files), which the CLI never uses
 // and which were a third of a command's start-up. Same package, same HTTP client layer.
 import type { Dispatcher, EnvHttpProxyAgent as EnvHttpProxyAgentClass } from "undici";
+import connectModule from "undici/lib/api/api-connect.js";
 import requestModule from "undici/lib/api/api-request.js";
+import DispatcherModule from "undici/lib/dispatcher/dispatcher.js";
 import EnvHttpProxyAgentModule from "undici/lib/dispatcher/env-http-proxy-agent.js";
+
+// The package's index gives every dispatcher its request/connect/… methods; ProxyAgent opens
+// its tunnel with `connect` (HTTP CONNECT to the proxy), so without it HTTP_PROXY/HTTPS_PROXY
+// fail with "connect is not a function". Installed here as the index would.
+const dispatcherPrototype = (DispatcherModule as { prototype: Record<string, unknown> }).prototype;
+dispatcherPrototype.connect ??= connectModule;
 
 /** undici's EnvHttpProxyAgent: honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
 export const EnvHttpProxyAgent = EnvHttpProxyAgentModule as typeof EnvHttpProxyAgentClass;

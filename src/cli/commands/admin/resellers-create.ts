@@ -22,16 +22,15 @@ export const run: Handler = async (ctx, { options }) => {
       token_id: created.token.id,
       token: created.token.secret,
     };
-    return {
-      data,
-      view: recordView(data, [
-        { header: "Reseller", key: "reseller_id", value: (d) => d.reseller_id },
-        { header: "Name", key: "name", value: (d) => d.name },
-        { header: "Token id", key: "token_id", value: (d) => d.token_id },
-        { header: "Token", key: "token", value: (d) => d.token },
-      ]),
-      message: "Store the token now: it is shown only this once.",
-    };
+    const view = recordView(data, [
+      { header: "Reseller", key: "reseller_id", value: (d) => d.reseller_id },
+      { header: "Name", key: "name", value: (d) => d.name },
+      { header: "Token id", key: "token_id", value: (d) => d.token_id },
+      { header: "Token", key: "token", value: (d) => d.token },
+    ]);
+    // --quiet prints the secret, as `tokens create` does: the one thing that cannot be shown again.
+    if (view.kind === "record") view.ids = [data.token];
+    return { data, view, message: "Store the token now: it is shown only this once." };
   } finally {
     await database.close();
   }

@@ -1,8 +1,9 @@
 import { ApiError } from "../../../client/api-error.js";
 import { CurrentTokenResponse, type Token } from "../../../contract/tokens.js";
-import { exitCodes } from "../../cli-error.js";
+import { type ExitKind, exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { recordView } from "../../output/view.js";
+import { exitKindOf } from "../../report-error.js";
 import { maskToken, type Sourced } from "../../settings.js";
 
 const sourceNames = {
@@ -24,6 +25,9 @@ export const run: Handler = async (ctx) => {
   const token = settings.token.value;
   let current: Token | null = null;
   let problem: string | null = token ? null : "no token: run `reseller login`";
+  // Why the token could not be confirmed, as an exit code: 3 unless the check itself failed
+  // for another reason (the service unreachable is 8, as for any command).
+  let failure: ExitKind = "auth";
   if (token) {
     try {
       current = (await (await ctx.client()).get("/api/v1/tokens/current", CurrentTokenResponse))
@@ -31,6 +35,7 @@ export const run: Handler = async (ctx) => {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       problem = error.message;
+      failure = exitKindOf(error);
     }
   }
   const status = {
@@ -47,6 +52,10 @@ export const run: Handler = async (ctx) => {
     problem,
     token_info: current,
   };
+  // Piped (and CSV), each value is followed by where it came from, as in --json: a script
+  // checking which token won reads `token_source`, not a label meant for people.
+  const source = (key: string, setting: Sourced<string | undefined>) =>
+    ctx.output === "table" ? [] : [{ header: key, key, value: () => setting.source }];
   return {
     data: status,
     view: recordView(status, [
@@ -56,24 +65,28 @@ export const run: Handler = async (ctx) => {
         value: (s) => s.profile,
         display: (s) => `${s.profile} (${from(settings.profile)})`,
       },
+      ...source("profile_source", settings.profile),
       {
         header: "Base URL",
         key: "base_url",
         value: (s) => s.base_url,
         display: (s) => `${s.base_url} (${from(settings.baseUrl)})`,
       },
+      ...source("base_url_source", settings.baseUrl),
       {
         header: "Token",
         key: "token",
         value: (s) => s.token,
         display: (s) => `${s.token ?? "—"} (${from(settings.token)})`,
       },
+      ...source("token_source", settings.token),
       {
         header: "Workspace",
         key: "workspace",
         value: (s) => s.workspace,
         display: (s) => `${s.workspace ?? "—"} (${from(settings.workspace)})`,
       },
+      ...source("workspace_source", settings.workspace),
       {
         header: "Status",
         key: "valid",
@@ -85,8 +98,11 @@ export const run: Handler = async (ctx) => {
               )
             : paint.bad(s.problem ?? "invalid"),
       },
+      ...(ctx.output === "table"
+        ? []
+        : [{ header: "problem", key: "problem", value: (s: typeof status) => s.problem }]),
       { header: "Config file", key: "config_file", value: (s) => s.config_file },
     ]),
-    exitCode: current ? 0 : exitCodes.auth.code,
+    exitCode: current ? 0 : exitCodes[failure].code,
   };
 };

@@ -23,11 +23,11 @@ export const run: Handler = async (ctx, { options }) => {
     },
   );
   const contact = response.body.data;
-  // What the service left as it was, and why (an opt-out it kept): the write still succeeded.
-  const notices = (response.body.meta?.notices ?? []).map((n) => `\n${n.field}: ${n.message}`);
   return {
     data: response.raw.data,
     view: contactView(contact),
-    message: `${response.status === 201 ? "Created" : "Updated"} contact ${contact.id} (${contact.phone}).${notices.join("")}`,
+    message: `${response.status === 201 ? "Created" : "Updated"} contact ${contact.id} (${contact.phone}).`,
+    // What the service left as it was, and why (an opt-out it kept): the write still succeeded.
+    warnings: (response.body.meta?.notices ?? []).map((n) => `${n.field}: ${n.message}`),
   };
 };

@@ -44,7 +44,8 @@ export const run: Handler = async (ctx, { args }) => {
           {
             header: "Sign-up link",
             key: "registration_url",
-            value: (p) => p.registration_url ?? "—",
+            value: (p) => p.registration_url,
+            display: (p) => p.registration_url ?? "—",
           },
         ]),
       },
