@@ -47,14 +47,12 @@ describe("workspace lifecycle", () => {
       expect(sweeps).toHaveLength(1);
     });
 
-    it("reactivates a trial-ended workspace only through a paid plan", async () => {
+    it("reactivates a trial-ended workspace through a paid plan", async () => {
       const id = await t.createWorkspace({ plan_id: "1" });
       await scheduleLifecycleSweep(t.database.db, t.clock);
       t.clock.advance(15 * dayMs);
       await t.runJobs();
-      const refused = await patch(id, { status: "active" });
-      expect(refused.statusCode).toBe(422);
-      expect(refused.json().details[0].field).toBe("status");
+      expect((await get(id)).suspended_reason).toBe("trial_ended");
 
       const paid = await patch(id, { plan_id: "2" });
       expect(paid.statusCode).toBe(200);
@@ -64,6 +62,31 @@ describe("workspace lifecycle", () => {
         trial_ends_at: null,
         plan_id: "2",
       });
+    });
+
+    it("makes a trial-ended workspace active on status active, as any workspace, trial over", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      t.clock.advance(15 * dayMs);
+      await t.runJobs();
+      const res = await patch(id, { status: "active" });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toMatchObject({
+        status: "active",
+        suspended_reason: null,
+        trial_ends_at: null,
+        plan_id: "1",
+      });
+    });
+
+    it("ends a running trial on status active, so it is never suspended for it", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const res = await patch(id, { status: "active" });
+      expect(res.json().data).toMatchObject({ status: "active", trial_ends_at: null });
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      t.clock.advance(30 * dayMs);
+      await t.runJobs();
+      expect((await get(id)).status).toBe("active");
     });
 
     it("ends a running trial when the workspace moves to a paid plan", async () => {

@@ -257,7 +257,7 @@ function planChanges(
 /**
  * Changes only the given fields: name, status (active or suspended; active also restores an
  * archived workspace) and plan_id (see planChanges and requirePlanFits). An archived workspace
- * takes only its restore; a workspace whose trial ended becomes active through a paid plan.
+ * takes only its restore. Status active ends a trial, running or ended, as a paid plan does.
  * An empty change changes nothing and records no event.
  */
 export async function updateWorkspace(
@@ -287,18 +287,11 @@ export async function updateWorkspace(
     Object.assign(changes, planChanges(row, plan));
   }
   if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
-    if (
-      input.status === "active" &&
-      row.suspended_reason === "trial_ended" &&
-      changes.status === undefined
-    ) {
-      throw invalidField(
-        "status",
-        "the workspace's trial has ended; move it to a paid plan (plan_id) to make it active",
-      );
-    }
     changes.status = input.status;
     changes.suspended_reason = null;
+    // The interface's rule: status active makes any workspace active. The reseller has decided
+    // the client goes on without a trial, so none is left to run out (or to show).
+    if (input.status === "active" && row.trial_ends_at !== null) changes.trial_ends_at = null;
   }
   if (Object.keys(changes).length > 0) {
     await db.transaction().execute(async (trx) => {
