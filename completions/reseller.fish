@@ -393,7 +393,7 @@ complete -c reseller -n '__reseller_is \'channels get\'' -s h -l help -d 'show h
 complete -c reseller -n '__reseller_is \'channels add\'' -s w -l workspace -x -d 'workspace to work in (default: RESELLER_WORKSPACE, then the profile\'s)'
 complete -c reseller -n '__reseller_is \'channels add\'' -l provider -x -a 'sandbox whatsapp_cloud' -d 'sandbox (default) or whatsapp_cloud'
 complete -c reseller -n '__reseller_is \'channels add\'' -l phone -x -d 'sandbox: the number to send from, e.g. +4915112340000'
-complete -c reseller -n '__reseller_is \'channels add\'' -l name -x -d 'a name for people, e.g. \'Main number\''
+complete -c reseller -n '__reseller_is \'channels add\'' -l name -x -d 'a name for people, e.g. \'Main number\' (default: Meta\'s verified name, or the number)'
 complete -c reseller -n '__reseller_is \'channels add\'' -l phone-number-id -x -d 'whatsapp_cloud: the number\'s phone number id'
 complete -c reseller -n '__reseller_is \'channels add\'' -l waba-id -x -d 'whatsapp_cloud: the WhatsApp Business Account id'
 complete -c reseller -n '__reseller_is \'channels add\'' -l access-token-stdin -d 'whatsapp_cloud: read the access token from standard input'

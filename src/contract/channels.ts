@@ -57,7 +57,11 @@ export const CreateChannelBody = z.strictObject({
     .string({ error: "name must be a string" })
     .trim()
     .min(1, { error: "name must not be empty" })
-    .max(100, { error: "name must be at most 100 characters" }),
+    .max(100, { error: "name must be at most 100 characters" })
+    .optional()
+    .describe(
+      "What the channel is called in lists. Default: Meta's verified name (whatsapp_cloud), or the number.",
+    ),
   phone_number_id: z
     .string({ error: "phone_number_id must be a string of digits" })
     .regex(/^\d{1,30}$/, { error: "phone_number_id must be the number's Graph id (digits)" })

@@ -69,6 +69,15 @@ describe("contract audit: behaviour the written contract fixes", () => {
     expect(emptyJson.statusCode, emptyJson.body).toBe(202);
   });
 
+  it("connects a sandbox number given only its phone, named by the number", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/channels`, {
+      body: { phone: "+4915112340000" },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({ phone: "+4915112340000", name: "+4915112340000" });
+  });
+
   it("documents the redeliver body as optional in the OpenAPI document", async () => {
     const document = (await t.request("GET", "/api/v1/openapi.json")).json();
     const body = document.paths["/api/v1/events/{id}/redeliver"].post.requestBody;

@@ -34,6 +34,19 @@ describe("WhatsApp Cloud API channels", () => {
     expect(await w.get(`/channels/${channel.id}`)).toEqual(channel);
   });
 
+  it("connects a number with only the three ids Meta gives, named by its verified name", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data).toMatchObject({ name: "Acme Shop", verified_name: "Acme Shop" });
+  });
+
   it("stores the access token encrypted and never shows or logs it", async () => {
     const channel = await w.connect();
     const row = await w.t.database.db

@@ -74,7 +74,7 @@ export async function createChannel(
   const row: ChannelTable = {
     id: newId("ch"),
     workspace_id: workspace.id,
-    name: body.name,
+    name: body.name ?? number.verified_name ?? number.phone,
     status: "connected",
     provider: provider.kind,
     ...number,

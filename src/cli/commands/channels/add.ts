@@ -26,9 +26,19 @@ async function flagOrAsk(ctx: Context, options: Options, key: string, question: 
   return answer.trim();
 }
 
+/**
+ * `--name`, or at a terminal the answer to a question that Enter skips: without a name the
+ * service names the channel by `fallback`.
+ */
+async function optionalName(ctx: Context, options: Options, fallback: string): Promise<string> {
+  const given = stringOption(options, "name")?.trim();
+  if (given || !ctx.canPrompt) return given ?? "";
+  return (await ctx.prompter.input({ message: `Name of the channel (Enter: ${fallback})` })).trim();
+}
+
 /** The body of a WhatsApp Cloud API channel: Graph ids from flags, the token from stdin or a hidden prompt. */
 async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelInput> {
-  const missing = missingFlags(options, ["phoneNumberId", "wabaId", "name"]);
+  const missing = missingFlags(options, ["phoneNumberId", "wabaId"]);
   const tokenFromStdin = options.accessTokenStdin === true;
   if (stringOption(options, "phone") !== undefined) {
     throw usageError(
@@ -39,7 +49,7 @@ async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelI
   if ((missing.length > 0 || !tokenFromStdin) && !ctx.canPrompt) {
     throw usageError(
       `Missing ${[...missing, ...(tokenFromStdin ? [] : ["--access-token-stdin"])].join(", ")}.`,
-      "Pass --phone-number-id, --waba-id, --name and the token on standard input with --access-token-stdin (or run at a terminal to be asked).",
+      "Pass --phone-number-id, --waba-id and the token on standard input with --access-token-stdin (or run at a terminal to be asked).",
     );
   }
   const phoneNumberId = await flagOrAsk(
@@ -49,7 +59,7 @@ async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelI
     "Phone number id (WhatsApp Manager, API Setup)",
   );
   const wabaId = await flagOrAsk(ctx, options, "wabaId", "WhatsApp Business Account id");
-  const name = await flagOrAsk(ctx, options, "name", "Name of the channel");
+  const name = await optionalName(ctx, options, "Meta's verified name");
   const token = tokenFromStdin
     ? (await readStdin(ctx.io.stdin)).trim()
     : (
@@ -63,7 +73,7 @@ async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelI
   }
   return {
     provider: "whatsapp_cloud",
-    name,
+    ...(name ? { name } : {}),
     phone_number_id: phoneNumberId,
     waba_id: wabaId,
     access_token: token,
@@ -81,22 +91,20 @@ export const run: Handler = async (ctx, { options }) => {
   if (provider === "whatsapp_cloud") {
     body = await cloudBody(ctx, options);
   } else {
-    const missing = missingFlags(options, ["phone", "name"]);
-    if (missing.length > 0 && !ctx.canPrompt) {
+    if (missingFlags(options, ["phone"]).length > 0 && !ctx.canPrompt) {
       throw usageError(
-        `Missing ${missing.join(" and ")}.`,
-        "Pass --phone +E164 and --name N (or run at a terminal to be asked).",
+        "Missing --phone.",
+        "Pass --phone +E164 (or run at a terminal to be asked).",
       );
     }
-    body = {
-      phone: await flagOrAsk(
-        ctx,
-        options,
-        "phone",
-        "Number to connect (E.164, e.g. +4915112340000)",
-      ),
-      name: await flagOrAsk(ctx, options, "name", "Name of the channel"),
-    };
+    const phone = await flagOrAsk(
+      ctx,
+      options,
+      "phone",
+      "Number to connect (E.164, e.g. +4915112340000)",
+    );
+    const name = await optionalName(ctx, options, "the number");
+    body = { phone, ...(name ? { name } : {}) };
   }
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();

@@ -40,7 +40,11 @@ export const channelCommands: GroupSpec = {
           flags: "--phone <e164>",
           description: "sandbox: the number to send from, e.g. +4915112340000",
         },
-        { flags: "--name <name>", description: "a name for people, e.g. 'Main number'" },
+        {
+          flags: "--name <name>",
+          description:
+            "a name for people, e.g. 'Main number' (default: Meta's verified name, or the number)",
+        },
         {
           flags: "--phone-number-id <id>",
           description: "whatsapp_cloud: the number's phone number id",
