@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { successEnvelope } from "./envelope.js";
+import { PageQuery, Pagination } from "./pagination.js";
 import { WorkspacePlan } from "./workspaces.js";
 
 const Count = z.number().int().min(0);
@@ -35,7 +36,7 @@ export const WorkspaceMonthUsage = z
   .meta({ id: "WorkspaceMonthUsage" });
 export type WorkspaceMonthUsage = z.infer<typeof WorkspaceMonthUsage>;
 
-export const UsageQuery = z.object({
+export const UsageQuery = PageQuery.extend({
   month: z
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "month must be YYYY-MM, e.g. 2026-11" })
@@ -43,15 +44,20 @@ export const UsageQuery = z.object({
     .describe("The calendar month (UTC) as YYYY-MM; default the current one."),
 });
 
+export type UsageQuery = z.infer<typeof UsageQuery>;
+
 export const UsageMeta = z
   .object({
+    pagination: Pagination,
     month: z.string(),
-    totals: z.object({
-      workspaces: Count,
-      messages: MessagesByCategory,
-      contacts: Count,
-      active_templates: Count,
-    }),
+    totals: z
+      .object({
+        workspaces: Count,
+        messages: MessagesByCategory,
+        contacts: Count,
+        active_templates: Count,
+      })
+      .describe("Over every workspace of the report, not only this page's."),
   })
   .meta({ id: "UsageMeta" });
 export type UsageMeta = z.infer<typeof UsageMeta>;

@@ -234,5 +234,35 @@ describe("workspace lifecycle", () => {
       expect(before.data).toEqual([]);
       expect((await t.request("GET", "/api/v1/usage?month=2026-13")).statusCode).toBe(422);
     });
+
+    it("pages the report like any list, newest workspace first, with totals over every page", async () => {
+      const ids: string[] = [];
+      for (const name of ["One", "Two", "Three"]) {
+        ids.push(await t.createWorkspace({ name }));
+        t.clock.advance(1000);
+      }
+      const first = (await t.request("GET", "/api/v1/usage?month=2026-11&per_page=2")).json();
+      expect(first.data.map((w: { workspace_id: string }) => w.workspace_id)).toEqual([
+        ids[2],
+        ids[1],
+      ]);
+      expect(first.meta.pagination).toMatchObject({
+        page: 1,
+        per_page: 2,
+        total: 3,
+        total_pages: 2,
+      });
+      expect(first.meta.totals.workspaces).toBe(3);
+      const cursor = first.meta.pagination.next_cursor;
+      const next = (
+        await t.request("GET", `/api/v1/usage?month=2026-11&per_page=2&cursor=${cursor}`)
+      ).json();
+      expect(next.data.map((w: { workspace_id: string }) => w.workspace_id)).toEqual([ids[0]]);
+      expect(next.meta.pagination.next_cursor).toBeNull();
+      expect(next.meta.totals.workspaces).toBe(3);
+      const tooMany = await t.request("GET", "/api/v1/usage?per_page=101");
+      expect(tooMany.statusCode).toBe(422);
+      expect(tooMany.json().details[0].field).toBe("per_page");
+    });
   });
 });

@@ -2,10 +2,12 @@ import type {
   MessageCounts,
   MessagesByCategory,
   UsageMeta,
+  UsageQuery,
   WorkspaceMonthUsage,
 } from "../../contract/usage.js";
 import { templateCategories } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
+import { paginate } from "../db/keyset-paging.js";
 import type { Clock } from "./clock.js";
 import type { Principal } from "./tokens.js";
 import { requireResellerToken } from "./workspace-access.js";
@@ -53,13 +55,16 @@ export async function monthlyUsage(
   db: Db,
   clock: Clock,
   principal: Principal,
-  month: string | undefined,
+  query: UsageQuery,
 ): Promise<{ data: WorkspaceMonthUsage[]; meta: UsageMeta }> {
   requireResellerToken(principal, "read the reseller's usage report");
-  const asked = month ?? clock.now().toISOString().slice(0, 7);
+  const asked = query.month ?? clock.now().toISOString().slice(0, 7);
   const [from, to] = monthBounds(asked);
-  const workspaces = await db
+  const inReport = db
     .selectFrom("workspaces")
+    .where("workspaces.reseller_id", "=", principal.resellerId)
+    .where("workspaces.created_at", "<", to);
+  const workspaces = await inReport
     .leftJoin("plans", "plans.id", "workspaces.plan_id")
     .select([
       "workspaces.id",
@@ -69,9 +74,6 @@ export async function monthlyUsage(
       "plans.name as plan_name",
       "plans.slug as plan_slug",
     ])
-    .where("workspaces.reseller_id", "=", principal.resellerId)
-    .where("workspaces.created_at", "<", to)
-    .orderBy("workspaces.id")
     .execute();
   const ids = workspaces.map((w) => w.id);
   const messages = ids.length
@@ -115,7 +117,8 @@ export async function monthlyUsage(
     contacts: 0,
     active_templates: 0,
   };
-  const data = workspaces.map((w): WorkspaceMonthUsage => {
+  const usage = new Map<string, WorkspaceMonthUsage>();
+  for (const w of workspaces) {
     const byCategory = emptyMessages();
     for (const row of messages.filter((m) => m.workspace_id === w.id)) {
       const category = (templateCategories as readonly string[]).includes(row.category ?? "")
@@ -131,7 +134,7 @@ export async function monthlyUsage(
     }
     totals.contacts += contactCount;
     totals.active_templates += templateCount;
-    return {
+    usage.set(w.id, {
       workspace_id: w.id,
       workspace_name: w.name,
       status: w.status,
@@ -142,7 +145,12 @@ export async function monthlyUsage(
       messages: byCategory,
       contacts: contactCount,
       active_templates: templateCount,
-    };
+    });
+  }
+  // The totals cover the whole report; the page is a list like any other, newest first.
+  const page = await paginate(inReport.select("workspaces.id"), "workspaces.id", query, {
+    total: async () => workspaces.length,
   });
-  return { data, meta: { month: asked, totals } };
+  const data = page.rows.flatMap((row) => usage.get(row.id) ?? []);
+  return { data, meta: { pagination: page.pagination, month: asked, totals } };
 }

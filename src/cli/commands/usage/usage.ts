@@ -1,4 +1,9 @@
-import { UsageResponse, type WorkspaceMonthUsage } from "../../../contract/usage.js";
+import {
+  type UsageMeta,
+  UsageResponse,
+  type WorkspaceMonthUsage,
+} from "../../../contract/usage.js";
+import { paging } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
@@ -12,8 +17,19 @@ export const run: Handler = async (ctx, { options }) => {
     throw usageError(`--month expects YYYY-MM such as 2026-11; got '${month}'.`);
   }
   const client = await ctx.client();
-  const response = await client.get("/api/v1/usage", UsageResponse, { month });
-  const { data, meta } = response.body;
+  // A bill covers every workspace: every page, newest workspace first, totals from the first.
+  const data: WorkspaceMonthUsage[] = [];
+  const raw: unknown[] = [];
+  let meta: UsageMeta | undefined;
+  for await (const page of client.pages("/api/v1/usage", UsageResponse, {
+    month,
+    per_page: paging.maxPerPage,
+  })) {
+    meta ??= page.body.meta;
+    data.push(...page.body.data);
+    raw.push(...(page.raw.data as unknown[]));
+  }
+  if (meta === undefined) throw new Error("the usage report answered no page");
   const m = (w: WorkspaceMonthUsage) => w.messages;
   const view = tableView(
     data,
@@ -41,7 +57,7 @@ export const run: Handler = async (ctx, { options }) => {
   );
   const totals = meta.totals;
   return {
-    data: response.raw.data,
+    data: raw,
     view,
     message: `${meta.month}: ${count(totals.workspaces)} workspaces, ${count(totals.messages.total.sent)} messages sent (${count(totals.messages.marketing.sent)} marketing, ${count(totals.messages.utility.sent)} utility, ${count(totals.messages.authentication.sent)} authentication), ${count(totals.contacts)} contacts.`,
   };
