@@ -78,6 +78,21 @@ describe("contract audit: behaviour the written contract fixes", () => {
     expect(res.json().data).toMatchObject({ phone: "+4915112340000", name: "+4915112340000" });
   });
 
+  it("answers the health checks with the RateLimit headers too, without spending the budget", async () => {
+    const first = await t.request("GET", "/healthz", { token: null });
+    expect(first.statusCode).toBe(200);
+    const limit = Number(first.headers["ratelimit-limit"]);
+    expect(limit).toBeGreaterThan(0);
+    expect(Number(first.headers["ratelimit-reset"])).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) await t.request("GET", "/readyz", { token: null });
+    const later = await t.request("GET", "/healthz", { token: null });
+    expect(later.headers["ratelimit-remaining"]).toBe(first.headers["ratelimit-remaining"]);
+    for (const path of ["/api/v1/openapi.json", "/docs"]) {
+      const res = await t.request("GET", path, { token: null });
+      expect(res.headers["ratelimit-limit"], path).toBe(String(limit));
+    }
+  });
+
   it("documents the redeliver body as optional in the OpenAPI document", async () => {
     const document = (await t.request("GET", "/api/v1/openapi.json")).json();
     const body = document.paths["/api/v1/events/{id}/redeliver"].post.requestBody;

@@ -87,6 +87,16 @@ export class SharedRateCounter {
     return this.decide(total, entry.windowEndsAt ?? now + this.limit.windowMs, now);
   }
 
+  /** What `bucket` has left, as this instance knows it, without counting a request. */
+  peek(bucket: string): RateDecision {
+    const now = this.clock.now().getTime();
+    const entry = this.entries.get(bucket);
+    if (!entry || entry.windowEndsAt === null || now >= entry.windowEndsAt) {
+      return this.decide(0, now + this.limit.windowMs, now);
+    }
+    return this.decide(entry.known + entry.inFlight + entry.pending, entry.windowEndsAt, now);
+  }
+
   /** Writes every unwritten hit and stops the timer: the service is stopping. */
   async close(): Promise<void> {
     clearInterval(this.timer);

@@ -1,8 +1,9 @@
+import type { FastifyReply } from "fastify";
 import type { App } from "../app-types.js";
 import type { RateLimit } from "../config.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
-import { SharedRateCounter } from "../domain/rate-limit-buckets.js";
+import { type RateDecision, SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import { ServiceError } from "../domain/service-error.js";
 import type { Meter } from "./authentication.js";
 
@@ -12,7 +13,8 @@ import type { Meter } from "./authentication.js";
  * it refuses one (see installAuthentication), so the budget belongs to the token, and requests
  * without a valid token (none, unknown, revoked) spend their client address's budget: tokens
  * cannot be guessed at full speed. Every route with a scope and every unknown route is counted;
- * public pages (docs, OpenAPI, health checks, provider webhooks) are not.
+ * public pages (docs, OpenAPI, health checks, provider webhooks) are not, and carry their
+ * address's budget as it stands.
  */
 export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock: Clock }): Meter {
   const counter = new SharedRateCounter(deps.db, deps.clock, limit, {
@@ -20,13 +22,23 @@ export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock
   });
   // Unwritten counts go to the database before it closes.
   app.addHook("onClose", () => counter.close());
-  return async (request, reply, caller) => {
-    const bucket = caller ? `token:${caller.tokenId}` : `address:${request.ip}`;
-    const decision = await counter.hit(bucket);
+  const announce = (reply: FastifyReply, decision: RateDecision) => {
     const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
     reply.header("RateLimit-Limit", decision.limit);
     reply.header("RateLimit-Remaining", decision.remaining);
     reply.header("RateLimit-Reset", resetSeconds);
+    return resetSeconds;
+  };
+  // The contract: every response carries the headers. A public page (a load balancer's health
+  // check, a provider's webhook) is not counted, so it says what its address has left.
+  app.addHook("onSend", (request, reply, _payload, done) => {
+    if (!reply.hasHeader("RateLimit-Limit")) announce(reply, counter.peek(`address:${request.ip}`));
+    done();
+  });
+  return async (request, reply, caller) => {
+    const bucket = caller ? `token:${caller.tokenId}` : `address:${request.ip}`;
+    const decision = await counter.hit(bucket);
+    const resetSeconds = announce(reply, decision);
     if (!decision.allowed) {
       reply.header("Retry-After", resetSeconds);
       throw new ServiceError(
