@@ -14,6 +14,10 @@ export const Token = z
     token_hint: z.string().describe("Prefix and last four characters, e.g. `rsk_…9f2c`."),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
+    expires_at: z
+      .string()
+      .nullable()
+      .describe("When the token stops working (401 from then on); null: it never expires."),
     revoked_at: z
       .string()
       .nullable()
@@ -41,6 +45,16 @@ export const CreateTokenBody = z.strictObject({
     })
     .min(1, { error: "scopes must name at least one scope" })
     .describe("Scopes of the new token; each must be one the creating token holds."),
+  expires_at: z
+    .string()
+    .datetime({
+      offset: true,
+      error: "expires_at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T23:59:59Z",
+    })
+    .nullish()
+    .describe(
+      "When the token stops working, ISO 8601 in the future (kept to the second); left out or null, it never expires.",
+    ),
 });
 export type CreateTokenBody = z.infer<typeof CreateTokenBody>;
 

@@ -93,6 +93,35 @@ describe("tokens", () => {
       expect(again.json().data.revoked_at).toBe("2026-11-22T09:30:01Z");
     });
 
+    it("creates a token that expires: it works until expires_at, then answers 401", async () => {
+      const res = await createResellerToken({
+        name: "contractor",
+        scopes: ["workspaces:read"],
+        expires_at: "2026-11-22T10:30:00.500+00:00",
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const created = CreatedTokenResponse.parse(res.json()).data;
+      expect(created.expires_at).toBe("2026-11-22T10:30:00Z");
+      const listed = TokenListResponse.parse((await t.request("GET", "/api/v1/tokens")).json());
+      expect(listed.data.find((tok) => tok.id === created.id)?.expires_at).toBe(
+        "2026-11-22T10:30:00Z",
+      );
+      const read = () => t.request("GET", "/api/v1/workspaces", { token: created.token });
+      expect((await read()).statusCode).toBe(200);
+      t.clock.advance(60 * 60 * 1000);
+      const after = await read();
+      expect(after.statusCode).toBe(401);
+      expect(after.json()).toMatchObject({ error_code: "unauthenticated" });
+    });
+
+    it("refuses an expiry that has passed or is not a time, naming expires_at", async () => {
+      for (const expires_at of ["2026-11-22T09:00:00Z", "next week", "2026-12-01T09:00:00"]) {
+        const res = await createResellerToken({ name: "x", scopes: ["plans:read"], expires_at });
+        expect(res.statusCode, expires_at).toBe(422);
+        expect(res.json().details[0].field).toBe("expires_at");
+      }
+    });
+
     it("answers 404 for a token that is not the reseller's own reseller token", async () => {
       const other = await t.otherReseller();
       const othersToken = CreatedTokenResponse.parse(

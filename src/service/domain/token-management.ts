@@ -35,7 +35,11 @@ async function createToken(
   input: CreateTokenBody,
 ): Promise<CreatedToken> {
   const scopes = grantableScopes(principal, input.scopes);
-  const issued = await issueToken(db, clock, { ...owner, name: input.name, scopes });
+  const expiresAt = input.expires_at ? isoSeconds(new Date(input.expires_at)) : null;
+  if (expiresAt !== null && expiresAt <= isoSeconds(clock.now())) {
+    throw invalidField("expires_at", `must be in the future; ${input.expires_at} has passed`);
+  }
+  const issued = await issueToken(db, clock, { ...owner, name: input.name, scopes, expiresAt });
   const row = await db
     .selectFrom("tokens")
     .selectAll()

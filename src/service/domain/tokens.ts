@@ -51,6 +51,8 @@ export async function issueToken(
     name: string;
     scopes: readonly Scope[];
     secret?: string;
+    /** ISO time to the second; null or left out: never. */
+    expiresAt?: string | null;
   },
 ): Promise<IssuedToken> {
   const kind: TokenKind = input.workspaceId ? "workspace" : "reseller";
@@ -68,7 +70,7 @@ export async function issueToken(
       scopes: JSON.stringify(input.scopes),
       created_at: isoSeconds(clock.now()),
       last_used_at: null,
-      expires_at: null,
+      expires_at: input.expiresAt ?? null,
       revoked_at: null,
     })
     .execute();
@@ -165,6 +167,7 @@ export function toToken(row: TokenTable): Token {
     token_hint: row.token_hint,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
+    expires_at: row.expires_at,
     revoked_at: row.revoked_at,
   };
 }

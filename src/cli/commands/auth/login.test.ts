@@ -15,6 +15,7 @@ const current = {
     token_hint: "rsk_…abcd",
     created_at: "2026-11-22T09:30:00Z",
     last_used_at: null,
+    expires_at: null,
     revoked_at: null,
   },
   meta: {},

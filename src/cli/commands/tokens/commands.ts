@@ -9,6 +9,11 @@ const createOptions: OptionSpec[] = [
     choices: scopes,
     repeatable: true,
   },
+  {
+    flags: "--expires-at <time>",
+    description:
+      "when the token stops working, ISO 8601, e.g. 2027-01-31T23:59:59Z (default: never)",
+  },
 ];
 
 const yesOption: OptionSpec = {

@@ -25,9 +25,9 @@ describe("reseller tokens list", () => {
     });
     expect(run.code).toBe(0);
     const [header, row] = run.stdout.split("\n");
-    expect(header).toMatch(/^ID\s+NAME\s+SCOPES\s+TOKEN\s+CREATED\s+LAST USED$/);
+    expect(header).toMatch(/^ID\s+NAME\s+SCOPES\s+TOKEN\s+CREATED\s+LAST USED\s+EXPIRES$/);
     expect(row).toMatch(
-      /^tok_02ci\s+ci\s+workspaces:read workspaces:write\s+rsk_…7a1b\s+2026-11-20\s+2026-11-22$/,
+      /^tok_02ci\s+ci\s+workspaces:read workspaces:write\s+rsk_…7a1b\s+2026-11-20\s+2026-11-22\s+never$/,
     );
   });
 
@@ -35,7 +35,7 @@ describe("reseller tokens list", () => {
     stubList({ page: "1", per_page: "20" }, listEnvelope([ciToken]));
     const piped = await runCli(["tokens", "list"], { env: api.env, dispatcher: api.agent });
     expect(piped.stdout).toBe(
-      "tok_02ci\tci\tworkspaces:read workspaces:write\trsk_…7a1b\t2026-11-20T12:00:00Z\t2026-11-22T08:00:00Z\n",
+      "tok_02ci\tci\tworkspaces:read workspaces:write\trsk_…7a1b\t2026-11-20T12:00:00Z\t2026-11-22T08:00:00Z\t\n",
     );
     stubList({ page: "1", per_page: "20" }, listEnvelope([ciToken]));
     const json = await runCli(["tokens", "list", "--json"], {

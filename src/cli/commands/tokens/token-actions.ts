@@ -9,7 +9,7 @@ import {
 import { usageError } from "../../cli-error.js";
 import type { CommandResult, HandlerInput } from "../../command-spec.js";
 import type { Context } from "../../context.js";
-import { booleanOption, listOption, requiredString } from "../../options.js";
+import { booleanOption, listOption, requiredString, stringOption } from "../../options.js";
 import type { Column } from "../../output/view.js";
 import { recordView, tableView } from "../../output/view.js";
 import { fetchList } from "../../paged-list.js";
@@ -64,6 +64,12 @@ const tokenColumns: Column<Token>[] = [
     value: (t) => t.last_used_at,
     display: (t) => day(t.last_used_at),
   },
+  {
+    header: "Expires",
+    key: "expires_at",
+    value: (t) => t.expires_at,
+    display: (t) => (t.expires_at ? day(t.expires_at) : "never"),
+  },
 ];
 
 /** How one token reads; `workspace_id` only matters for workspace tokens. */
@@ -79,6 +85,12 @@ const tokenFields: Column<Token>[] = [
   },
   { header: "Scopes", key: "scopes", value: (t) => t.scopes.join(" ") },
   { header: "Created", key: "created_at", value: (t) => t.created_at },
+  {
+    header: "Expires",
+    key: "expires_at",
+    value: (t) => t.expires_at,
+    display: (t) => t.expires_at ?? "never",
+  },
   {
     header: "Revoked",
     key: "revoked_at",
@@ -119,7 +131,8 @@ export async function createToken(
       "Repeat --scope for several, e.g. --scope plans:read.",
     );
   }
-  const body = { name, scopes } as CreateTokenBody;
+  const expiresAt = stringOption(options, "expiresAt");
+  const body = { name, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) } as CreateTokenBody;
   const client = await ctx.client();
   const response = await client.call("POST", owner.path, CreatedTokenResponse, { body });
   const created = response.body.data;
