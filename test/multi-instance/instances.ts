@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { sql } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { createTestDatabase, onPostgres } from "../helpers/postgres-databases.js";
 import { type ServedService, startServe } from "../helpers/serve.js";
@@ -64,6 +65,28 @@ export async function startInstances(count: number, args: string[] = []) {
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    /**
+     * What to look at when work stalls: the database's sessions that are not idle (on
+     * PostgreSQL: what each waits for and who blocks it) and the error lines `service` logged.
+     */
+    async stallReport(service: ServedService | undefined): Promise<string> {
+      const sessions = postgres
+        ? (
+            await sql<Record<string, unknown>>`SELECT pid, state, wait_event_type, wait_event,
+                pg_blocking_pids(pid) AS blocked_by, now() - xact_start AS in_transaction,
+                left(query, 160) AS query
+              FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`.execute(
+              handle.db,
+            )
+          ).rows
+        : [];
+      const errors = (service?.stdout() ?? "")
+        .split("\n")
+        .filter((line) => /"level":(50|60)/.test(line))
+        .slice(-5);
+      return `sessions: ${JSON.stringify(sessions)}; its errors: ${errors.join(" | ") || "none"}`;
     },
     /** Stops whatever still runs and removes the files and the database. */
     async close(): Promise<void> {

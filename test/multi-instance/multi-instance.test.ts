@@ -203,7 +203,9 @@ describe("several instances on one database", () => {
           .select(["state", "attempts", "run_at", "lease_owner", "last_error", "checkpoint"])
           .where("id", "=", owner?.jobId ?? "")
           .executeTakeFirst();
-        throw new Error(`${error.message}; the job: ${JSON.stringify(job)}`);
+        throw new Error(
+          `${error.message}; the job: ${JSON.stringify(job)}; ${await service.stallReport(other)}`,
+        );
       },
     );
     expect(record).toMatchObject({ status: "completed", processed_rows: 40_000 });

@@ -224,6 +224,26 @@ export async function settleJob(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Undoes a claim whose job was never run (the instance began to stop meanwhile): the job is
+ * queued again as it was, due as before, the claim's attempt not counted.
+ */
+export async function handBack(db: Db, clock: Clock, job: Job, owner: string): Promise<void> {
+  await db
+    .updateTable("jobs")
+    .set({
+      state: "queued",
+      lease_owner: null,
+      lease_until: null,
+      attempts: sql<number>`attempts - 1`,
+      updated_at: isoSeconds(clock.now()),
+    })
+    .where("id", "=", job.id)
+    .where("state", "=", "running")
+    .where("lease_owner", "=", owner)
+    .execute();
+}
+
 /** Extends the leases `owner` still holds on `jobIds`; those taken over are left alone. */
 export async function extendLeases(
   db: Db,

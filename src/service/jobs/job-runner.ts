@@ -6,6 +6,7 @@ import {
   claimJob,
   defaultDeadAfterMs,
   extendLeases,
+  handBack,
   type Job,
   LeaseLostError,
   releaseLeases,
@@ -75,6 +76,8 @@ export class JobRunner {
     Pick<JobRunnerOptions, "onError">;
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
+  /** Polls and heartbeats under way: a stop waits for them before it hands its leases back. */
+  private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, Job>();
@@ -102,12 +105,9 @@ export class JobRunner {
   async start(): Promise<void> {
     this.started = true;
     // A busy database must not keep the service from starting: the next heartbeat retries.
-    await this.beat().catch((error) => this.options.onError?.(error, null));
+    await this.beat();
     const everyMs = Math.min(this.options.heartbeatMs, this.options.leaseMs / 3);
-    this.heartbeat = setInterval(
-      () => void this.beat().catch((error) => this.options.onError?.(error, null)),
-      everyMs,
-    );
+    this.heartbeat = setInterval(() => void this.beat(), everyMs);
     this.heartbeat.unref();
     this.schedule(0);
   }
@@ -138,6 +138,10 @@ export class JobRunner {
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
     this.timer = undefined;
+    // A claim or heartbeat still under way ends first: a job claimed now would otherwise run
+    // after this stop (or stay leased to an instance that left), and a heartbeat would write
+    // this instance's row back after it left.
+    await Promise.allSettled([...this.inFlight]);
     await Promise.allSettled([...this.running]);
     if (this.started) {
       this.started = false;
@@ -158,8 +162,14 @@ export class JobRunner {
 
   private schedule(delay: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.fill(), delay);
+    this.timer = setTimeout(() => void this.tracked(this.fill()), delay);
     this.timer.unref();
+  }
+
+  /** Keeps `work` among the ones a stop waits for until it settles. */
+  private tracked(work: Promise<void>): Promise<void> {
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
   }
 
   private async fill(): Promise<void> {
@@ -168,6 +178,11 @@ export class JobRunner {
       while (this.running.size < this.options.concurrency) {
         const job = await this.claim();
         if (!job) break;
+        if (this.abort.signal.aborted) {
+          // Claimed while the service began to stop: back to the queue, not run, no attempt used.
+          await handBack(this.options.db, this.options.clock, job, this.instance.id);
+          break;
+        }
         // A job that cannot even be settled is left to its lease, which another claim takes over.
         const run = this.execute(job)
           .catch((error) => this.options.onError?.(error, job))
@@ -234,11 +249,19 @@ export class JobRunner {
     }
   }
 
-  /** The heartbeat: this instance is alive, its leases are extended, dead neighbours found. */
-  private async beat(): Promise<void> {
+  /**
+   * The heartbeat: this instance is alive, its leases are extended, dead neighbours found. A
+   * failure is reported, never thrown: a busy database must not stop the service.
+   */
+  private beat(): Promise<void> {
+    if (this.abort.signal.aborted) return Promise.resolve();
     const { db, clock, leaseMs } = this.options;
-    await this.instance.beat();
-    await extendLeases(db, clock, this.instance.id, [...this.active.keys()], leaseMs);
-    await this.instance.sweep();
+    return this.tracked(
+      (async () => {
+        await this.instance.beat();
+        await extendLeases(db, clock, this.instance.id, [...this.active.keys()], leaseMs);
+        await this.instance.sweep();
+      })().catch((error) => this.options.onError?.(error, null)),
+    );
   }
 }

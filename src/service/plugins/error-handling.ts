@@ -7,6 +7,7 @@ import {
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
+import { PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
@@ -96,6 +97,15 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       busy
         ? `The database was busy with other writes (such as a large import) for ${lockWaitLimitMs / 1000} s; nothing was written. Retry the request.`
         : "A concurrent request changed the same data; nothing was written. Retry the request.",
+    );
+  }
+  if (error instanceof PoolExhaustedError) {
+    request.log.error({ err: error }, "no database connection free");
+    reply.header("retry-after", "5");
+    return send(
+      reply,
+      "service_unavailable",
+      "Every database connection of this instance stayed busy; nothing was done. Retry the request.",
     );
   }
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
