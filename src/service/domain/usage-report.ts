@@ -32,13 +32,6 @@ function addState(counts: MessageCounts, state: string, n: number): void {
   if (state === "read") counts.read += n;
 }
 
-function addCounts(into: MessageCounts, from: MessageCounts): void {
-  into.sent += from.sent;
-  into.delivered += from.delivered;
-  into.read += from.read;
-  into.failed += from.failed;
-}
-
 /** `[first instant of the month, first instant of the next]` as ISO text. */
 function monthBounds(month: string): [string, string] {
   const [year, mon] = month.split("-").map(Number) as [number, number];
@@ -64,77 +57,76 @@ export async function monthlyUsage(
     .selectFrom("workspaces")
     .where("workspaces.reseller_id", "=", principal.resellerId)
     .where("workspaces.created_at", "<", to);
-  const workspaces = await inReport
-    .leftJoin("plans", "plans.id", "workspaces.plan_id")
-    .select([
-      "workspaces.id",
-      "workspaces.name",
-      "workspaces.status",
-      "workspaces.plan_id",
-      "plans.name as plan_name",
-      "plans.slug as plan_slug",
-    ])
+  // The page is a list like any other, newest first; the counts and totals cover the report.
+  const page = await paginate(
+    inReport
+      .leftJoin("plans", "plans.id", "workspaces.plan_id")
+      .select([
+        "workspaces.id",
+        "workspaces.name",
+        "workspaces.status",
+        "workspaces.plan_id",
+        "plans.name as plan_name",
+        "plans.slug as plan_slug",
+      ]),
+    "workspaces.id",
+    query,
+  );
+  const reportIds = inReport.select("workspaces.id");
+  const messages = await db
+    .selectFrom("campaign_recipients as r")
+    .innerJoin("campaigns as c", "c.id", "r.campaign_id")
+    .leftJoin("templates as t", "t.id", "c.template_id")
+    .select((eb) => ["c.workspace_id", "t.category", "r.state", eb.fn.countAll<number>().as("n")])
+    .where("c.workspace_id", "in", reportIds)
+    .where("c.started_at", ">=", from)
+    .where("c.started_at", "<", to)
+    .groupBy(["c.workspace_id", "t.category", "r.state"])
     .execute();
-  const ids = workspaces.map((w) => w.id);
-  const messages = ids.length
-    ? await db
-        .selectFrom("campaign_recipients as r")
-        .innerJoin("campaigns as c", "c.id", "r.campaign_id")
-        .leftJoin("templates as t", "t.id", "c.template_id")
-        .select((eb) => [
-          "c.workspace_id",
-          "t.category",
-          "r.state",
-          eb.fn.countAll<number>().as("n"),
-        ])
-        .where("c.workspace_id", "in", ids)
-        .where("c.started_at", ">=", from)
-        .where("c.started_at", "<", to)
-        .groupBy(["c.workspace_id", "t.category", "r.state"])
-        .execute()
-    : [];
-  const contacts = ids.length
-    ? await db
-        .selectFrom("contacts")
-        .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
-        .where("workspace_id", "in", ids)
-        .where("created_at", "<", to)
-        .groupBy("workspace_id")
-        .execute()
-    : [];
-  const templates = ids.length
-    ? await db
-        .selectFrom("templates")
-        .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
-        .where("workspace_id", "in", ids)
-        .where("status", "=", "approved")
-        .groupBy("workspace_id")
-        .execute()
-    : [];
+  const contacts = await db
+    .selectFrom("contacts")
+    .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
+    .where("workspace_id", "in", reportIds)
+    .where("created_at", "<", to)
+    .groupBy("workspace_id")
+    .execute();
+  const templates = await db
+    .selectFrom("templates")
+    .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
+    .where("workspace_id", "in", reportIds)
+    .where("status", "=", "approved")
+    .groupBy("workspace_id")
+    .execute();
+
   const totals: UsageMeta["totals"] = {
-    workspaces: workspaces.length,
+    workspaces: page.pagination.total,
     messages: emptyMessages(),
     contacts: 0,
     active_templates: 0,
   };
-  const usage = new Map<string, WorkspaceMonthUsage>();
-  for (const w of workspaces) {
-    const byCategory = emptyMessages();
-    for (const row of messages.filter((m) => m.workspace_id === w.id)) {
-      const category = (templateCategories as readonly string[]).includes(row.category ?? "")
-        ? (row.category as (typeof templateCategories)[number])
-        : "marketing";
-      addState(byCategory[category], row.state, Number(row.n));
-      addState(byCategory.total, row.state, Number(row.n));
+  const messagesOf = new Map<string, MessagesByCategory>();
+  for (const row of messages) {
+    let byCategory = messagesOf.get(row.workspace_id);
+    if (!byCategory) {
+      byCategory = emptyMessages();
+      messagesOf.set(row.workspace_id, byCategory);
     }
-    const contactCount = Number(contacts.find((c) => c.workspace_id === w.id)?.n ?? 0);
-    const templateCount = Number(templates.find((t) => t.workspace_id === w.id)?.n ?? 0);
-    for (const key of [...templateCategories, "total"] as const) {
-      addCounts(totals.messages[key], byCategory[key]);
+    const category = (templateCategories as readonly string[]).includes(row.category ?? "")
+      ? (row.category as (typeof templateCategories)[number])
+      : "marketing";
+    for (const counts of [byCategory[category], byCategory.total, totals.messages[category]]) {
+      addState(counts, row.state, Number(row.n));
     }
-    totals.contacts += contactCount;
-    totals.active_templates += templateCount;
-    usage.set(w.id, {
+    addState(totals.messages.total, row.state, Number(row.n));
+  }
+  const contactsOf = new Map(contacts.map((c) => [c.workspace_id, Number(c.n)]));
+  const templatesOf = new Map(templates.map((t) => [t.workspace_id, Number(t.n)]));
+  for (const n of contactsOf.values()) totals.contacts += n;
+  for (const n of templatesOf.values()) totals.active_templates += n;
+
+  // A workspace created after the counts were read has none yet: zeros, never a missing row.
+  const data = page.rows.map(
+    (w): WorkspaceMonthUsage => ({
       workspace_id: w.id,
       workspace_name: w.name,
       status: w.status,
@@ -142,15 +134,10 @@ export async function monthlyUsage(
         w.plan_id === null || w.plan_name === null || w.plan_slug === null
           ? null
           : { id: w.plan_id, name: w.plan_name, slug: w.plan_slug },
-      messages: byCategory,
-      contacts: contactCount,
-      active_templates: templateCount,
-    });
-  }
-  // The totals cover the whole report; the page is a list like any other, newest first.
-  const page = await paginate(inReport.select("workspaces.id"), "workspaces.id", query, {
-    total: async () => workspaces.length,
-  });
-  const data = page.rows.flatMap((row) => usage.get(row.id) ?? []);
+      messages: messagesOf.get(w.id) ?? emptyMessages(),
+      contacts: contactsOf.get(w.id) ?? 0,
+      active_templates: templatesOf.get(w.id) ?? 0,
+    }),
+  );
   return { data, meta: { pagination: page.pagination, month: asked, totals } };
 }
