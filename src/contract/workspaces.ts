@@ -130,7 +130,9 @@ export const UpdateWorkspaceBody = z.strictObject({
         "status must be active or suspended; trial is set by the service, archived by POST …/archive",
     })
     .optional()
-    .describe("`active` also restores an archived workspace."),
+    .describe(
+      "`active` also restores an archived workspace, and ends a trial (running or ended); ending a trial takes a reseller token.",
+    ),
   plan_id: z
     .union([z.string(), z.number().int()], {
       error: 'plan_id must be a plan id such as "3"',

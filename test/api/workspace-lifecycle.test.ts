@@ -79,6 +79,21 @@ describe("workspace lifecycle", () => {
       });
     });
 
+    it("lets only a reseller token end a trial with status active (403 for a workspace token)", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const created = await t.request("POST", `/api/v1/workspaces/${id}/tokens`, {
+        body: { name: "client", scopes: ["workspaces:read", "workspaces:write"] },
+      });
+      const clientToken = created.json().data.token;
+      const res = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token: clientToken,
+        body: { status: "active" },
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error_code).toBe("insufficient_scope");
+      expect((await get(id)).status).toBe("trial");
+    });
+
     it("ends a running trial on status active, so it is never suspended for it", async () => {
       const id = await t.createWorkspace({ plan_id: "1" });
       const res = await patch(id, { status: "active" });

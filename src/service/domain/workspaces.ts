@@ -287,6 +287,10 @@ export async function updateWorkspace(
     Object.assign(changes, planChanges(row, plan));
   }
   if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
+    // Ending a trial is what a paid plan does: the reseller's to decide, as the plan is.
+    if (input.status === "active" && (row.trial_ends_at !== null || row.status === "trial")) {
+      requireResellerToken(principal, "end a workspace's trial");
+    }
     changes.status = input.status;
     changes.suspended_reason = null;
     // The interface's rule: status active makes any workspace active. The reseller has decided
