@@ -86,7 +86,9 @@ function hasTrunkPrefix(country: CountryCode): boolean {
  * too (Italy: 3902831222), the cell is refused as `ambiguous_phone`.
  */
 export function normalizePhone(input: string, defaultCountry?: CountryCode): PhoneResult {
-  const key = defaultCountry === undefined ? input : `${defaultCountry} ${input}`;
+  // A cell longer than any phone is read, never kept: it would only fill the memo.
+  if (input.length > 40) return readPhone(input, defaultCountry);
+  const key = `${defaultCountry ?? ""}\u0000${input}`;
   const known = phonesRead.get(key);
   if (known !== undefined) return known;
   const result = readPhone(input, defaultCountry);

@@ -17,6 +17,8 @@ export const Token = z
     expires_at: z
       .string()
       .nullable()
+      // Answers of services from before the field parse as never expiring.
+      .default(null)
       .describe("When the token stops working (401 from then on); null: it never expires."),
     revoked_at: z
       .string()

@@ -42,6 +42,7 @@ describe("phones written without +", () => {
       message: expect.stringContaining("has no country code"),
     });
     expect(normalizePhone("015112347003", "DE")).toEqual({ ok: true, e164: "+4915112347003" });
+    expect(normalizePhone("DE 015112347003")).toMatchObject({ ok: false });
   });
 });
 

@@ -103,19 +103,12 @@ export class DashboardSessions {
       .orderBy("id")
       .executeTakeFirst();
     if (!reseller) return null;
-    // Minted with its expiry in one transaction: never a token without one, held by nobody.
-    const issued = await this.deps.db.transaction().execute(async (trx) => {
-      const token = await issueToken(trx, this.deps.clock, {
-        resellerId: reseller.id,
-        name: "Dashboard sign-in link",
-        scopes: allScopes,
-      });
-      await trx
-        .updateTable("tokens")
-        .set({ expires_at: this.later(sessionLifetimeMs) })
-        .where("id", "=", token.id)
-        .execute();
-      return token;
+    // Minted with its expiry: never a token without one, held by nobody.
+    const issued = await issueToken(this.deps.db, this.deps.clock, {
+      resellerId: reseller.id,
+      name: "Dashboard sign-in link",
+      scopes: allScopes,
+      expiresAt: this.later(sessionLifetimeMs),
     });
     return this.open({ token: issued.secret, mintedTokenId: issued.id });
   }

@@ -157,9 +157,9 @@ export class PoolExhaustedError extends Error {
 }
 
 /** The pool's own timeout, said as what it means for this service. */
-function poolWaitError(error: unknown, pool: { totalCount: number; idleCount: number }) {
-  const full = pool.totalCount >= poolSize && pool.idleCount === 0;
-  if (!full || !/timeout exceeded when trying to connect/.test(String(error))) return error;
+function poolWaitError(error: unknown) {
+  // pg-pool's wording for a checkout that waited past connectionTimeoutMillis.
+  if (!/timeout exceeded when trying to connect/.test(String(error))) return error;
   return new PoolExhaustedError(error);
 }
 
@@ -187,7 +187,7 @@ async function openPostgres(url: string): Promise<Db> {
   const checkouts = {
     async connect() {
       const client = await pool.connect().catch((error: unknown) => {
-        throw poolWaitError(error, pool);
+        throw poolWaitError(error);
       });
       // Nor one the server ends while it is checked out (idle in a transaction too long), which
       // the pool no longer listens to then: the statement in hand fails, the pool drops it.

@@ -74,7 +74,8 @@ export async function createChannel(
   const row: ChannelTable = {
     id: newId("ch"),
     workspace_id: workspace.id,
-    name: body.name ?? number.verified_name ?? number.phone,
+    // Meta's name is not checked as a request's is: an empty one gives way, a long one is cut.
+    name: body.name ?? (number.verified_name?.trim().slice(0, 100) || number.phone),
     status: "connected",
     provider: provider.kind,
     ...number,

@@ -55,6 +55,32 @@ describe("reseller tokens create", () => {
     expect(run.stderr).toBe("");
   });
 
+  it("sends --expires-at as the token's expires_at", async () => {
+    const body = {
+      name: "ci",
+      scopes: ["workspaces:read", "workspaces:write"],
+      expires_at: "2027-01-31T23:59:59Z",
+    };
+    api.pool
+      .intercept({ path: "/api/v1/tokens", method: "POST", body: JSON.stringify(body) })
+      .reply(201, envelope({ ...created, expires_at: body.expires_at }), { headers: jsonHeaders });
+    const run = await runCli([...argv, "--expires-at", body.expires_at, "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).expires_at).toBe(body.expires_at);
+  });
+
+  it("refuses an --expires-at that is not a time before any request, exit 2", async () => {
+    const run = await runCli([...argv, "--expires-at", "next week"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--expires-at");
+  });
+
   it("prints only the secret with --quiet, so it can be captured", async () => {
     stubCreate();
     const run = await runCli([...argv, "-q"], { env: api.env, dispatcher: api.agent });

@@ -1,7 +1,7 @@
 import {
   type CreatedToken,
   CreatedTokenResponse,
-  type CreateTokenBody,
+  CreateTokenBody,
   type Token,
   TokenListResponse,
   TokenResponse,
@@ -132,6 +132,14 @@ export async function createToken(
     );
   }
   const expiresAt = stringOption(options, "expiresAt");
+  // The service's own rule, before any request: a typo is a usage error (exit 2), not a 422.
+  const expiry = CreateTokenBody.shape.expires_at.safeParse(expiresAt);
+  if (!expiry.success) {
+    throw usageError(
+      `--expires-at expects an ISO 8601 time with its offset; got '${expiresAt}'.`,
+      "For example --expires-at 2027-01-31T23:59:59Z.",
+    );
+  }
   const body = { name, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) } as CreateTokenBody;
   const client = await ctx.client();
   const response = await client.call("POST", owner.path, CreatedTokenResponse, { body });
