@@ -44,12 +44,17 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
     if (typeof code === "string" && code.startsWith("commander.")) {
       // Commander has told people on stderr; with --json a script reads the same on stdout.
-      if (code !== "commander.help" && asksForJson(argv)) {
+      if (asksForJson(argv)) {
+        // A group named without its command shows its help; its "error" is help's own marker.
+        const message =
+          code === "commander.help"
+            ? "missing command: the help above lists this group's commands"
+            : String((error as Error).message).replace(/^error: /, "");
         deps.io.stdout.write(
           errorJsonText({
             status: null,
             error_code: "usage",
-            message: String((error as Error).message).replace(/^error: /, ""),
+            message,
             details: [],
             request_id: null,
           }),

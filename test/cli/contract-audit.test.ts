@@ -42,6 +42,16 @@ describe("usage errors caught while parsing the command line", () => {
     });
   });
 
+  it("with --json, a group named without its command shows its help and prints the error as JSON", async () => {
+    const run = await runCli(["workspaces", "--json"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Usage: reseller workspaces");
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      error_code: "usage",
+      message: expect.stringContaining("missing command"),
+    });
+  });
+
   it("without --json leaves stdout empty and says it on stderr only", async () => {
     const run = await runCli(["plans", "list", "--bogus"]);
     expect(run.code).toBe(2);
