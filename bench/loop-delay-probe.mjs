@@ -3,9 +3,11 @@
 // new measurement. Outside the service's code, so what it measures is not our own account of it.
 import { renameSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { isMainThread } from "node:worker_threads";
 
 const file = process.env.LOOP_DELAY_FILE;
-if (file) {
+// Worker threads inherit `--import`: only the thread that answers requests is measured.
+if (file && isMainThread) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   process.on("SIGUSR2", () => {
