@@ -61,7 +61,7 @@ function serviceLogger(options: ServeOptions) {
 
 /** Opens the database, readies it, and listens; the caller decides about signals. */
 export async function startService(options: ServeOptions): Promise<RunningService> {
-  const database = await openDatabase(options.database, { checkpointInThread: true });
+  const database = await openDatabase(options.database);
   const clock = systemClock;
   // Known only after listen when the port is 0, so links are built from it lazily.
   let listeningUrl = "";

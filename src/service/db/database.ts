@@ -3,7 +3,6 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
-import { type Checkpointer, checkpointPages, startCheckpointer } from "./sqlite-checkpointer.js";
 import {
   giveWay,
   LockWaitingSqliteDialect,
@@ -70,8 +69,7 @@ export function writerTurnsOf(sqlite: BetterSqlite3.Database): SharedArrayBuffer
 async function openSqlite(
   file: string,
   giveWayTo: SharedArrayBuffer | undefined,
-  checkpointInThread: boolean,
-): Promise<{ db: Db; sqlite: BetterSqlite3.Database; checkpointer: Checkpointer | null }> {
+): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
   // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   const sqlite = new BetterSqlite3(file);
@@ -84,7 +82,8 @@ async function openSqlite(
   sqlite.pragma("cache_size = -65536");
   sqlite.pragma("mmap_size = 268435456");
   sqlite.pragma("temp_store = MEMORY");
-  sqlite.pragma(`wal_autocheckpoint = ${checkpointPages}`);
+  // Fewer, larger checkpoints of the WAL during bulk writes (the default is 1,000 pages).
+  sqlite.pragma("wal_autocheckpoint = 4000");
   let turns: Turns | null = null;
   if (giveWayTo) {
     turns = { role: "worker", flag: writerTurns(giveWayTo) };
@@ -97,14 +96,6 @@ async function openSqlite(
     // Never asleep in SQLite's busy handler: the driver waits for the lock on the event loop.
     sqlite.pragma("busy_timeout = 0");
   }
-  // Nor waiting for the disk in a checkpoint of its commits (see sqlite-checkpointer.ts).
-  const checkpointer =
-    turns?.role === "service" && checkpointInThread
-      ? startCheckpointer(file, () => {
-          if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${checkpointPages}`);
-        })
-      : null;
-  if (checkpointer) sqlite.pragma("wal_autocheckpoint = 0");
   const database = withStatementCache(sqlite, turns);
   const db = new Kysely<Database>({
     dialect:
@@ -113,7 +104,7 @@ async function openSqlite(
         : new SqliteDialect({ database }),
   });
   registerSqliteHandle(db, sqlite);
-  return { db, sqlite, checkpointer };
+  return { db, sqlite };
 }
 
 /**
@@ -222,24 +213,18 @@ export async function openDatabase(
     migrate?: boolean;
     /** A worker thread's connection: gives way to the writes of the service's (writerTurnsOf). */
     giveWayTo?: SharedArrayBuffer;
-    /** SQLite file of a running service: WAL checkpoints in a thread, off the event loop. */
-    checkpointInThread?: boolean;
   } = {},
 ): Promise<DatabaseHandle> {
   const postgres = isPostgresUrl(target);
   const opened = postgres
-    ? { db: await openPostgres(target), sqlite: null, checkpointer: null }
-    : await openSqlite(target, options.giveWayTo, options.checkpointInThread ?? false);
-  const { db, sqlite, checkpointer } = opened;
-  const close = async () => {
-    await checkpointer?.stop();
-    await db.destroy();
-  };
+    ? { db: await openPostgres(target), sqlite: null }
+    : await openSqlite(target, options.giveWayTo);
+  const { db, sqlite } = opened;
   let applied: string[];
   try {
     applied = options.migrate === false ? [] : await migrate(db);
   } catch (error) {
-    await close();
+    await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;
     if (isConnectionError(cause)) {
       throw new DatabaseUnavailableError(redactedUrl(target), (cause as Error).message);
@@ -252,7 +237,7 @@ export async function openDatabase(
     sqlite,
     location: redactedUrl(target),
     applied,
-    close,
+    close: () => db.destroy(),
   };
 }
 
