@@ -5,6 +5,7 @@ import { type Instances, startInstances } from "./instances.js";
 
 interface Stats {
   sent: number;
+  failed: number;
   queued: number;
 }
 
@@ -57,7 +58,10 @@ describe("the throughput limit of several instances", () => {
               )) as unknown as Stats,
           ),
         );
-        return stats.every((s) => s.queued === 0) ? stats : undefined;
+        // Right after its launch a campaign has queued nothing yet (its run job queues the
+        // recipients): finished means every recipient has an outcome.
+        const finished = (s: Stats) => s.queued === 0 && s.sent + s.failed === contacts;
+        return stats.every(finished) ? stats : undefined;
       },
       { timeoutMs: 60_000, everyMs: 100 },
     );
