@@ -1,13 +1,16 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, walFileLimitBytes } from "./database.js";
+import { type DatabaseHandle, openDatabase, walFileLimitBytes, writerTurnsOf } from "./database.js";
 
 describe("the SQLite log's file on disk", () => {
   let dir = "";
   let database: DatabaseHandle | undefined;
+  let worker: DatabaseHandle | undefined;
   afterEach(async () => {
+    await worker?.close();
     await database?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -35,5 +38,35 @@ describe("the SQLite log's file on disk", () => {
       await db.deleteFrom("contact_import_uploads").where("seq", "=", i).execute();
     }
     expect(statSync(wal).size).toBeLessThanOrEqual(walFileLimitBytes);
+  });
+
+  it("starts over at each batch of an import's thread, whoever committed last", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    const service = database.sqlite as BetterSqlite3.Database;
+    const turns = writerTurnsOf(service) as SharedArrayBuffer;
+    worker = await openDatabase(file, { migrate: false, giveWayTo: turns });
+    // As when each commit's own checkpoint loses the race to another thread's (two threads
+    // write in turn): then only the copy at the batch's start lets the log start over.
+    service.pragma("wal_autocheckpoint = 0");
+    worker.sqlite?.pragma("wal_autocheckpoint = 0");
+    const piece = Buffer.alloc(1024 * 1024, 7);
+    const batches = Math.ceil((2 * walFileLimitBytes) / (2 * piece.length));
+    for (let batch = 0; batch < batches; batch++) {
+      await worker.db.transaction().execute(async (trx) => {
+        for (const seq of [2 * batch, 2 * batch + 1]) {
+          await trx
+            .insertInto("contact_import_uploads")
+            .values({ upload_id: "big", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
+            .execute();
+        }
+      });
+      await database.db
+        .insertInto("rate_limit_buckets")
+        .values({ bucket: `b${batch}`, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+        .execute();
+    }
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(walFileLimitBytes);
   });
 });
