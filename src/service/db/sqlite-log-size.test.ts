@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, walFileLimitBytes, writerTurnsOf } from "./database.js";
+import {
+  type DatabaseHandle,
+  logCopiedByWorker,
+  openDatabase,
+  walFileLimitBytes,
+  writerTurnsOf,
+} from "./database.js";
 
 describe("the SQLite log's file on disk", () => {
   let dir = "";
@@ -70,5 +76,60 @@ describe("the SQLite log's file on disk", () => {
     }
     // Started over at each batch, the log never holds much more than one batch.
     expect(statSync(`${file}-wal`).size).toBeLessThan(3 * batchBytes);
+  });
+
+  it("leaves the copying of the log to an import's thread while it writes, and takes it back after", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    const service = database.sqlite as BetterSqlite3.Database;
+    worker = await openDatabase(file, {
+      migrate: false,
+      giveWayTo: writerTurnsOf(service) ?? undefined,
+    });
+    // As when the batch's own checkpoint lost the race to a reader: the batch is left in the log.
+    worker.sqlite?.pragma("wal_autocheckpoint = 0");
+    const piece = Buffer.alloc(1024 * 1024, 7);
+    const writeBatch = (first: number) =>
+      worker?.db.transaction().execute(async (trx) => {
+        // 20 MB: past the 4,000 pages (16 MB) after which a commit copies the log back.
+        for (let seq = first; seq < first + 20; seq++) {
+          await trx
+            .insertInto("contact_import_uploads")
+            .values({ upload_id: "big", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
+            .execute();
+        }
+      });
+    const smallCommit = (bucket: string) =>
+      database?.db
+        .insertInto("rate_limit_buckets")
+        .values({ bucket, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+        .execute();
+    const fileSize = () => statSync(file).size;
+
+    const endCopying = logCopiedByWorker(service);
+    await writeBatch(0);
+    const before = fileSize();
+    await smallCommit("during");
+    // The service's commit copied nothing: the file has not grown by the batch.
+    expect(fileSize() - before).toBeLessThan(piece.length);
+
+    // The thread copies its last batch back as it closes its connection.
+    await worker.close();
+    worker = undefined;
+    expect(fileSize() - before).toBeGreaterThan(20 * piece.length);
+
+    // Once no thread writes, the service's commits copy the log again.
+    endCopying();
+    await database.db.transaction().execute(async (trx) => {
+      for (let seq = 100; seq < 120; seq++) {
+        await trx
+          .insertInto("contact_import_uploads")
+          .values({ upload_id: "after", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
+          .execute();
+      }
+    });
+    const afterBatch = fileSize();
+    expect(afterBatch - before).toBeGreaterThan(40 * piece.length);
   });
 });

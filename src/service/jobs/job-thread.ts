@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { type Db, writerTurnsOf } from "../db/database.js";
+import { type Db, logCopiedByWorker, writerTurnsOf } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import { type Clock, clockOffsetMs } from "../domain/clock.js";
 import { type Job, LeaseLostError } from "./job-queue.js";
@@ -51,6 +51,7 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         turns,
       };
       const worker = new Worker(workerFile, { workerData: input });
+      const endLogCopying = logCopiedByWorker(sqlite);
       let output: JobThreadOutput | undefined;
       // A stop asks the thread to end after the batch in hand, as the job would in this thread.
       const stop = () => worker.postMessage("stop");
@@ -63,6 +64,7 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         output ??= { error: { name: error.name, message: error.message, stack: error.stack } };
       });
       worker.on("exit", (code) => {
+        endLogCopying();
         ctx.signal.removeEventListener("abort", stop);
         if (output === undefined) {
           reject(new Error(`the worker thread of job ${job.id} exited (${code}) without a result`));
