@@ -121,6 +121,7 @@ describe("the SQLite log's file on disk", () => {
 
     // Once no thread writes, the service's commits copy the log again.
     endCopying();
+    const closed = fileSize();
     await database.db.transaction().execute(async (trx) => {
       for (let seq = 100; seq < 120; seq++) {
         await trx
@@ -129,7 +130,20 @@ describe("the SQLite log's file on disk", () => {
           .execute();
       }
     });
-    const afterBatch = fileSize();
-    expect(afterBatch - before).toBeGreaterThan(40 * piece.length);
+    expect(fileSize() - closed).toBeGreaterThan(16 * piece.length);
+  });
+
+  it("copies the log again only when the last of several import threads has ended", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    database = await openDatabase(join(dir, "service.db"));
+    const service = database.sqlite as BetterSqlite3.Database;
+    const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
+    const first = logCopiedByWorker(service);
+    const second = logCopiedByWorker(service);
+    first();
+    first();
+    expect(pages()).toBe(32_768);
+    second();
+    expect(pages()).toBe(4000);
   });
 });

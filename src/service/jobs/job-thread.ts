@@ -50,8 +50,15 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         clockOffsetMs: clockOffsetMs(clock),
         turns,
       };
-      const worker = new Worker(workerFile, { workerData: input });
+      // Held before the thread starts, so that no batch of it is ever copied by the service.
       const endLogCopying = logCopiedByWorker(sqlite);
+      let worker: Worker;
+      try {
+        worker = new Worker(workerFile, { workerData: input });
+      } catch (error) {
+        endLogCopying();
+        throw error;
+      }
       let output: JobThreadOutput | undefined;
       // A stop asks the thread to end after the batch in hand, as the job would in this thread.
       const stop = () => worker.postMessage("stop");
@@ -64,7 +71,6 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
         output ??= { error: { name: error.name, message: error.message, stack: error.stack } };
       });
       worker.on("exit", (code) => {
-        endLogCopying();
         ctx.signal.removeEventListener("abort", stop);
         if (output === undefined) {
           reject(new Error(`the worker thread of job ${job.id} exited (${code}) without a result`));
@@ -79,6 +85,8 @@ export function threadedJob(db: Db, clock: Clock, kind: string): JobHandler | un
           error.stack = output.error.stack;
           reject(error);
         }
+        // Last, so that a failure here cannot leave the job's outcome unsettled.
+        endLogCopying();
       });
     });
 }
