@@ -57,7 +57,7 @@ const autocheckpointPages = 4000;
  */
 const workerWritingCheckpointPages = 32_768;
 
-/** The service connections with worker threads writing beside them: how many, and their setting before. */
+/** Service connections with worker threads writing beside them: how many, and the setting before. */
 const workersWriting = new WeakMap<
   BetterSqlite3.Database,
   { count: number; pagesBefore: number }

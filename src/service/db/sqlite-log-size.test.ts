@@ -11,6 +11,25 @@ import {
   writerTurnsOf,
 } from "./database.js";
 
+const pieceBytes = 1024 * 1024;
+const piece = Buffer.alloc(pieceBytes, 7);
+
+/** Writes the 1 MB pieces `seqs` of the upload `uploadId`, in one transaction of `database`. */
+async function writePieces(database: DatabaseHandle, seqs: number[], uploadId = "big") {
+  await database.db.transaction().execute(async (trx) => {
+    for (const seq of seqs) {
+      await trx
+        .insertInto("contact_import_uploads")
+        .values({ upload_id: uploadId, seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
+        .execute();
+    }
+  });
+}
+
+/** `count` seqs from `first` on. */
+const seqsFrom = (first: number, count: number) =>
+  Array.from({ length: count }, (_, i) => first + i);
+
 describe("the SQLite log's file on disk", () => {
   let dir = "";
   let database: DatabaseHandle | undefined;
@@ -26,17 +45,8 @@ describe("the SQLite log's file on disk", () => {
     const file = join(dir, "service.db");
     database = await openDatabase(file);
     const { db } = database;
-    const piece = Buffer.alloc(1024 * 1024, 7);
     // One transaction longer than the limit: the log must hold all of it until it commits.
-    const pieces = Math.ceil(walFileLimitBytes / piece.length) + 16;
-    await db.transaction().execute(async (trx) => {
-      for (let seq = 0; seq < pieces; seq++) {
-        await trx
-          .insertInto("contact_import_uploads")
-          .values({ upload_id: "big", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
-          .execute();
-      }
-    });
+    await writePieces(database, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
     const wal = `${file}-wal`;
     expect(statSync(wal).size).toBeGreaterThan(walFileLimitBytes);
     // That commit's checkpoint copied the log back; the next writes start it over.
@@ -57,18 +67,10 @@ describe("the SQLite log's file on disk", () => {
     // write in turn): then only the copy at the batch's start lets the log start over.
     service.pragma("wal_autocheckpoint = 0");
     worker.sqlite?.pragma("wal_autocheckpoint = 0");
-    const piece = Buffer.alloc(1024 * 1024, 7);
-    const batchBytes = 2 * piece.length;
+    const batchBytes = 2 * pieceBytes;
     const batches = 10;
     for (let batch = 0; batch < batches; batch++) {
-      await worker.db.transaction().execute(async (trx) => {
-        for (const seq of [2 * batch, 2 * batch + 1]) {
-          await trx
-            .insertInto("contact_import_uploads")
-            .values({ upload_id: "big", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
-            .execute();
-        }
-      });
+      await writePieces(worker, [2 * batch, 2 * batch + 1]);
       await database.db
         .insertInto("rate_limit_buckets")
         .values({ bucket: `b${batch}`, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
@@ -89,48 +91,29 @@ describe("the SQLite log's file on disk", () => {
     });
     // As when the batch's own checkpoint lost the race to a reader: the batch is left in the log.
     worker.sqlite?.pragma("wal_autocheckpoint = 0");
-    const piece = Buffer.alloc(1024 * 1024, 7);
-    const writeBatch = (first: number) =>
-      worker?.db.transaction().execute(async (trx) => {
-        // 20 MB: past the 4,000 pages (16 MB) after which a commit copies the log back.
-        for (let seq = first; seq < first + 20; seq++) {
-          await trx
-            .insertInto("contact_import_uploads")
-            .values({ upload_id: "big", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
-            .execute();
-        }
-      });
-    const smallCommit = (bucket: string) =>
-      database?.db
-        .insertInto("rate_limit_buckets")
-        .values({ bucket, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
-        .execute();
     const fileSize = () => statSync(file).size;
 
     const endCopying = logCopiedByWorker(service);
-    await writeBatch(0);
+    // 20 MB: past the 4,000 pages (16 MB) after which a commit copies the log back.
+    await writePieces(worker, seqsFrom(0, 20));
     const before = fileSize();
-    await smallCommit("during");
+    await database.db
+      .insertInto("rate_limit_buckets")
+      .values({ bucket: "during", hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+      .execute();
     // The service's commit copied nothing: the file has not grown by the batch.
-    expect(fileSize() - before).toBeLessThan(piece.length);
+    expect(fileSize() - before).toBeLessThan(pieceBytes);
 
     // The thread copies its last batch back as it closes its connection.
     await worker.close();
     worker = undefined;
-    expect(fileSize() - before).toBeGreaterThan(20 * piece.length);
+    expect(fileSize() - before).toBeGreaterThan(20 * pieceBytes);
 
     // Once no thread writes, the service's commits copy the log again.
     endCopying();
     const closed = fileSize();
-    await database.db.transaction().execute(async (trx) => {
-      for (let seq = 100; seq < 120; seq++) {
-        await trx
-          .insertInto("contact_import_uploads")
-          .values({ upload_id: "after", seq, data: piece, created_at: "2026-11-26T00:00:00Z" })
-          .execute();
-      }
-    });
-    expect(fileSize() - closed).toBeGreaterThan(16 * piece.length);
+    await writePieces(database, seqsFrom(100, 20), "after");
+    expect(fileSize() - closed).toBeGreaterThan(16 * pieceBytes);
   });
 
   it("copies the log again only when the last of several import threads has ended", async () => {
