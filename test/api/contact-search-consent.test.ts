@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { ContactListResponse, ContactResponse } from "../../src/contract/contacts.js";
-import { searchCountBound } from "../../src/service/domain/contacts.js";
+import { searchCountBound } from "../../src/service/domain/contact-listing.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const anna = "+4915112345678";

@@ -1,7 +1,7 @@
 import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/service/db/schema.js";
-import { listContacts } from "../../src/service/domain/contacts.js";
+import { listContacts } from "../../src/service/domain/contact-listing.js";
 import type { Principal } from "../../src/service/domain/tokens.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 

@@ -68,6 +68,57 @@ function idOf(row: object): string {
   return id;
 }
 
+/** Where a page starts: after the last key a cursor carries, or past `skipped` rows by number. */
+export interface PageStart {
+  perPage: number;
+  skipped: number;
+  /** The last key shown (rows continue below it, or above it when ascending); null by number. */
+  after: string | number | null;
+}
+
+/** Where the requested page starts; `key` is the type of the list's key, which a cursor must match. */
+export function pageStart(request: PageRequest, key: "number" | "string"): PageStart {
+  const perPage = request.per_page;
+  const cursor = request.cursor === undefined ? null : decodeCursor(request.cursor);
+  if (cursor && typeof cursor.after !== key) {
+    throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
+  }
+  return {
+    perPage,
+    skipped: cursor ? cursor.seen : (request.page - 1) * perPage,
+    after: cursor ? cursor.after : null,
+  };
+}
+
+/**
+ * The page of `fetched`, rows read from `start` with one row more than a page: that row tells
+ * whether a next page exists without a second query. `keyOf` reads the key a cursor continues by.
+ */
+export function pageFrom<Row>(
+  fetched: Row[],
+  start: PageStart,
+  total: number,
+  keyOf: (row: Row) => string | number,
+): Page<Row> {
+  const { perPage, skipped } = start;
+  const rows = fetched.slice(0, perPage);
+  const last = rows.at(-1);
+  const hasMore = fetched.length > perPage && last !== undefined;
+  return {
+    rows,
+    skipped,
+    pagination: {
+      page: Math.floor(skipped / perPage) + 1,
+      per_page: perPage,
+      total,
+      total_pages: Math.ceil(total / perPage),
+      next_cursor: hasMore
+        ? encodeCursor({ after: keyOf(last), seen: skipped + rows.length })
+        : null,
+    },
+  };
+}
+
 /**
  * One page of `query` (already filtered, not ordered), newest first by `idColumn`, which must
  * be the table's time-sortable id selected as `id`. Without a cursor the page is found by
@@ -85,12 +136,7 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
   const { key } = options;
   const id = sql.ref(key ? key.column : idColumn);
   const ascending = key?.order === "asc";
-  const perPage = request.per_page;
-  const cursor = request.cursor === undefined ? null : decodeCursor(request.cursor);
-  if (cursor && typeof cursor.after !== (key ? "number" : "string")) {
-    throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
-  }
-  const skipped = cursor ? cursor.seen : (request.page - 1) * perPage;
+  const start = pageStart(request, key ? "number" : "string");
 
   const total = options.total
     ? await options.total()
@@ -106,30 +152,14 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
         )?.total ?? 0,
       );
 
-  // One row more than the page shows tells whether a next page exists without a second query.
   // A literal: SQLite prepares a statement again at every run when its LIMIT is a bound parameter.
-  let rowsQuery = query.orderBy(id, ascending ? "asc" : "desc").limit(sql.lit(perPage + 1));
-  rowsQuery = cursor
-    ? rowsQuery.where(
-        ascending ? sql<boolean>`${id} > ${cursor.after}` : sql<boolean>`${id} < ${cursor.after}`,
-      )
-    : rowsQuery.offset(skipped);
+  let rowsQuery = query.orderBy(id, ascending ? "asc" : "desc").limit(sql.lit(start.perPage + 1));
+  rowsQuery =
+    start.after !== null
+      ? rowsQuery.where(
+          ascending ? sql<boolean>`${id} > ${start.after}` : sql<boolean>`${id} < ${start.after}`,
+        )
+      : rowsQuery.offset(start.skipped);
   const fetched = await rowsQuery.execute();
-  const rows = fetched.slice(0, perPage);
-  const last = rows.at(-1);
-  const hasMore = fetched.length > perPage && last !== undefined;
-
-  return {
-    rows,
-    skipped,
-    pagination: {
-      page: Math.floor(skipped / perPage) + 1,
-      per_page: perPage,
-      total,
-      total_pages: Math.ceil(total / perPage),
-      next_cursor: hasMore
-        ? encodeCursor({ after: key ? key.of(last) : idOf(last), seen: skipped + rows.length })
-        : null,
-    },
-  };
+  return pageFrom(fetched, start, total, key ? key.of : idOf);
 }

@@ -10,10 +10,10 @@ import {
 import { PageQuery } from "../../contract/pagination.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
+import { listContacts } from "../domain/contact-listing.js";
 import {
   type ContactServices,
   getContact,
-  listContacts,
   listTags,
   updateContact,
   upsertContact,
