@@ -349,6 +349,24 @@ describe("contacts", () => {
 
     const phones = (body: { data: { phone: string }[] }) => body.data.map((c) => c.phone);
 
+    it("gives a search's exact total on every page by number, past the last one too", async () => {
+      // Two contacts match `example`: a full page, the last page and a page past the end.
+      for (const [page, shown] of [
+        [1, [carl]],
+        [2, [anna]],
+        [3, []],
+      ] as const) {
+        const body = await list(`?search=example&per_page=1&page=${page}`);
+        expect(phones(body), `page ${page}`).toEqual(shown);
+        expect(body.meta.pagination, `page ${page}`).toMatchObject({
+          page,
+          total: 2,
+          total_pages: 2,
+          total_is_lower_bound: false,
+        });
+      }
+    });
+
     it("shows a contact with quotes, backslashes, control characters and emoji on every kind of page exactly as GET shows it", async () => {
       const created = await upsert({
         phone: "+4917612345678",

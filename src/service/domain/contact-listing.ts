@@ -9,7 +9,7 @@ import {
 } from "../db/contact-rows/contact-pages.js";
 import type { Db } from "../db/database.js";
 import { type Engine, engineOf } from "../db/engine.js";
-import { type Page, pageFrom, pageStart } from "../db/keyset-paging.js";
+import { type Page, type PageStart, pageFrom, pageStart } from "../db/keyset-paging.js";
 import { searchMatch } from "./contact-search.js";
 import type { Principal } from "./tokens.js";
 import { visibleWorkspaceId } from "./workspace-access.js";
@@ -47,13 +47,12 @@ interface PageSource {
 
 const where = (conditions: readonly RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `);
 
-/** The page of `source` that `query` asks for, with `total` as its total. */
-async function contactsPage(
+/** The rows of `source` from where `query` starts, one more than a page (see pageFrom). */
+async function contactRows(
   db: Db,
   source: PageSource,
   query: ContactListQuery,
-  total: () => Promise<number>,
-): Promise<Page<ContactPageRow>> {
+): Promise<{ fetched: ContactPageRow[]; start: PageStart }> {
   const start = pageStart(query, "number");
   const key = sql.ref(source.key);
   const conditions =
@@ -67,7 +66,20 @@ async function contactsPage(
     ORDER BY ${key} DESC LIMIT ${sql.lit(start.perPage + 1)}${
       start.after === null ? sql` OFFSET ${start.skipped}` : sql``
     }`.execute(db);
-  return pageFrom(rows, start, await total(), (row) => row.seq);
+  return { fetched: rows, start };
+}
+
+const seqOf = (row: ContactPageRow) => row.seq;
+
+/** The page of `source` that `query` asks for, with `total` as its total. */
+async function contactsPage(
+  db: Db,
+  source: PageSource,
+  query: ContactListQuery,
+  total: () => Promise<number>,
+): Promise<Page<ContactPageRow>> {
+  const { fetched, start } = await contactRows(db, source, query);
+  return pageFrom(fetched, start, await total(), seqOf);
 }
 
 /** How many contacts the workspace has (with that status), from the counters kept by triggers. */
@@ -124,21 +136,23 @@ async function searchPage(
   // to choose, it read a later page (a cursor, a tag) from the contacts by seq and asked the
   // index for each: 15 s for page 2 of a tag and a search at 200,000 contacts, instead of 2 ms.
   const from = sql`contacts_fts CROSS JOIN contacts`;
-  // Counted from the search index alone when no other filter needs the contact row: its terms
-  // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise). The
-  // bound is written into the SQL, as a page's LIMIT is.
-  const counting =
-    filters === 1
-      ? sql`SELECT 1 FROM contacts_fts WHERE ${matches}`
-      : sql`SELECT 1 FROM ${from} WHERE ${where(conditions)}`;
-  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n
-    FROM (${counting} LIMIT ${sql.lit(searchCountBound + 1)})`.execute(db);
-  const matched = Number(rows[0]?.n ?? 0);
+  const counted = async () => {
+    // Counted from the search index alone when no other filter needs the contact row: its terms
+    // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise). The
+    // bound is written into the SQL, as a page's LIMIT is.
+    const counting =
+      filters === 1
+        ? sql`SELECT 1 FROM contacts_fts WHERE ${matches}`
+        : sql`SELECT 1 FROM ${from} WHERE ${where(conditions)}`;
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n
+      FROM (${counting} LIMIT ${sql.lit(searchCountBound + 1)})`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  };
   return searchResult(
     db,
     { engine: "sqlite", from, key: "contacts_fts.rowid", conditions },
     query,
-    matched,
+    counted,
   );
 }
 
@@ -164,25 +178,31 @@ async function postgresSearchPage(
     conditions: [inWorkspace, ...found],
   });
   return seqs === null
-    ? searchResult(trx, source(conditions), query, searchCountBound + 1)
+    ? searchResult(trx, source(conditions), query, async () => searchCountBound + 1)
     : searchResult(
         trx,
         source([sql<boolean>`contacts.seq = ANY(${seqs}::int[])`]),
         query,
-        seqs.length,
+        async () => seqs.length,
       );
 }
 
-/** A page of a search's matches, with `matched` (counted up to the bound) as its total. */
+/**
+ * A page of a search's matches; `counted` counts them up to the bound (one more when past it).
+ * A page by number that shows its last match tells the count itself (most searches look for one
+ * person and fit on their first page), so the count is asked only when the page cannot tell.
+ */
 async function searchResult(
   db: Db,
   source: PageSource,
   query: ContactListQuery,
-  matched: number,
+  counted: () => Promise<number>,
 ): Promise<ContactPage> {
-  const page = await contactsPage(db, source, query, async () =>
-    Math.min(matched, searchCountBound),
-  );
+  const { fetched, start } = await contactRows(db, source, query);
+  const last = fetched.length <= start.perPage;
+  const tells = query.cursor === undefined && last && (fetched.length > 0 || start.skipped === 0);
+  const matched = tells ? start.skipped + fetched.length : await counted();
+  const page = pageFrom(fetched, start, Math.min(matched, searchCountBound), seqOf);
   if (matched <= searchCountBound) {
     return {
       rows: page.rows,

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type {
   Contact,
   ContactNotice,
@@ -24,7 +25,11 @@ import { recordConsentEvent } from "./events.js";
 import { enforcePlanLimit } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
+import {
+  loadActiveWorkspaceFor,
+  loadWorkspaceFor,
+  visibleWorkspaceId,
+} from "./workspace-access.js";
 
 /** What the contact rules need: the database and the time. */
 export type ContactServices = Pick<Services, "db" | "clock">;
@@ -155,13 +160,11 @@ export async function getContact(
   workspaceId: string,
   contactId: string,
 ): Promise<Contact> {
-  const workspace = await loadWorkspaceFor(db, principal, workspaceId);
-  const row = await db
-    .selectFrom("contacts")
-    .selectAll()
-    .where("workspace_id", "=", workspace.id)
-    .where("id", "=", contactId)
-    .executeTakeFirst();
+  const visible = await visibleWorkspaceId(db, principal, workspaceId);
+  // SQL text rather than the query builder: building the query cost more than running it.
+  const { rows } = await sql<ContactTable>`SELECT * FROM contacts
+    WHERE workspace_id = ${visible} AND id = ${contactId}`.execute(db);
+  const row = rows[0];
   if (!row) throw contactNotFound(contactId);
   return toContact(row);
 }
