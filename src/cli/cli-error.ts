@@ -28,6 +28,7 @@ export class CliError extends Error {
   }
 
   readonly [cliErrorBrand] = true;
+  readonly kind: ExitKind;
   readonly exitCode: number;
   readonly hint: string | undefined;
   /** Field-level problems found before any request (e.g. a template checked locally). */
@@ -41,6 +42,7 @@ export class CliError extends Error {
   ) {
     super(message);
     this.name = "CliError";
+    this.kind = kind;
     this.exitCode = exitCodes[kind].code;
     this.hint = hint;
     this.details = details;

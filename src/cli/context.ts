@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { ApiClient } from "../client/api-client.js";
 import { baseUrlProblem, baseUrlSource } from "./base-url.js";
-import { usageError } from "./cli-error.js";
+import { CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
 import type { ModuleImporter } from "./module-loader.js";
@@ -135,7 +135,9 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       const resolved = await ctx.settings();
       const token = overrides.token ?? resolved.token.value;
       if (!token) {
-        throw usageError(
+        // Exit 3, as the service's 401 for a request without a token, and as `auth status`.
+        throw new CliError(
+          "auth",
           "Not logged in: no token from --token, RESELLER_TOKEN or the profile.",
           "Run `reseller login` (or set RESELLER_TOKEN).",
         );

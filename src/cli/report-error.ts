@@ -100,7 +100,9 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
     if (error.hint) lines.push(`Hint: ${error.hint}`);
     json = {
       status: null,
-      error_code: exitCode === 2 ? "usage" : "cli_error",
+      // A missing token is the service's 401 caught before the request: the same code for scripts.
+      error_code:
+        error.kind === "usage" ? "usage" : error.kind === "auth" ? "unauthenticated" : "cli_error",
       message: error.message,
       details: error.details,
       request_id: null,

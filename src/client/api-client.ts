@@ -104,6 +104,7 @@ export class ApiClient {
   private readonly retry: RetryPolicy;
   private readonly dispatcher: Dispatcher;
   private posts = 0;
+  private postKey: string | undefined;
 
   constructor(options: ApiClientOptions) {
     this.options = options;
@@ -185,9 +186,12 @@ export class ApiClient {
       ...options.headers,
     };
     if (method === "POST" && !headers["idempotency-key"]) {
+      // The invocation's key as given (or generated once) on its first POST; a command that
+      // posts more than once (onboarding) sends `<key>-2`, `<key>-3`… on the others.
       this.posts += 1;
+      this.postKey ??= this.options.idempotencyKey ?? globalThis.crypto.randomUUID();
       headers["idempotency-key"] =
-        `${this.options.idempotencyKey ?? globalThis.crypto.randomUUID()}-${this.posts}`;
+        this.posts === 1 ? this.postKey : `${this.postKey}-${this.posts}`;
     }
     // A request is safe to repeat when repeating it cannot do the work twice.
     const repeatable = method === "GET" || method === "DELETE" || "idempotency-key" in headers;

@@ -106,6 +106,29 @@ describe("HTTP edges", () => {
     expect(after.json().data).toHaveLength(before.json().data.length);
   });
 
+  it.each([
+    '{"name":"A","contact_email":"a@example.test","__proto__":{"x":1}}',
+    '{"name":"A","contact_email":"a@example.test","constructor":{"prototype":{"x":1}}}',
+  ])(
+    "refuses parseable JSON with a prototype key (%s) as 422 naming the key, and stores nothing",
+    async (body) => {
+      const before = await t.request("GET", "/api/v1/workspaces");
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/workspaces",
+        headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
+        payload: body,
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ status: "error", error_code: "validation_failed" });
+      expect(res.json().details).toEqual([
+        { field: "(body)", message: expect.stringContaining("__proto__") },
+      ]);
+      const after = await t.request("GET", "/api/v1/workspaces");
+      expect(after.json().data).toHaveLength(before.json().data.length);
+    },
+  );
+
   it("answers headers over 16 KB with 431 in the error envelope, with an X-Request-Id", async () => {
     const answer = await raw(
       port,

@@ -176,6 +176,36 @@ describe("retries", () => {
     expect([...keys]).toEqual([expect.stringMatching(/.+/)]);
   });
 
+  it("a POST carries --idempotency-key exactly as given, so a script's retry by curl replays it", async () => {
+    const keys: string[] = [];
+    api.pool
+      .intercept({
+        path: contactsPath,
+        method: "POST",
+        headers: (h) => {
+          keys.push(String(h["idempotency-key"]));
+          return true;
+        },
+      })
+      .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
+    const run = await runCli(
+      [
+        "contacts",
+        "upsert",
+        "-w",
+        workspace,
+        "--phone",
+        "+4915112345678",
+        "--idempotency-key",
+        "order-4711",
+        "--quiet",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(new Set(keys)).toEqual(new Set(["order-4711"]));
+  });
+
   it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
       409,
@@ -332,6 +362,23 @@ describe("auth status", () => {
   afterEach(() => {
     api.done();
     api = mockApi();
+  });
+
+  it("a command without any token exits 3, as the service's 401 would, and says how to log in", async () => {
+    const run = await runCli(["plans", "list", "--json"], {
+      env: { RESELLER_BASE_URL: mockBaseUrl },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("reseller login");
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        status: null,
+        error_code: "unauthenticated",
+        message: "Not logged in: no token from --token, RESELLER_TOKEN or the profile.",
+        details: [],
+        request_id: null,
+      },
+    });
   });
 
   it("exits 8, not 3, when the service cannot be reached to check the token", async () => {

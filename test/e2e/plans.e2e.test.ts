@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
 import { reseller, type ServedService, startServe } from "../helpers/serve.js";
@@ -34,6 +37,25 @@ describe("the reseller binary against a real local service", () => {
     expect(list.stdout.split("\n")[0]).toMatch(/^1\tFree Trial\tfree-trial\tmonthly\t0\ttrue\t/);
     const one = await reseller(["plans", "get", "2", "--json"], { env });
     expect(JSON.parse(one.stdout).slug).toBe("starter-monthly");
+  });
+
+  it("refuses to serve a --plans file that is not a catalogue: exit 2, the file and each bad field named", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-bad-plans-"));
+    const file = join(dir, "plans.json");
+    writeFileSync(file, JSON.stringify({ plans: [{ name: "Pro" }] }));
+    const run = await reseller([
+      "serve",
+      "--plans",
+      file,
+      "--port",
+      "0",
+      "--db",
+      join(dir, "r.db"),
+    ]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`plans file ${file} is not a valid catalogue`);
+    expect(run.stderr).toMatch(/plans\.0\.\w+/);
+    expect(run.stderr).not.toContain("Unexpected error");
   });
 
   it("exits 4 for an unknown plan and 2 for a bad flag", async () => {

@@ -11,7 +11,7 @@ import { PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
-import { ServiceError } from "../domain/service-error.js";
+import { invalidField, ServiceError } from "../domain/service-error.js";
 
 /** Fastify's own errors that are the client's fault, by their code. */
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -201,8 +201,34 @@ function installJsonBodies(app: App): void {
       done(invalidJson("The request body is not valid UTF-8."), undefined);
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, parsed) => {
+      // Fastify refuses keys that would reach objects' prototypes with the error of JSON that
+      // does not parse. When the text does parse (JSON.parse only reads it), that was the
+      // reason: refused as a value (422), not as unparseable JSON (400), on a route whose body
+      // is checked (elsewhere, as on an unknown route, the body is not read as a value).
+      if (error && request.routeOptions.schema?.body !== undefined && parses(text)) {
+        done(
+          invalidField(
+            "(body)",
+            "holds a key named __proto__, or constructor with a prototype, which is not accepted anywhere in a body",
+          ),
+          undefined,
+        );
+        return;
+      }
+      done(error, parsed);
+    });
   });
+}
+
+/** Whether `text` is JSON (read by JSON.parse, which never touches a prototype). */
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Installs the error handler and the JSON 404/405 for unknown routes. */

@@ -1,3 +1,4 @@
+import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
 import { DatabaseUnavailableError } from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
@@ -8,7 +9,10 @@ import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { serveSettings } from "./serve-settings.js";
 
-/** startService, with a database that cannot be opened told as such (exit 8, not a stack). */
+/**
+ * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
+ * bad --plans file as a usage error (exit 2) that names the file and each bad field.
+ */
 async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
   try {
     return await startService(options);
@@ -18,6 +22,13 @@ async function startServiceOrExplain(options: ServeOptions): Promise<RunningServ
         "unreachable",
         error.message,
         "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
+      );
+    }
+    if (error instanceof CatalogueFileError) {
+      throw new CliError(
+        "usage",
+        error.message,
+        "Fix the file given to --plans (see `reseller serve --help` for its format).",
       );
     }
     throw error;

@@ -17,7 +17,7 @@ describe("reseller workspaces create", () => {
       .intercept({
         path: "/api/v1/workspaces",
         method: "POST",
-        headers: (h: Record<string, string>) => /^.+-1$/.test(h["idempotency-key"] ?? ""),
+        headers: (h: Record<string, string>) => /^[0-9a-f-]{36}$/.test(h["idempotency-key"] ?? ""),
         body: (body: string) => {
           sent = JSON.parse(body);
           return true;
