@@ -70,6 +70,21 @@ describe("HTTP edges", () => {
     );
   });
 
+  it.each(["text/plain", "text/xml", "application/x-www-form-urlencoded"])(
+    "refuses a JSON body sent as %s with 415, as every type no route takes",
+    async (type) => {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/workspaces",
+        headers: { authorization: `Bearer ${t.token}`, "content-type": type },
+        payload: '{"name":"A","contact_email":"a@example.test"}',
+      });
+      expect(res.statusCode).toBe(415);
+      expect(res.json()).toMatchObject({ error_code: "unsupported_media_type" });
+      expect(res.json().message).toContain(`(${type}) is not accepted`);
+    },
+  );
+
   it("says a JSON object body is needed when a POST sends none", async () => {
     const ws = await t.createWorkspace();
     const res = await t.app.inject({

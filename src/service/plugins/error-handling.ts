@@ -188,6 +188,9 @@ function installJsonBodies(app: App): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   app.removeContentTypeParser("application/json");
+  // Fastify reads text/plain as a string by default, which then failed the body's check (422);
+  // no route takes it, so it is refused as every other type no route takes (415).
+  app.removeContentTypeParser("text/plain");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const bytes = body as Buffer;
     if (bytes.length === 0) {
