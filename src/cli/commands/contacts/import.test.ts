@@ -227,7 +227,7 @@ describe("reseller contacts import", () => {
     expect(run.stderr).toContain("Hint: With `reseller contacts import`: encoding is --encoding.");
   });
 
-  it("checks the file locally with --dry-run, sends nothing, and exits 6 when rows would be refused", async () => {
+  it("checks the file locally with --dry-run, sends nothing, and exits 0 with refused rows as the import would", async () => {
     const errors = tempFile("dry-errors.csv");
     const run = await runCli(
       ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--errors", errors],
@@ -236,13 +236,23 @@ describe("reseller contacts import", () => {
         dispatcher: api.agent,
       },
     );
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(0);
     expect(run.stdout).toContain("rows\t4");
     expect(run.stdout).toContain("valid_rows\t2");
     expect(run.stdout).toContain("repeated_phones\t1");
     expect(run.stdout).toContain("ignored_columns\tshoe size");
     expect(run.stderr).toContain("Dry run: 2 of 4 rows would be refused");
     expect(readFileSync(errors, "utf8").split("\n")[1]).toMatch(/^2,015112345679,phone,/);
+  });
+
+  it("exits 6 in a dry run with --strict when rows would be refused, as the import would", async () => {
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--strict"],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("Dry run: 2 of 4 rows would be refused");
+    expect(run.stderr).toContain("--strict: exit code 6");
   });
 
   it("accepts national numbers in a dry run with --default-country and exits 0 when every row is fine", async () => {
