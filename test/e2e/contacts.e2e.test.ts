@@ -182,14 +182,19 @@ describe("contacts with the reseller binary against a real local service", () =>
     expect(tags.stdout).toContain("vip\t2\t");
   });
 
-  it("checks a file with --dry-run without sending it", async () => {
+  it("checks a file with --dry-run without sending it, exiting as the import would", async () => {
     const file = join(service.dir, "dry.csv");
     writeFileSync(file, "phone,email\n+4915112345678,ok@example.com\n+4915112345679,nope\n");
     const run = await reseller(["contacts", "import", file, "--dry-run", "-w", "ws_unused"], {
       env,
     });
-    expect(run.exitCode).toBe(6);
+    expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain("Dry run: 1 of 2 rows would be refused");
+    const strict = await reseller(
+      ["contacts", "import", file, "--dry-run", "--strict", "-w", "ws_unused"],
+      { env },
+    );
+    expect(strict.exitCode).toBe(6);
   });
 
   it("resumes an import after the service is killed mid-import and ends as an uninterrupted run", async () => {
