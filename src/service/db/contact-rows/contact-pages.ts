@@ -4,7 +4,7 @@ import type { Engine } from "../engine.js";
 /**
  * The SQL of contact pages that differs between the engines: the contact as JSON text written
  * by the database, the case-insensitive tag name, and the search condition. Everything else of a
- * list (paging, counters, filters) is one portable query (domain/contacts.ts).
+ * list (paging, counters, filters) is one portable query (domain/contact-listing.ts).
  */
 
 /**
