@@ -28,8 +28,9 @@ export class CliError extends Error {
   }
 
   readonly [cliErrorBrand] = true;
-  readonly kind: ExitKind;
   readonly exitCode: number;
+  /** The `error_code` printed with --json: `usage` for exit 2, else `cli_error` unless given. */
+  readonly errorCode: string;
   readonly hint: string | undefined;
   /** Field-level problems found before any request (e.g. a template checked locally). */
   readonly details: { field: string; message: string; rule?: string }[];
@@ -39,11 +40,12 @@ export class CliError extends Error {
     message: string,
     hint?: string,
     details: { field: string; message: string; rule?: string }[] = [],
+    errorCode?: string,
   ) {
     super(message);
     this.name = "CliError";
-    this.kind = kind;
     this.exitCode = exitCodes[kind].code;
+    this.errorCode = errorCode ?? (kind === "usage" ? "usage" : "cli_error");
     this.hint = hint;
     this.details = details;
   }

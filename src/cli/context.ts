@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { ApiClient } from "../client/api-client.js";
+import { idempotencyKeySequence, longestIdempotencyKey } from "../client/idempotency-keys.js";
 import { baseUrlProblem, baseUrlSource } from "./base-url.js";
 import { CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
@@ -103,6 +104,19 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   let settings: Settings | undefined;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const info = (message: string) => io.stderr.write(`${message}\n`);
+  let keys: (() => string) | undefined;
+  /** The invocation's one sequence of POST keys, shared by every client it makes. */
+  const postKeys = () => {
+    const given = globals.idempotencyKey;
+    if (given !== undefined && given.length > longestIdempotencyKey) {
+      throw usageError(
+        `--idempotency-key is ${given.length} characters; the service takes 255 at most, and a command that posts more than once adds -2, -3…`,
+        `Use a key of at most ${longestIdempotencyKey} characters.`,
+      );
+    }
+    keys ??= idempotencyKeySequence(given);
+    return keys;
+  };
 
   const ctx: Context = {
     io,
@@ -135,11 +149,14 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       const resolved = await ctx.settings();
       const token = overrides.token ?? resolved.token.value;
       if (!token) {
-        // Exit 3, as the service's 401 for a request without a token, and as `auth status`.
+        // Exit 3 and the code of the service's 401 for a request without a token, as `auth
+        // status` exits: a script tells "log in" apart from a bad flag.
         throw new CliError(
           "auth",
           "Not logged in: no token from --token, RESELLER_TOKEN or the profile.",
           "Run `reseller login` (or set RESELLER_TOKEN).",
+          [],
+          "unauthenticated",
         );
       }
       const baseUrl = overrides.baseUrl ?? resolved.baseUrl.value;
@@ -157,7 +174,7 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
         userAgent: `reseller-cli/${cliVersion()} node/${process.versions.node}`,
         ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
         ...(deps.sleep ? { sleep: deps.sleep } : {}),
-        ...(globals.idempotencyKey ? { idempotencyKey: globals.idempotencyKey } : {}),
+        idempotencyKeys: postKeys(),
         onRetry: (e) =>
           info(
             `${e.reason} on ${e.method} ${e.path}; retrying in ${(e.waitMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,

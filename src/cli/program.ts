@@ -135,7 +135,10 @@ export function buildProgram(
     .option("-q, --quiet", "print ids only")
     .option("--no-color", "no colour (also NO_COLOR)")
     .option("--debug", "log every HTTP request and response to stderr (token masked)")
-    .option("--idempotency-key <key>", "Idempotency-Key of the command's POST (a command that posts more than once adds -2, -3…)");
+    .option(
+      "--idempotency-key <key>",
+      "Idempotency-Key of the command's POST (a command that posts more than once adds -2, -3…)",
+    );
   program.addHelpText(
     "after",
     examplesText([

@@ -100,9 +100,7 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
     if (error.hint) lines.push(`Hint: ${error.hint}`);
     json = {
       status: null,
-      // A missing token is the service's 401 caught before the request: the same code for scripts.
-      error_code:
-        error.kind === "usage" ? "usage" : error.kind === "auth" ? "unauthenticated" : "cli_error",
+      error_code: error.errorCode,
       message: error.message,
       details: error.details,
       request_id: null,

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { ApiError, type ApiErrorDetail } from "./api-error.js";
+import { idempotencyKeySequence } from "./idempotency-keys.js";
 import {
   defaultRetryPolicy,
   isRetryableStatus,
@@ -48,8 +49,11 @@ export interface ApiClientOptions {
   connectTimeoutMs?: number;
   responseTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Sent as `<key>-<n>` on the n-th POST, so retries of one POST never do its work twice. */
-  idempotencyKey?: string;
+  /**
+   * The Idempotency-Key of each new POST (its retries keep it, so they never do its work twice);
+   * by default this client's own sequence of one random key (see idempotencyKeySequence).
+   */
+  idempotencyKeys?: () => string;
   onRetry?: (event: RetryEvent) => void;
   onExchange?: (event: ExchangeEvent) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -103,11 +107,11 @@ export class ApiClient {
   private readonly options: ApiClientOptions;
   private readonly retry: RetryPolicy;
   private readonly dispatcher: Dispatcher;
-  private posts = 0;
-  private postKey: string | undefined;
+  private readonly postKeys: () => string;
 
   constructor(options: ApiClientOptions) {
     this.options = options;
+    this.postKeys = options.idempotencyKeys ?? idempotencyKeySequence();
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.dispatcher =
@@ -186,12 +190,7 @@ export class ApiClient {
       ...options.headers,
     };
     if (method === "POST" && !headers["idempotency-key"]) {
-      // The invocation's key as given (or generated once) on its first POST; a command that
-      // posts more than once (onboarding) sends `<key>-2`, `<key>-3`… on the others.
-      this.posts += 1;
-      this.postKey ??= this.options.idempotencyKey ?? globalThis.crypto.randomUUID();
-      headers["idempotency-key"] =
-        this.posts === 1 ? this.postKey : `${this.postKey}-${this.posts}`;
+      headers["idempotency-key"] = this.postKeys();
     }
     // A request is safe to repeat when repeating it cannot do the work twice.
     const repeatable = method === "GET" || method === "DELETE" || "idempotency-key" in headers;

@@ -85,6 +85,18 @@ describe("HTTP edges", () => {
     },
   );
 
+  it("takes an empty text/plain body as no body, as a browser's fetch sends with a body-less POST", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/workspaces/${ws}/campaigns/cmp_nope/cancel`,
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "text/plain;charset=UTF-8" },
+      payload: "",
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ error_code: "not_found" });
+  });
+
   it("says a JSON object body is needed when a POST sends none", async () => {
     const ws = await t.createWorkspace();
     const res = await t.app.inject({

@@ -206,6 +206,24 @@ describe("retries", () => {
     expect(new Set(keys)).toEqual(new Set(["order-4711"]));
   });
 
+  it("refuses an --idempotency-key over 250 characters before any request (exit 2)", async () => {
+    const run = await runCli(
+      [
+        "contacts",
+        "upsert",
+        "-w",
+        workspace,
+        "--phone",
+        "+4915112345678",
+        "--idempotency-key",
+        "k".repeat(251),
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--idempotency-key is 251 characters");
+  });
+
   it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
       409,

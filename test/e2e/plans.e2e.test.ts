@@ -56,6 +56,9 @@ describe("the reseller binary against a real local service", () => {
     expect(run.stderr).toContain(`plans file ${file} is not a valid catalogue`);
     expect(run.stderr).toMatch(/plans\.0\.\w+/);
     expect(run.stderr).not.toContain("Unexpected error");
+    const exec = await reseller(["serve", "--plans", file, "exec", "--", "true"]);
+    expect(exec.exitCode).toBe(2);
+    expect(exec.stderr).toContain(`plans file ${file} is not a valid catalogue`);
   });
 
   it("exits 4 for an unknown plan and 2 for a bad flag", async () => {

@@ -136,7 +136,7 @@ async function searchPage(
   // to choose, it read a later page (a cursor, a tag) from the contacts by seq and asked the
   // index for each: 15 s for page 2 of a tag and a search at 200,000 contacts, instead of 2 ms.
   const from = sql`contacts_fts CROSS JOIN contacts`;
-  const counted = async () => {
+  const countMatches = async () => {
     // Counted from the search index alone when no other filter needs the contact row: its terms
     // are the workspace's own, so this reads no contact row (1,000 row lookups otherwise). The
     // bound is written into the SQL, as a page's LIMIT is.
@@ -152,7 +152,7 @@ async function searchPage(
     db,
     { engine: "sqlite", from, key: "contacts_fts.rowid", conditions },
     query,
-    counted,
+    countMatches,
   );
 }
 

@@ -170,6 +170,15 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
   );
 }
 
+/** An unsupported_media_type error as fastify raises it, so handleError answers it alike. */
+function unsupportedMediaType(): FastifyError {
+  return Object.assign(new Error("Unsupported Media Type"), {
+    code: "FST_ERR_CTP_INVALID_MEDIA_TYPE",
+    name: "FastifyError",
+    statusCode: 415,
+  }) as FastifyError;
+}
+
 /** An invalid_json error as fastify's own parser raises it, so handleError answers it alike. */
 function invalidJson(message: string): FastifyError {
   return Object.assign(new Error(message), {
@@ -189,8 +198,13 @@ function installJsonBodies(app: App): void {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   app.removeContentTypeParser("application/json");
   // Fastify reads text/plain as a string by default, which then failed the body's check (422);
-  // no route takes it, so it is refused as every other type no route takes (415).
+  // no route takes it, so a text/plain body is refused as every type no route takes (415). An
+  // empty one is no body, as for JSON: a browser's fetch sends one with a body-less POST.
   app.removeContentTypeParser("text/plain");
+  app.addContentTypeParser("text/plain", { parseAs: "buffer" }, (_request, body, done) => {
+    if ((body as Buffer).length === 0) done(null, undefined);
+    else done(unsupportedMediaType(), undefined);
+  });
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const bytes = body as Buffer;
     if (bytes.length === 0) {

@@ -55,7 +55,8 @@ describe("reseller api", () => {
         path: "/api/v1/workspaces",
         method: "POST",
         headers: (h: Record<string, string>) =>
-          h["content-type"] === "application/json" && /^[0-9a-f-]{36}$/.test(h["idempotency-key"] ?? ""),
+          h["content-type"] === "application/json" &&
+          /^[0-9a-f-]{36}$/.test(h["idempotency-key"] ?? ""),
         body: (text: string) => {
           sent = JSON.parse(text);
           return true;

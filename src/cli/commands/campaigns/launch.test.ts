@@ -71,6 +71,32 @@ describe("reseller campaigns launch", () => {
     expect(run.stderr).toContain(`Cancelled: campaign ${id} (Spring launch) was not launched.`);
   });
 
+  it("sends --idempotency-key on the preview and <key>-2 on the launch, so neither is taken for the other", async () => {
+    const keys: string[] = [];
+    const keyed = (route: string, answer: unknown) =>
+      api.pool
+        .intercept({
+          path: route,
+          method: "POST",
+          headers: (h: Record<string, string>) => {
+            keys.push(`${route.split("/").at(-1)} ${h["idempotency-key"]}`);
+            return true;
+          },
+        })
+        .reply(200, answer as object, { headers: { "content-type": "application/json" } });
+    stubRequest(api, "GET", `${path}/${id}`, envelope(draftCampaign));
+    keyed(`${path}/preview`, envelope(preview));
+    keyed(`${path}/${id}/launch`, envelope(runningCampaign));
+    const run = await runCli(["campaigns", "launch", id, "--idempotency-key", "spring-1"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+      prompter: scriptedPrompter({ "Launch campaign": true }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(new Set(keys)).toEqual(new Set(["preview spring-1", "launch spring-1-2"]));
+  });
+
   it("launches after a yes at a terminal, still asking when the preview is refused", async () => {
     stubRequest(api, "GET", `${path}/${id}`, envelope(draftCampaign));
     stubRequest(

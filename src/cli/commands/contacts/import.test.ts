@@ -255,6 +255,15 @@ describe("reseller contacts import", () => {
     expect(run.stderr).toContain("--strict: exit code 6");
   });
 
+  it("exits 0 in a dry run with --strict and --no-wait, as the import that does not wait would", async () => {
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--strict", "--no-wait"],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("--strict: exit code 6");
+  });
+
   it("accepts national numbers in a dry run with --default-country and exits 0 when every row is fine", async () => {
     const run = await runCli(
       [

@@ -4,12 +4,12 @@ import { constants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LogFormat } from "../../../service/human-log.js";
-import { startService } from "../../../service/server.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
+import { startServiceOrExplain } from "./serve.js";
 import { serveSettings } from "./serve-settings.js";
 
 /** Signals passed on to the command; Ctrl-C reaches it from the terminal on its own. */
@@ -98,7 +98,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const dir = await mkdtemp(join(tmpdir(), "reseller-exec-"));
   let service: { url: string; close(): Promise<void> } | undefined;
   try {
-    const started = await startService({
+    const started = await startServiceOrExplain({
       host: stringOption(options, "host") ?? "127.0.0.1",
       port: intOption(options, "port", { min: 0, max: 65535 }) ?? 0,
       ...settings,

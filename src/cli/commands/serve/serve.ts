@@ -13,7 +13,7 @@ import { serveSettings } from "./serve-settings.js";
  * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
  * bad --plans file as a usage error (exit 2) that names the file and each bad field.
  */
-async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
+export async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
   try {
     return await startService(options);
   } catch (error) {
