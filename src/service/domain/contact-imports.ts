@@ -10,6 +10,7 @@ import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
+import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
 import type { Db } from "../db/database.js";
 import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
@@ -572,11 +573,20 @@ export async function runContactImport(
     writing = null;
     if (write) await write;
   };
+  // The planner's statistics, refreshed as this run starts (a resumed or taken-over import finds
+  // a workspace its statistics do not know) and each time the rows it wrote double.
+  let rowsWritten = 0;
+  let statisticsAt = 0;
   /** Writes the rows in batches; false when the job was asked to stop. */
   const write = async (rows: CheckedRow[]): Promise<boolean> => {
     for (let at = 0; at < rows.length; at += batchRows) {
       await written();
       if (ctx.signal.aborted) return false;
+      if (rowsWritten === 0 || rowsWritten >= 2 * Math.max(statisticsAt, 1_000)) {
+        await refreshContactStatistics(db);
+        statisticsAt = rowsWritten;
+      }
+      rowsWritten += Math.min(batchRows, rows.length - at);
       const batch = rows.slice(at, at + batchRows);
       const writeOne = writeBatch(services, ctx, imported, batch, committedTags);
       if (overlap) {
