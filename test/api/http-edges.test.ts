@@ -36,6 +36,14 @@ describe("HTTP edges", () => {
     port = (t.app.server.address() as AddressInfo).port;
   });
   afterAll(() => t.close());
+  /** POSTs `payload` as it is, with the admin token and this Content-Type. */
+  const post = (url: string, contentType: string, payload: string | Buffer) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: { authorization: `Bearer ${t.token}`, "content-type": contentType },
+      payload,
+    });
 
   it("takes a POST with Content-Type: application/json and no body as one without a body", async () => {
     const ws = await t.createWorkspace();
@@ -54,15 +62,11 @@ describe("HTTP edges", () => {
 
   it("names the Content-Type it refuses (415) and what to send instead", async () => {
     const ws = await t.createWorkspace();
-    const res = await t.app.inject({
-      method: "POST",
-      url: `/api/v1/workspaces/${ws}/contacts/import`,
-      headers: {
-        authorization: `Bearer ${t.token}`,
-        "content-type": "multipart/form-data; boundary=x",
-      },
-      payload: "--x--",
-    });
+    const res = await post(
+      `/api/v1/workspaces/${ws}/contacts/import`,
+      "multipart/form-data; boundary=x",
+      "--x--",
+    );
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ error_code: "unsupported_media_type" });
     expect(res.json().message).toContain(
@@ -73,12 +77,11 @@ describe("HTTP edges", () => {
   it.each(["text/plain", "text/xml", "application/x-www-form-urlencoded"])(
     "refuses a JSON body sent as %s with 415, as every type no route takes",
     async (type) => {
-      const res = await t.app.inject({
-        method: "POST",
-        url: "/api/v1/workspaces",
-        headers: { authorization: `Bearer ${t.token}`, "content-type": type },
-        payload: '{"name":"A","contact_email":"a@example.test"}',
-      });
+      const res = await post(
+        "/api/v1/workspaces",
+        type,
+        '{"name":"A","contact_email":"a@example.test"}',
+      );
       expect(res.statusCode).toBe(415);
       expect(res.json()).toMatchObject({ error_code: "unsupported_media_type" });
       expect(res.json().message).toContain(`(${type}) is not accepted`);
@@ -87,12 +90,11 @@ describe("HTTP edges", () => {
 
   it("takes an empty text/plain body as no body, as a browser's fetch sends with a body-less POST", async () => {
     const ws = await t.createWorkspace();
-    const res = await t.app.inject({
-      method: "POST",
-      url: `/api/v1/workspaces/${ws}/campaigns/cmp_nope/cancel`,
-      headers: { authorization: `Bearer ${t.token}`, "content-type": "text/plain;charset=UTF-8" },
-      payload: "",
-    });
+    const res = await post(
+      `/api/v1/workspaces/${ws}/campaigns/cmp_nope/cancel`,
+      "text/plain;charset=UTF-8",
+      "",
+    );
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ error_code: "not_found" });
   });
@@ -120,12 +122,7 @@ describe("HTTP edges", () => {
       Buffer.from([0xe9]),
       Buffer.from('","contact_email":"x@example.test","send_invitation":false}'),
     ]);
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/api/v1/workspaces",
-      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
-      payload: bytes,
-    });
+    const res = await post("/api/v1/workspaces", "application/json", bytes);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: "error", error_code: "invalid_json" });
     expect(res.json().message).toContain("UTF-8");
@@ -140,12 +137,7 @@ describe("HTTP edges", () => {
     "refuses parseable JSON with a prototype key (%s) as 422 naming the key, and stores nothing",
     async (body) => {
       const before = await t.request("GET", "/api/v1/workspaces");
-      const res = await t.app.inject({
-        method: "POST",
-        url: "/api/v1/workspaces",
-        headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
-        payload: body,
-      });
+      const res = await post("/api/v1/workspaces", "application/json", body);
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ status: "error", error_code: "validation_failed" });
       expect(res.json().details).toEqual([

@@ -122,6 +122,16 @@ describe("retries", () => {
     api.done();
     api = mockApi();
   });
+  /** The next upsert POST, noting its Idempotency-Key in `keys`. */
+  const keyedUpsert = (keys: Set<string>) =>
+    api.pool.intercept({
+      path: contactsPath,
+      method: "POST",
+      headers: (h) => {
+        keys.add(String(h["idempotency-key"]));
+        return true;
+      },
+    });
 
   it("a GET refused while the service restarts is retried, said on stderr, and succeeds", async () => {
     api.pool.intercept({ path: "/api/v1/plans/2", method: "GET" }).replyWithError(refused());
@@ -146,26 +156,12 @@ describe("retries", () => {
   it("a POST retried after a refused connection carries the same Idempotency-Key", async () => {
     // undici may ask a matcher more than once per request: collect the distinct keys seen.
     const keys = new Set<string>();
-    api.pool
-      .intercept({
-        path: contactsPath,
-        method: "POST",
-        headers: (h) => {
-          keys.add(String(h["idempotency-key"]));
-          return true;
-        },
-      })
-      .replyWithError(refused());
-    api.pool
-      .intercept({
-        path: contactsPath,
-        method: "POST",
-        headers: (h) => {
-          keys.add(String(h["idempotency-key"]));
-          return true;
-        },
-      })
-      .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
+    keyedUpsert(keys).replyWithError(refused());
+    keyedUpsert(keys).reply(
+      201,
+      { status: "success", data: anna, meta: {} },
+      { headers: jsonHeaders },
+    );
     const run = await runCli(
       ["contacts", "upsert", "-w", workspace, "--phone", "+4915112345678", "--quiet"],
       { env: api.env, dispatcher: api.agent },
@@ -177,17 +173,12 @@ describe("retries", () => {
   });
 
   it("a POST carries --idempotency-key exactly as given, so a script's retry by curl replays it", async () => {
-    const keys: string[] = [];
-    api.pool
-      .intercept({
-        path: contactsPath,
-        method: "POST",
-        headers: (h) => {
-          keys.push(String(h["idempotency-key"]));
-          return true;
-        },
-      })
-      .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
+    const keys = new Set<string>();
+    keyedUpsert(keys).reply(
+      201,
+      { status: "success", data: anna, meta: {} },
+      { headers: jsonHeaders },
+    );
     const run = await runCli(
       [
         "contacts",
@@ -203,7 +194,7 @@ describe("retries", () => {
       { env: api.env, dispatcher: api.agent },
     );
     expect(run.code).toBe(0);
-    expect(new Set(keys)).toEqual(new Set(["order-4711"]));
+    expect(keys).toEqual(new Set(["order-4711"]));
   });
 
   it("refuses an --idempotency-key over 250 characters before any request (exit 2)", async () => {
