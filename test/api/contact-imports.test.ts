@@ -217,6 +217,16 @@ describe("contact imports", () => {
     expect(await byPhone("+4915112345678")).toMatchObject({ first_name: "Annie", tags: ["b"] });
   });
 
+  it("finds a phone twice in one file by the name of its later row", async () => {
+    await imported(
+      "phone,first_name\n+4915112345678,Anna\n+4915112345678,Annie\n+4915223456789,Ben\n",
+    );
+    const found = async (q: string) =>
+      ((await t.request("GET", path(`?search=${q}`))).json() as { data: Contact[] }).data.length;
+    expect(await found("annie")).toBe(1);
+    expect(await found("anna")).toBe(0);
+  });
+
   it("leaves existing contacts unchanged under skip and overwrites non-empty cells under update", async () => {
     await t.request("POST", path(""), {
       body: {

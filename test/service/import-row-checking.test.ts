@@ -6,6 +6,8 @@ import {
   type RowReading,
   rowChecker,
 } from "../../src/service/domain/contact-import-rows.js";
+import { searchDocument } from "../../src/service/domain/contact-search.js";
+import { nextRow } from "../../src/service/domain/contact-store.js";
 import { largeCsv } from "../crash/crash-support.js";
 
 /**
@@ -19,7 +21,13 @@ type ThreadModule = {
 };
 const threadModule = "../../dist/service/jobs/row-checker-thread.js";
 
-const reading: RowReading = { mapping: null, delimiter: ",", defaultCountry: null, done: 0 };
+const reading: RowReading = {
+  workspaceId: "ws_01jd7x3k9m2p4q6r8s0t1v3w5y",
+  mapping: null,
+  delimiter: ",",
+  defaultCountry: null,
+  done: 0,
+};
 
 /** Every checked row of `csv`, fed in pieces of `pieceBytes`. */
 async function checkAll(checker: RowChecker, csv: Buffer, pieceBytes: number) {
@@ -44,6 +52,29 @@ describe("checking an import's rows", () => {
     expect(whole.map((r) => r.row)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
     expect(cut).toEqual(whole);
     expect(whole.filter((r) => !r.result.ok).length).toBeGreaterThan(0);
+  });
+
+  it("gives each valid row the search entry of the contact it creates, as the writer would index it", async () => {
+    const sparse = Buffer.from(
+      "phone,first_name,last_name,email\n+4915112345678,Jörg,Ørsted-Müller,\n+4915112345679,,,ANNA.Schmidt@Example.test\n+4915112345680,,,\n",
+    );
+    const rows = await checkAll(rowChecker(reading, systemClock), sparse, sparse.length);
+    const context = { now: "2026-11-26T10:00:00Z", source: "import:imp_1" };
+    expect(rows).toHaveLength(3);
+    for (const checked of rows) {
+      if (!checked.result.ok) throw new Error(`row ${checked.row} refused`);
+      const contact = checked.result.contact;
+      const base = {
+        seq: 0,
+        id: "ct_1",
+        workspace_id: reading.workspaceId,
+        phone: contact.phone,
+        created_at: context.now,
+      };
+      const created = nextRow(null, base, contact, context).row;
+      if (!created) throw new Error("no row");
+      expect(checked.search).toEqual(searchDocument(created));
+    }
   });
 
   it("skips the rows a resumed run has already written", async () => {

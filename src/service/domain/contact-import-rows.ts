@@ -12,16 +12,24 @@ import { openContactCsv } from "../../contract/csv-reader.js";
 import { countryCode } from "../../contract/phones.js";
 import type { Clock } from "./clock.js";
 import { nextTurn } from "./contact-import-uploads.js";
+import { newContactSearchDocument, type SearchDocument } from "./contact-search.js";
 
 /** A data row of an import, checked: the contact it gives, or why it gives none. */
 export interface CheckedRow {
   row: number;
   phone: string | null;
   result: RowResult;
+  /**
+   * The search entry of the contact the row creates if its phone is new to the workspace (see
+   * newContactSearchDocument): computed where the rows are checked, beside the writing thread.
+   */
+  search?: SearchDocument;
 }
 
 /** How an import's stored CSV is read: what its record says, and where a resumed run starts. */
 export interface RowReading {
+  /** The workspace the rows go to. */
+  workspaceId: string;
   mapping: CsvMapping | null;
   delimiter: string;
   defaultCountry: string | null;
@@ -75,7 +83,16 @@ export function rowChecker(reading: RowReading, clock: Clock, budgetMs?: number)
       return;
     }
     const result = readRow(record.fields, layout, { defaultCountry, now: clock.now() });
-    rows.push({ row: record.row, phone: phoneCell, result });
+    rows.push(
+      result.ok
+        ? {
+            row: record.row,
+            phone: phoneCell,
+            result,
+            search: newContactSearchDocument(reading.workspaceId, result.contact),
+          }
+        : { row: record.row, phone: phoneCell, result },
+    );
   };
   return {
     beside: false,

@@ -401,7 +401,7 @@ async function writeBatch(
           const consent = keepOptOut(existing, changes);
           const written = existing
             ? writer.update(existing, consent.changes, context)
-            : writer.create(phone, changes, context);
+            : writer.create(phone, changes, context, checked.search);
           if (isProblem(written)) problem = written;
           else if (existing) {
             counts.updated += 1;
@@ -553,6 +553,7 @@ export async function runContactImport(
   }
 
   const reading: RowReading = {
+    workspaceId: imported.workspace_id,
     mapping: imported.mapping === null ? null : (JSON.parse(imported.mapping) as CsvMapping),
     delimiter: imported.delimiter,
     defaultCountry: imported.default_country,

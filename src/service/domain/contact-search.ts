@@ -116,6 +116,13 @@ function nationalToken(workspaceId: string): string {
   return `n${workspaceToken(workspaceId)}`;
 }
 
+/** A contact's indexed text, per column of the search index. */
+export interface SearchDocument {
+  name: string;
+  phone: string;
+  email: string;
+}
+
 /** The indexed text of a contact. */
 export function searchDocument(contact: {
   workspace_id: string;
@@ -123,7 +130,7 @@ export function searchDocument(contact: {
   first_name: string | null;
   last_name: string | null;
   email: string | null;
-}): { name: string; phone: string; email: string } {
+}): SearchDocument {
   const tag = workspaceToken(contact.workspace_id);
   const joinedTag = joinedToken(contact.workspace_id);
   const name = foldLetters([contact.first_name ?? "", contact.last_name ?? ""].join(" "));
@@ -144,6 +151,24 @@ export function searchDocument(contact: {
     phone: phoneTerms.join(" "),
     email: emailTerms.join(" "),
   };
+}
+
+/**
+ * The indexed text of a contact created from these fields alone, where an absent field is null
+ * (as `nextRow` in contact-store.ts makes a new contact): an import's checker thread computes it
+ * beside the thread that writes, which then only stores it.
+ */
+export function newContactSearchDocument(
+  workspaceId: string,
+  fields: { phone: string; first_name?: string; last_name?: string; email?: string },
+): SearchDocument {
+  return searchDocument({
+    workspace_id: workspaceId,
+    phone: fields.phone,
+    first_name: fields.first_name ?? null,
+    last_name: fields.last_name ?? null,
+    email: fields.email ?? null,
+  });
 }
 
 /** Digits this long or longer are also searched as the end of a number. */

@@ -3,10 +3,12 @@ import {
   type ContactRows,
   type ContactUpdate,
   contactRowsOf,
+  type NewContact,
   type TagLink,
 } from "../db/contact-rows/contact-rows.js";
 import type { Db } from "../db/database.js";
 import type { ContactTable } from "../db/tables/contacts.js";
+import { type SearchDocument, searchDocument } from "./contact-search.js";
 import { newId } from "./ids.js";
 
 /**
@@ -146,6 +148,8 @@ interface Pending {
   /** The stored row before this transaction's changes; null for a new contact. */
   before: Row | null;
   row: Row;
+  /** The new contact's search entry, when the caller computed it (see `create`). */
+  search?: SearchDocument | undefined;
 }
 
 /**
@@ -222,9 +226,15 @@ export class ContactWriter {
 
   /**
    * Creates a contact (written by the next flush, which sets its `seq`); the change must have
-   * passed the field checks.
+   * passed the field checks. `search`: its search entry, if the caller has it already
+   * (newContactSearchDocument of the same fields; an import's checker thread computes it).
    */
-  create(phone: string, changes: ContactChanges, context: WriteContext): Row | ChangeProblem {
+  create(
+    phone: string,
+    changes: ContactChanges,
+    context: WriteContext,
+    search?: SearchDocument,
+  ): Row | ChangeProblem {
     const base = {
       seq: 0,
       id: newId("ct"),
@@ -236,7 +246,7 @@ export class ContactWriter {
     if (next.problem) return next.problem;
     this.now = context.now;
     this.known.set(phone, next.row);
-    this.pending.set(phone, { before: null, row: next.row });
+    this.pending.set(phone, { before: null, row: next.row, search });
     return next.row;
   }
 
@@ -249,8 +259,10 @@ export class ContactWriter {
     row.updated_at = context.now;
     this.now = context.now;
     const change = this.pending.get(row.phone);
-    if (change) change.row = row;
-    else this.pending.set(row.phone, { before: existing, row });
+    if (change) {
+      change.row = row;
+      change.search = undefined;
+    } else this.pending.set(row.phone, { before: existing, row });
     this.known.set(row.phone, row);
     return row;
   }
@@ -264,15 +276,15 @@ export class ContactWriter {
     if (this.pending.size === 0) return;
     const changes = [...this.pending.values()];
     this.pending.clear();
-    const inserts: Row[] = [];
+    const inserts: NewContact[] = [];
     const updates: ContactUpdate[] = [];
     const created = new Map<string, number>();
-    for (const { before, row } of changes) {
+    for (const { before, row, search } of changes) {
       if (before === null) {
-        inserts.push(row);
+        inserts.push({ row, search: search ?? searchDocument(row) });
         created.set(row.opt_in_status, (created.get(row.opt_in_status) ?? 0) + 1);
       } else if (!sameRow(before, row)) {
-        updates.push({ row, reindex: searchChanged(before, row) });
+        updates.push({ row, search: searchChanged(before, row) ? searchDocument(row) : null });
       }
     }
     await this.rows.insert(inserts);

@@ -1,4 +1,5 @@
 import { type QueryExecutorProvider, sql } from "kysely";
+import type { SearchDocument } from "../../domain/contact-search.js";
 import { engineOf } from "../engine.js";
 import type { ContactTable } from "../tables/contacts.js";
 import { postgresContactRows } from "./postgres-contact-rows.js";
@@ -21,10 +22,16 @@ export interface TagLink {
   contactSeq: number;
 }
 
-/** A row to update and whether its search entry must be rewritten (name, email changed). */
+/** A new contact and its search entry. */
+export interface NewContact {
+  row: ContactRow;
+  search: SearchDocument;
+}
+
+/** A row to update, and its new search entry where the name or email changed (else null). */
 export interface ContactUpdate {
   row: ContactRow;
-  reindex: boolean;
+  search: SearchDocument | null;
 }
 
 export interface ContactRows {
@@ -36,8 +43,8 @@ export interface ContactRows {
   /** Contacts in the workspace by the counters (new ones of this transaction not yet flushed excluded). */
   counted(workspaceId: string): Promise<number>;
   /** Inserts new contacts with their search entries and sets each row's `seq`. */
-  insert(rows: readonly ContactRow[]): Promise<void>;
-  /** Writes changed contacts by `seq`, rewriting the search entry where asked. */
+  insert(contacts: readonly NewContact[]): Promise<void>;
+  /** Writes changed contacts by `seq`, and the search entries given. */
   update(updates: readonly ContactUpdate[]): Promise<void>;
   /** The tags' seqs by name, creating the missing ones (with contact_count 0). */
   tags(workspaceId: string, names: readonly string[], now: string): Promise<Map<string, number>>;

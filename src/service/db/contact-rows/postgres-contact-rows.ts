@@ -1,5 +1,9 @@
 import { type QueryExecutorProvider, sql } from "kysely";
-import { foldDiacritics, searchDocument } from "../../domain/contact-search.js";
+import {
+  foldDiacritics,
+  type SearchDocument,
+  searchDocument,
+} from "../../domain/contact-search.js";
 import type { ContactRow, ContactRows, TagLink } from "./contact-rows.js";
 
 /**
@@ -16,12 +20,16 @@ const columns = sql.raw(
    opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at, updated_at`,
 );
 
-/**
- * The search terms of a row as one space-separated text: those of searchDocument, with accents
- * removed as SQLite's tokenizer removes them.
- */
+/** The search terms of a row as one space-separated text (see searchTermsOf). */
 export function searchTermsText(row: ContactRow): string {
-  const doc = searchDocument(row);
+  return searchTermsOf(searchDocument(row));
+}
+
+/**
+ * A search document's terms as one space-separated text, with accents removed as SQLite's
+ * tokenizer removes them.
+ */
+function searchTermsOf(doc: SearchDocument): string {
   const text = `${doc.name} ${doc.phone} ${doc.email}`;
   // Printable ASCII has no accents to fold: most rows skip the two Unicode normalisations.
   return (printableAscii.test(text) ? text : foldDiacritics(text)).replace(/ {2,}/g, " ").trim();
@@ -80,8 +88,9 @@ export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
         FROM contact_counts WHERE workspace_id = ${workspaceId}`.execute(trx);
       return Number(rows[0]?.total ?? 0);
     },
-    async insert(list) {
-      if (list.length === 0) return;
+    async insert(contacts) {
+      if (contacts.length === 0) return;
+      const list = contacts.map((contact) => contact.row);
       const col = <K extends keyof ContactRow>(name: K) => list.map((row) => row[name]);
       const { rows } = await sql<{ id: string; seq: number }>`INSERT INTO contacts (id,
           workspace_id, phone, first_name, last_name, email, tags, custom_fields, opt_in_status,
@@ -94,7 +103,7 @@ export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
           ${col("tags")}::text[], ${col("custom_fields")}::text[], ${col("opt_in_status")}::text[],
           ${col("opt_in_source")}::text[], ${col("opted_in_at")}::text[],
           ${col("opted_out_at")}::text[], ${col("created_at")}::text[], ${col("updated_at")}::text[],
-          ${list.map(searchTermsText)}::text[])
+          ${contacts.map((contact) => searchTermsOf(contact.search))}::text[])
           WITH ORDINALITY AS r(id, workspace_id, phone, first_name, last_name, email, tags,
             custom_fields, opt_in_status, opt_in_source, opted_in_at, opted_out_at, created_at,
             updated_at, terms, ord)
@@ -111,7 +120,7 @@ export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
       const sorted = [...updates].sort((a, b) => a.row.seq - b.row.seq);
       const col = <K extends keyof ContactRow>(name: K) => sorted.map((u) => u.row[name]);
       // A row whose name and email are unchanged keeps its terms (NULL here).
-      const terms = sorted.map((u) => (u.reindex ? searchTermsText(u.row) : null));
+      const terms = sorted.map((u) => (u.search ? searchTermsOf(u.search) : null));
       await sql`UPDATE contacts AS c SET first_name = u.first_name, last_name = u.last_name,
           email = u.email, tags = u.tags, custom_fields = u.custom_fields,
           opt_in_status = u.opt_in_status, opt_in_source = u.opt_in_source,

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { QueryExecutorProvider } from "kysely";
-import { searchDocument } from "../../domain/contact-search.js";
+import type { SearchDocument } from "../../domain/contact-search.js";
 import { sqliteHandleOf } from "../engine.js";
 import type { ContactRow, ContactRows, ContactUpdate, TagLink } from "./contact-rows.js";
 
@@ -73,9 +73,8 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
   return statements;
 }
 
-function index(s: Statements, row: ContactRow): void {
-  const doc = searchDocument(row);
-  s.searchInsert.run(row.seq, doc.name, doc.phone, doc.email);
+function index(s: Statements, seq: number, doc: SearchDocument): void {
+  s.searchInsert.run(seq, doc.name, doc.phone, doc.email);
 }
 
 /** The SQLite statements behind a Kysely transaction (or handle) on SQLite. */
@@ -103,8 +102,8 @@ export function sqliteContactRows(trx: QueryExecutorProvider): ContactRows {
     async counted(workspaceId) {
       return s.count.get(workspaceId)?.total ?? 0;
     },
-    async insert(rows) {
-      for (const row of rows) {
+    async insert(contacts) {
+      for (const { row, search } of contacts) {
         row.seq = Number(
           s.insert.run(
             row.id,
@@ -123,11 +122,11 @@ export function sqliteContactRows(trx: QueryExecutorProvider): ContactRows {
             row.updated_at,
           ).lastInsertRowid,
         );
-        index(s, row);
+        index(s, row.seq, search);
       }
     },
     async update(updates: readonly ContactUpdate[]) {
-      for (const { row, reindex } of updates) {
+      for (const { row, search } of updates) {
         s.update.run(
           row.first_name,
           row.last_name,
@@ -141,9 +140,9 @@ export function sqliteContactRows(trx: QueryExecutorProvider): ContactRows {
           row.updated_at,
           row.seq,
         );
-        if (reindex) {
+        if (search) {
           s.searchDelete.run(row.seq);
-          index(s, row);
+          index(s, row.seq, search);
         }
       }
     },
