@@ -32,7 +32,7 @@ export const Audience = z
     },
   )
   .describe(
-    'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (contacts with any of them) or `{"contact_ids": ["ct_…", …]}`.',
+    'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (contacts with any of them, whatever its case) or `{"contact_ids": ["ct_…", …]}`.',
   )
   .meta({ id: "Audience" });
 export type Audience = z.infer<typeof Audience>;

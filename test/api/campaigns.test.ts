@@ -187,6 +187,23 @@ describe("campaigns", () => {
     expect(await w.stats(byId.id)).toMatchObject({ audience_total: 1, sent: 1 });
   });
 
+  it("matches an audience's tags whatever their case, as the contact list's tag filter does", async () => {
+    const w = await campaignWorld(t);
+    await w.contact("+4915112345680", {
+      first_name: "Eve",
+      opt_in_status: "opted_in",
+      tags: ["VIP"],
+    });
+    const byTag = await w.post("/campaigns", w.body({ audience: { tags: ["Vip"] } }));
+    await w.post(`/campaigns/${byTag.id}/launch`, undefined, 200);
+    await t.runJobs();
+    expect(await w.stats(byTag.id)).toMatchObject({
+      audience_total: 3,
+      sent: 2,
+      skipped_opted_out: 1,
+    });
+  });
+
   it("starts a scheduled campaign when its time comes, not before", async () => {
     const w = await campaignWorld(t);
     const at = new Date(t.clock.now().getTime() + 3_600_000).toISOString();

@@ -1,10 +1,15 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Audience } from "../../contract/campaigns.js";
+import { tagNamed } from "../db/contact-rows/contact-pages.js";
 import type { Db } from "../db/database.js";
+import { type Engine, engineOf } from "../db/engine.js";
 import type { Database } from "../db/schema.js";
 
-/** The contacts of `workspaceId` an audience option matches, as a filter on `contacts`. */
-export function audienceFilter(workspaceId: string, audience: Audience) {
+/**
+ * The contacts of `workspaceId` an audience option matches, as a filter on `contacts`. Tags
+ * match whatever their case, as the contact list's tag filter does.
+ */
+function audienceFilter(engine: Engine, workspaceId: string, audience: Audience) {
   return (eb: ExpressionBuilder<Database, "contacts">) => {
     const inWorkspace = eb("contacts.workspace_id", "=", workspaceId);
     if ("contact_ids" in audience)
@@ -20,7 +25,7 @@ export function audienceFilter(workspaceId: string, audience: Audience) {
             .innerJoin("contact_tags", "contact_tags.seq", "contact_tag_links.tag_seq")
             .select("contact_tag_links.contact_seq")
             .where("contact_tags.workspace_id", "=", workspaceId)
-            .where("contact_tags.name", "in", audience.tags),
+            .where((tag) => tag.or(audience.tags.map((name) => tagNamed(engine, name.trim())))),
         ),
       ]);
     }
@@ -45,7 +50,7 @@ export async function countAudience(
   const rows = await db
     .selectFrom("contacts")
     .select(["opt_in_status", sql<number>`count(*)`.as("count")])
-    .where(audienceFilter(workspaceId, audience))
+    .where(audienceFilter(engineOf(db), workspaceId, audience))
     .groupBy("opt_in_status")
     .execute();
   const by = (status: string) => Number(rows.find((r) => r.opt_in_status === status)?.count ?? 0);
@@ -103,7 +108,7 @@ export async function snapshotRecipients(
           sql<string>`${"queued"}`.as("state"),
           sql<string>`${now}`.as("updated_at"),
         ])
-        .where(audienceFilter(workspaceId, audience))
+        .where(audienceFilter(engineOf(db), workspaceId, audience))
         .where("contacts.opt_in_status", "=", "opted_in"),
     )
     .onConflict((oc) => oc.doNothing())
