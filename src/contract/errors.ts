@@ -65,7 +65,7 @@ export const errorCatalogue = {
   secret_not_replayable: {
     status: 409,
     message:
-      "The first request with this Idempotency-Key created a secret, which is shown only once and never stored; if its response was lost, revoke what it created and create it again with a new key.",
+      "The first request with this Idempotency-Key revealed a secret, and its answer, stored sealed with the token that asked, cannot be opened; revoke what it created and create it again with a new key.",
   },
   payload_too_large: { status: 413, message: "The request body is larger than allowed." },
   headers_too_large: {

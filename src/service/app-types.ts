@@ -28,8 +28,8 @@ declare module "fastify" {
     /** The route revokes tokens: authentication forgets the tokens it remembered. */
     revokesToken?: true;
     /**
-     * The success response carries a secret that is shown once and never stored (a new token),
-     * so an Idempotency-Key replay answers 409 secret_not_replayable instead of repeating it.
+     * The success response carries a secret (a new token, a signing secret): it is stored for an
+     * Idempotency-Key replay only sealed with the asking token (domain/sealed-responses.ts).
      */
     secretInResponse?: boolean;
   }

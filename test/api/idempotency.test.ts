@@ -173,21 +173,39 @@ describe("Idempotency-Key on POST", () => {
     expect(await workspaceCount()).toBe(1);
   });
 
-  it("never replays a token's secret: a retried token create answers 409 naming the token", async () => {
+  it("replays a retried token create to its caller, storing the secret only sealed with the caller's token", async () => {
     const headers = { "idempotency-key": "new-token" };
     const payload = { name: "ci", scopes: ["plans:read"] };
     const first = await t.request("POST", "/api/v1/tokens", { body: payload, headers });
     expect(first.statusCode).toBe(201);
-    const { id, token } = first.json().data;
+    const { token } = first.json().data;
     const retry = await t.request("POST", "/api/v1/tokens", { body: payload, headers });
-    expect(retry.statusCode).toBe(409);
+    expect(retry.statusCode).toBe(201);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
-    expect(retry.json()).toMatchObject({ error_code: "secret_not_replayable" });
-    expect(retry.json().details[0].message).toContain(id);
+    expect(retry.json()).toEqual(first.json());
     const stored = await t.database.db.selectFrom("idempotency_keys").selectAll().execute();
     expect(JSON.stringify(stored)).not.toContain(token);
     const tokens = await t.request("GET", "/api/v1/tokens");
     expect(tokens.json().meta.pagination.total).toBe(2);
+  });
+
+  it("answers 409 secret_not_replayable, never a secret, when a sealed answer cannot be opened", async () => {
+    const headers = { "idempotency-key": "tampered" };
+    const payload = { name: "ci", scopes: ["plans:read"] };
+    const first = await t.request("POST", "/api/v1/tokens", { body: payload, headers });
+    expect(first.statusCode).toBe(201);
+    const [row] = await t.database.db.selectFrom("idempotency_keys").selectAll().execute();
+    const body = String(row?.response_body);
+    const flipped = `${body.slice(0, -4)}${body.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
+    await t.database.db
+      .updateTable("idempotency_keys")
+      .set({ response_body: flipped })
+      .where("key", "=", "tampered")
+      .execute();
+    const retry = await t.request("POST", "/api/v1/tokens", { body: payload, headers });
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({ error_code: "secret_not_replayable" });
+    expect(retry.body).not.toContain(first.json().data.token);
   });
 
   it("ignores the header on requests that are not POST", async () => {

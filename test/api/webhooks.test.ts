@@ -76,6 +76,23 @@ describe("webhook endpoints and events", () => {
     );
   });
 
+  it("replays a retried endpoint create with its secret, which is stored only sealed", async () => {
+    const request = () =>
+      t.request("POST", "/api/v1/webhook-endpoints", {
+        body: { url: "https://crm.example.test/hooks", events: ["*"] },
+        headers: { "idempotency-key": "endpoint-1" },
+      });
+    const first = await request();
+    const retry = await request();
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.json()).toEqual(first.json());
+    const stored = await t.database.db.selectFrom("idempotency_keys").selectAll().execute();
+    expect(JSON.stringify(stored)).not.toContain(first.json().data.secret);
+    const list = (await t.request("GET", "/api/v1/webhook-endpoints")).json();
+    expect(list.data).toHaveLength(1);
+  });
+
   it("refuses a bad url, unknown event types and tokens without the webhooks scopes", async () => {
     const bad = await t.request("POST", "/api/v1/webhook-endpoints", {
       body: { url: "ftp://crm.example.test" },

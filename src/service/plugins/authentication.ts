@@ -93,14 +93,14 @@ export function installAuthentication(
     const scope = request.routeOptions.config.scope;
     if (scope === undefined && !request.is404) return;
     const header = request.headers.authorization;
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    const principal = match?.[1] ? await principalFor(match[1]) : null;
+    const secret = bearerSecret(request);
+    const principal = secret ? await principalFor(secret) : null;
     await deps.meter?.(request, reply, principal);
     if (scope === undefined) return;
     if (!principal) {
       throw new ServiceError(
         "unauthenticated",
-        match?.[1]
+        secret
           ? "The token is invalid, revoked or expired."
           : header
             ? "The Authorization header must be 'Bearer <token>'."
@@ -115,6 +115,12 @@ export function installAuthentication(
     }
     request.principal = principal;
   });
+}
+
+/** The token of a request's `Authorization: Bearer <token>` header, if it has one. */
+export function bearerSecret(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  return (header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined) ?? null;
 }
 
 /** The caller of a route that names a scope (authentication has run before any handler). */

@@ -21,7 +21,9 @@ import {
   releaseIdempotencyKey,
   type StoredResponse,
 } from "../domain/idempotency.js";
+import { isSealed, openBody, sealBody } from "../domain/sealed-responses.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
+import { bearerSecret } from "./authentication.js";
 
 /** A key this request holds until its response is stored. */
 interface HeldKey {
@@ -98,44 +100,52 @@ function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
     .send(response.body);
 }
 
-/** What a replay of a response that created a secret says instead: never the secret itself. */
-function secretNotReplayable(body: string): string {
-  let created = "";
-  try {
-    const id = (JSON.parse(body) as { data?: { id?: unknown } }).data?.id;
-    if (typeof id === "string") created = id;
-  } catch {
-    // The id only makes the message more helpful; without it the code says enough.
-  }
+/**
+ * What the replay of an answer that revealed a secret says when the stored answer cannot be
+ * opened (sealed for another token, or changed): never the secret itself.
+ */
+function secretNotReplayable(): StoredResponse {
   const error: ErrorBody = {
     status: "error",
     error_code: "secret_not_replayable",
     message: errorCatalogue.secret_not_replayable.message,
-    details: [
-      {
-        field: "Idempotency-Key",
-        message: created ? `was first used to create ${created}` : "was used before",
-      },
-    ],
+    details: [{ field: "Idempotency-Key", message: "was used before" }],
   };
-  return JSON.stringify(error);
+  return {
+    status: errorCatalogue.secret_not_replayable.status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify(error),
+  };
+}
+
+/** What seals and opens the stored answers of a route that reveals a secret. */
+interface Sealing {
+  callerSecret: string;
+  context: string;
+}
+
+/** How this request's answer is sealed when its route reveals a secret (else null). */
+function sealingOf(request: FastifyRequest, ref: IdempotencyKeyRef): Sealing | null {
+  if (!request.routeOptions.config.secretInResponse) return null;
+  const callerSecret = bearerSecret(request);
+  return callerSecret === null ? null : { callerSecret, context: `${ref.tokenId}\n${ref.key}` };
 }
 
 function storable(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
+  ref: IdempotencyKeyRef,
 ): StoredResponse | null {
   if (reply.statusCode >= 500) return null;
-  const body =
+  const text =
     typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? `${payload}` : null;
-  if (body === null) return null;
+  if (text === null) return null;
+  let body = text;
   if (request.routeOptions.config.secretInResponse && reply.statusCode < 300) {
-    return {
-      status: errorCatalogue.secret_not_replayable.status,
-      headers: { "content-type": "application/json; charset=utf-8" },
-      body: secretNotReplayable(body),
-    };
+    const sealing = sealingOf(request, ref);
+    if (!sealing) return secretNotReplayable();
+    body = sealBody(text, sealing.callerSecret, sealing.context);
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -143,6 +153,14 @@ function storable(
     headers[name] = Array.isArray(value) ? value.join(", ") : String(value);
   }
   return { status: reply.statusCode, headers, body };
+}
+
+/** A stored answer as it is replayed: a sealed one opened with the retry's own token. */
+function replayable(request: FastifyRequest, ref: IdempotencyKeyRef, stored: StoredResponse) {
+  if (!isSealed(stored.body)) return stored;
+  const sealing = sealingOf(request, ref);
+  const body = sealing && openBody(stored.body, sealing.callerSecret, sealing.context);
+  return body ? { ...stored, body } : secretNotReplayable();
 }
 
 /** Marks a key as held by a request of this process until `finish` is called. */
@@ -225,7 +243,8 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
         return;
       }
       held.finish();
-      if (claim.outcome === "replay") return replay(reply, claim.response);
+      if (claim.outcome === "replay")
+        return replay(reply, replayable(request, ref, claim.response));
       if (claim.outcome === "reused") {
         throw new ServiceError("idempotency_key_reused", undefined, {
           details: [
@@ -253,7 +272,7 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
     if (!held || held.settled) return payload;
     held.settled = true;
     try {
-      const response = storable(request, reply, payload);
+      const response = storable(request, reply, payload, held.ref);
       if (response) await completeIdempotencyKey(db, held.ref, response);
       else await releaseIdempotencyKey(db, held.ref);
     } catch (error) {

@@ -49,8 +49,9 @@ for every page; with a cursor, \`page\` is ignored. Lists are ordered newest fir
 Every POST accepts an \`Idempotency-Key\` header (1 to 255 characters). The same key from the
 same token within 24 hours replays the first response with \`Idempotent-Replayed: true\` and does
 nothing again; the same key with another body is a 422 \`idempotency_key_reused\`. A response
-that revealed a secret (a new token) is not stored: its replay is a 409
-\`secret_not_replayable\` naming what was created.
+that revealed a secret (a new token, a webhook signing secret) is stored sealed (AES-256-GCM)
+under a key derived from the bearer token that asked, which the service keeps only as a hash: its
+caller's retry replays it, and the database alone never yields the secret.
 
 | status | error_code | meaning |
 |---|---|---|

@@ -57,7 +57,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
         operationId: "createToken",
         summary: "Create a reseller token",
         description:
-          "The secret is in `token` of this response only. Scopes must be ones the creating token holds (422 otherwise). Reseller tokens only. A retry with the same Idempotency-Key answers 409 secret_not_replayable naming the token already created, since secrets are never stored.",
+          "The secret is in `token` of this response only. Scopes must be ones the creating token holds (422 otherwise). Reseller tokens only. A retry with the same Idempotency-Key replays this answer; it is stored sealed with the asking token, never readable.",
         body: CreateTokenBody,
         response: { 201: CreatedTokenResponse, ...errorResponses(...postErrors) },
       },
