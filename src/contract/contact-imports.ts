@@ -94,7 +94,7 @@ export type ContactImport = z.infer<typeof ContactImport>;
 
 export const CreateImportBody = z.strictObject({
   csv: z
-    .string({ error: "csv is required: the CSV file encoded as base64" })
+    .string({ error: "csv must be the CSV file encoded as base64" })
     .min(1, { error: "csv must not be empty: send the CSV file encoded as base64" })
     .describe("The CSV file, base64-encoded (at most 100 MB decoded and 1,000,000 data rows)."),
   duplicate_handling: z

@@ -52,7 +52,7 @@ function nameField(field: string) {
 }
 
 const phone = z
-  .string({ error: `phone is required, in ${e164Hint}` })
+  .string({ error: `phone must be a string in ${e164Hint}` })
   .describe(`The upsert key, in ${e164Hint}; must be a valid number for its country.`);
 
 const email = z

@@ -215,3 +215,47 @@ describe("campaign input messages", () => {
     expect(detail?.message).toContain('{"contact_ids"');
   });
 });
+
+describe("missing and mistyped fields", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const details = async (path: string, body: Record<string, unknown>) => {
+    const res = await t.request("POST", path, { body });
+    expect(res.statusCode).toBe(422);
+    return (res.json() as { details: { field: string; message: string }[] }).details;
+  };
+
+  it("says a missing field is required, and what it takes", async () => {
+    expect(await details("/api/v1/workspaces", { contact_email: "a@example.test" })).toContainEqual(
+      {
+        field: "name",
+        message: "name is required: a string",
+      },
+    );
+    const ws = await t.createWorkspace();
+    const phone = await details(`/api/v1/workspaces/${ws}/contacts`, { first_name: "Ada" });
+    expect(phone).toContainEqual({
+      field: "phone",
+      message: expect.stringMatching(/^phone is required: a string in E\.164/),
+    });
+  });
+
+  it("says a field of the wrong type must be of the right one, not that it is missing", async () => {
+    const ws = await t.createWorkspace();
+    const phone = await details(`/api/v1/workspaces/${ws}/contacts`, { phone: 4915112345678 });
+    expect(phone).toContainEqual({
+      field: "phone",
+      message: expect.stringMatching(/^phone must be a string in E\.164/),
+    });
+    expect(
+      await details("/api/v1/workspaces", { name: 7, contact_email: "a@example.test" }),
+    ).toContainEqual({
+      field: "name",
+      message: "name must be a string",
+    });
+  });
+});

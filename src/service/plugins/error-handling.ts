@@ -38,6 +38,35 @@ function fieldOf(context: string | undefined, instancePath: string): string {
   return context === "body" ? "(body)" : (context ?? "(request)");
 }
 
+/**
+ * Whether the value a validation error points at is missing from the request (rather than there
+ * with the wrong type): the two get different messages.
+ */
+function isAbsent(request: FastifyRequest, context: string | undefined, instancePath: string) {
+  const parts = instancePath.split("/").slice(1);
+  if (parts.length === 0) return false;
+  let value: unknown =
+    context === "body" ? request.body : context === "querystring" ? request.query : request.params;
+  for (const part of parts) {
+    if (value === null || typeof value !== "object") return false;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value === undefined;
+}
+
+/**
+ * A missing field's message: "name is required: a string" from the type's "name must be a
+ * string", so a client learns both that the field is missing and what it takes.
+ */
+function requiredMessage(instancePath: string, message: string | undefined): string {
+  const leaf = instancePath.split("/").at(-1) ?? "";
+  const expected = message?.startsWith(`${leaf} must be `)
+    ? message.slice(`${leaf} must be `.length)
+    : null;
+  if (message?.startsWith(`${leaf} is required`)) return message;
+  return expected ? `${leaf} is required: ${expected}` : `${leaf} is required`;
+}
+
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
@@ -59,12 +88,16 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       // No body, or a body that is not an object: zod's "expected object, received null" says
       // less than what the endpoint wants.
       const noObject = field === "(body)" && /expected object/.test(v.message ?? "");
+      const missing =
+        v.keyword === "invalid_type" && isAbsent(request, error.validationContext, v.instancePath);
       return [
         {
           field,
           message: noObject
             ? "the request needs a JSON object as its body (Content-Type: application/json)"
-            : (v.message ?? "is invalid"),
+            : missing
+              ? requiredMessage(v.instancePath, v.message)
+              : (v.message ?? "is invalid"),
         },
       ];
     });
