@@ -91,6 +91,8 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     const campaign = await w.campaign(channelId);
     expect((await recipients(campaign.id))[0]?.state).toBe("outcome_unknown");
     expect(w.graph.sends()).toHaveLength(1);
+    // Not completed while a recipient's outcome is unknown: the status report settles it.
+    expect(await w.get(`/campaigns/${campaign.id}`)).toMatchObject({ status: "running" });
     await w.deliver(
       statusWebhook(phoneNumberId, [
         {
@@ -106,6 +108,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       provider_message_id: "wamid.LOST",
     });
     expect(await w.stats(campaign.id)).toMatchObject({ queued: 0, sent: 1, delivered: 1 });
+    expect(await w.get(`/campaigns/${campaign.id}`)).toMatchObject({ status: "completed" });
     // Counted in the month's meter once confirmed, not before.
     const meter = await w.t.database.db
       .selectFrom("message_counts")
@@ -139,6 +142,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(stats).toMatchObject({ queued: 0, failed: 1 });
     expect(stats.failures).toEqual([{ reason: "outcome_unknown", count: 1 }]);
     expect(w.graph.sends()).toHaveLength(1);
+    expect(await w.get(`/campaigns/${campaign.id}`)).toMatchObject({ status: "completed" });
   });
 
   it("never sends again by itself a message whose send was under way when the process died", async () => {

@@ -69,6 +69,11 @@ describe("Graph errors as campaign outcomes", () => {
     expect(w.graph.sends()).toHaveLength(1);
     const [template] = (await w.t.request("GET", `${w.base}/templates`)).json().data;
     expect(template.status).toBe(templateStatus);
+    // Every recipient ends with an outcome: the one never sent fails with the campaign's reason.
+    const stats = await w.stats(campaign.id);
+    expect(stats).toMatchObject({ queued: 0 });
+    expect(stats.sent + stats.failed).toBe(2);
+    expect(stats.failures).toContainEqual({ reason, count: expect.any(Number) });
   });
 
   it("disconnects the channel and fails the campaign as channel_disconnected on code 190", async () => {

@@ -7,7 +7,7 @@ import type { JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
-import { campaignControl, recordCampaignEvent } from "./campaign-control.js";
+import { campaignControl, completeIfSettled, recordCampaignEvent } from "./campaign-control.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { templateTexts } from "./campaigns.js";
 import { disconnectChannel } from "./channels.js";
@@ -80,17 +80,39 @@ async function failCampaign(
 ): Promise<JobResult> {
   const now = isoSeconds(clock.now());
   await db.transaction().execute(async (trx) => {
+    // Recipients it will never send to fail with the campaign's reason, so sent + failed is
+    // still every recipient with consent (sends whose answer was lost are settled later).
+    const unsent = await trx
+      .updateTable("campaign_recipients")
+      .set({ state: "failed", failure_reason: reason, updated_at: now })
+      .where("campaign_id", "=", campaignId)
+      .where("state", "=", "queued")
+      .executeTakeFirst();
+    const count = Number(unsent.numUpdatedRows);
     await trx
       .updateTable("campaigns")
-      .set({
+      .set((eb) => ({
         status: "failed",
         failure_reason: reason,
+        queued: eb("queued", "-", count),
+        failed: eb("failed", "+", count),
         completed_at: now,
         updated_at: now,
         stats_updated_at: now,
-      })
+      }))
       .where("id", "=", campaignId)
       .execute();
+    if (count > 0) {
+      await trx
+        .insertInto("campaign_failures")
+        .values({ campaign_id: campaignId, reason, count })
+        .onConflict((oc) =>
+          oc
+            .columns(["campaign_id", "reason"])
+            .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
+        )
+        .execute();
+    }
     await recordCampaignEvent(trx, clock, campaignId, "campaign.failed");
   });
   return { state: "done" };
@@ -604,18 +626,9 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
         backoffMs = 0;
       }
     }
-    const now = isoSeconds(deps.clock.now());
-    await deps.db.transaction().execute(async (trx) => {
-      const completed = await trx
-        .updateTable("campaigns")
-        .set({ status: "completed", completed_at: now, updated_at: now, stats_updated_at: now })
-        .where("id", "=", campaignId)
-        .where("status", "=", "running")
-        .executeTakeFirst();
-      if (Number(completed.numUpdatedRows) > 0) {
-        await recordCampaignEvent(trx, deps.clock, campaignId, "campaign.completed");
-      }
-    });
+    // Sends whose answer was lost complete it later, when a status report or the 24 h limit
+    // settles the last of them.
+    await deps.db.transaction().execute((trx) => completeIfSettled(trx, deps.clock, campaignId));
     return { state: "done" };
   };
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.js";
+import { completeIfSettled } from "../domain/campaign-control.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ContactWriter } from "../domain/contact-store.js";
 import { toContact } from "../domain/contacts.js";
@@ -235,6 +236,11 @@ export async function applyStatusReports(
             .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
         )
         .execute();
+    }
+    if (counts.queued < 0) {
+      // In the caller's transaction when it has one (webhooks), else in one of its own.
+      if (db.isTransaction) await completeIfSettled(db, clock, campaignId);
+      else await db.transaction().execute((trx) => completeIfSettled(trx, clock, campaignId));
     }
   }
   const month = clock.now().toISOString().slice(0, 7);

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { completeIfSettled } from "../domain/campaign-control.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
 import type { JobHandler } from "../jobs/job-runner.js";
@@ -312,6 +313,7 @@ export async function expireUnknownOutcomes(db: Db, clock: Clock): Promise<numbe
             .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
         )
         .execute();
+      await completeIfSettled(trx, clock, campaignId);
     }
     return expired.reduce((sum, row) => sum + Number(row.n), 0);
   });
