@@ -177,12 +177,15 @@ function refuse(field: string, message: string): RowResult {
   return { ok: false, problem: { field, message } };
 }
 
-/** A cell's value: trimmed, the `'` an export put before a formula removed; blank is undefined. */
+/**
+ * A cell's value: trimmed, the `'` an export put before a formula removed; blank is undefined.
+ * What follows that `'` is kept as exported (a value starting with a tab keeps its tab).
+ */
 function cell(fields: readonly string[], index: number | undefined): string | undefined {
   if (index === undefined) return undefined;
   const raw = fields[index];
   if (raw === undefined) return undefined;
-  const value = restoreFormula(raw.trim()).trim();
+  const value = restoreFormula(raw.trim());
   return value === "" ? undefined : value;
 }
 

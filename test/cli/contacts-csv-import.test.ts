@@ -313,4 +313,22 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(listed.stdout).toContain("'=cmd|' /C calc'!A0");
     expect(listed.stdout).not.toMatch(/(^|,)=cmd/m);
   });
+
+  it("round-trips values that start with a tab or a carriage return through export and import", async () => {
+    const created = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: {
+        phone: "+4915112345690",
+        custom_fields: { tab: "\tTabbed", cr: "\rCarriage" },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const out = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "export.csv");
+    const exported = await cli(["contacts", "export", "--output", out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const other = await t.createWorkspace({ name: "Copy" });
+    const again = await cli(["contacts", "import", out], { workspace: other });
+    expect(again.code, again.stderr).toBe(0);
+    const [copy] = await contacts(other);
+    expect(copy?.custom_fields).toEqual({ tab: "\tTabbed", cr: "\rCarriage" });
+  });
 });
