@@ -34,7 +34,8 @@ import {
   uploadPieceBytes,
 } from "./contact-import-uploads.js";
 import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./contact-store.js";
-import { recordWorkspaceEvent } from "./events.js";
+import { toContact } from "./contacts.js";
+import { recordConsentEvent, recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { planAllowance } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
@@ -380,6 +381,9 @@ async function writeBatch(
       field: string;
       message: string;
     }[] = [];
+    // Existing contacts whose consent the batch changes, by phone: each gets its event, as a
+    // change through the API does. (The contacts it creates are told by contact_import.completed.)
+    const consentBefore = new Map<string, string>();
     for (const checked of rows) {
       const { result } = checked;
       let problem = result.ok ? null : result.problem;
@@ -404,6 +408,8 @@ async function writeBatch(
             : writer.create(phone, changes, context, checked.search);
           if (isProblem(written)) problem = written;
           else if (existing) {
+            if (!consentBefore.has(phone) && writer.stored(phone))
+              consentBefore.set(phone, existing.opt_in_status);
             counts.updated += 1;
             if (consent.kept) counts.optOutsKept += 1;
           } else {
@@ -418,6 +424,10 @@ async function writeBatch(
       }
     }
     await writer.flush();
+    for (const [phone, before] of consentBefore) {
+      const row = writer.current(phone);
+      if (row) await recordConsentEvent(trx, clock, imported.workspace_id, before, toContact(row));
+    }
     const insertErrors = (db: QueryCreator<Database>) =>
       db
         .insertInto("contact_import_errors")
