@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress } from "./webhook-url-guard.js";
+import { isPrivateAddress, privateUrlReason } from "./webhook-url-guard.js";
 
 describe("addresses webhooks may not reach under --block-private-webhooks", () => {
   it.each([
@@ -33,5 +33,25 @@ describe("addresses webhooks may not reach under --block-private-webhooks", () =
     "2002:808:808::1",
   ])("allows %s", (address) => {
     expect(isPrivateAddress(address)).toBe(false);
+  });
+});
+
+describe("endpoint URLs under --block-private-webhooks", () => {
+  const resolver = (answers: Record<string, string[]>) => async (host: string) => {
+    const found = answers[host];
+    if (!found) throw new Error(`getaddrinfo ENOTFOUND ${host}`);
+    return found.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+
+  it("refuses a host that resolves to a private address", async () => {
+    const reason = await privateUrlReason(
+      "https://crm.example.test/hooks",
+      resolver({ "crm.example.test": ["93.184.215.14", "10.0.0.7"] }),
+    );
+    expect(reason).toContain("resolves to 10.0.0.7");
+  });
+
+  it("accepts a host that does not resolve yet: each delivery checks the addresses it connects to", async () => {
+    expect(await privateUrlReason("https://not-yet.example.test/hooks", resolver({}))).toBeNull();
   });
 });

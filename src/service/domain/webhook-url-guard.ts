@@ -83,7 +83,9 @@ export function isPrivateAddress(address: string): boolean {
 
 /**
  * Why a URL must not receive webhooks under `--block-private-webhooks` (its host resolves to a
- * loopback, private or link-local address, or does not resolve), or null when it may.
+ * loopback, private or link-local address), or null when it may. A host that does not resolve
+ * now (a name not yet in DNS, a machine offline) may: each delivery checks the addresses it
+ * connects to (guardedLookup), so it can never reach a private one later.
  */
 export async function privateUrlReason(
   url: string,
@@ -94,7 +96,7 @@ export async function privateUrlReason(
   try {
     addresses = isIP(host) ? [host] : (await resolve(host)).map((a) => a.address);
   } catch {
-    return `its host '${host}' does not resolve`;
+    return null;
   }
   const blocked = addresses.find(isPrivateAddress);
   return blocked
