@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { csvDelimiters, csvEncodings, mappingProblem } from "./csv-options.js";
+import { csvDelimiters, csvEncodings, mappingProblem, parseEncoding } from "./csv-options.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope } from "./pagination.js";
 import { duplicateHandlings, importStatuses } from "./vocabulary.js";
@@ -27,12 +27,19 @@ const delimiterInput = z
     "The separator: `,` `;` `|` or tab (`\t` or `tab`). Default: detected from the header row.",
   );
 
+const encodingMessage = `encoding must be one of ${csvEncodings.join(", ")} (any case; utf8, cp1252 and latin1 too)`;
 const encodingInput = z
-  .enum(csvEncodings, {
-    error: `encoding must be one of ${csvEncodings.join(", ")}`,
+  .string({ error: encodingMessage })
+  .transform((text, ctx) => {
+    const encoding = parseEncoding(text);
+    if (encoding === undefined) {
+      ctx.addIssue({ code: "custom", message: encodingMessage });
+      return z.NEVER;
+    }
+    return encoding;
   })
   .describe(
-    "The file's encoding (default utf-8). A UTF-16 byte order mark is detected whatever this says.",
+    `The file's encoding (default utf-8): ${csvEncodings.join(", ")}, in any case (utf8, cp1252, latin1 too). A UTF-16 byte order mark is detected whatever this says.`,
   );
 
 export const ImportRowError = z

@@ -160,6 +160,19 @@ describe("contact imports of CSV files as people have them", () => {
     expect(await byPhone("+34612345610")).toMatchObject({ last_name: "Núñez – €uro" });
   });
 
+  it("takes the encoding's name in any case, or a common alias, and answers with its own name", async () => {
+    for (const encoding of ["Windows-1252", "CP1252"]) {
+      const done = await imported(fixture("windows-1252.csv"), { encoding });
+      expect(done).toMatchObject({ error_count: 0, encoding: "windows-1252" });
+    }
+    const refused = await start(fixture("windows-1252.csv"), { encoding: "ebcdic" });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().details).toContainEqual({
+      field: "encoding",
+      message: expect.stringContaining("encoding must be one of utf-8, windows-1252"),
+    });
+  });
+
   it("detects a UTF-16 file by its byte order mark, tab-separated", async () => {
     const done = await imported(fixture("utf16-bom.csv"));
     expect(done).toMatchObject({
