@@ -276,6 +276,27 @@ describe("catalogue from a plans file", () => {
     }
   });
 
+  it("keys the list by billing period in the periods' own order, whatever the plans' order", async () => {
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...catalogue,
+        plans: [
+          { name: "Forever", slug: "forever", price: 499, billing_period: "lifetime" },
+          { name: "Annual", slug: "annual", price: 99, billing_period: "yearly" },
+          { name: "Solo", slug: "solo", price: 9.5, billing_period: "monthly" },
+        ],
+      }),
+    );
+    const t = await startTestApp({ plansFile: file });
+    try {
+      const body = (await t.request("GET", "/api/v1/plans")).json();
+      expect(Object.keys(body.data)).toEqual(["monthly", "yearly", "lifetime"]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("rejects a catalogue whose plan sets trial_days without being free, naming the field", async () => {
     writeFileSync(
       file,

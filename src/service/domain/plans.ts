@@ -81,13 +81,18 @@ export async function listPlans(
     );
   }
   const visible = await visiblePlans(db, query.includePrivate);
-  const data: PlansByPeriod = {};
+  const groups = new Map<string, Plan[]>();
   for (const row of visible) {
     if (period !== undefined && row.billing_period !== period) continue;
-    const key = row.billing_period as BillingPeriodValue;
-    const group = data[key] ?? [];
+    const group = groups.get(row.billing_period) ?? [];
     group.push(toPlan(row, options));
-    data[key] = group;
+    groups.set(row.billing_period, group);
+  }
+  // Keyed in the periods' own order (as meta.billing_periods lists them), whatever the plans' order.
+  const data: PlansByPeriod = {};
+  for (const key of billingPeriods) {
+    const group = groups.get(key);
+    if (group) data[key as BillingPeriodValue] = group;
   }
   return {
     data,
