@@ -19,6 +19,8 @@ export interface Column<Row> {
   key: string;
   value(row: Row): Cell;
   display?(row: Row, paint: Paint): string;
+  /** false: in CSV and piped output only, left out of the terminal's table (a detail column). */
+  terminal?: false;
 }
 
 /** How a result is shown to people; JSON output ignores views and prints `data`. */
@@ -60,14 +62,15 @@ export function tableView<Row>(
   columns: Column<Row>[],
   options: { empty?: string; ids?: (row: Row) => string } = {},
 ): View {
+  const shown = columns.filter((c) => c.terminal !== false);
   return {
     kind: "table",
-    headers: columns.map((c) => c.header),
+    headers: shown.map((c) => c.header),
     keys: columns.map((c) => c.key),
     raw: rows.map((row) => columns.map((c) => c.value(row))),
     display: (paint) =>
       rows.map((row) =>
-        columns.map((c) => (c.display ? c.display(row, paint) : cellText(c.value(row)))),
+        shown.map((c) => (c.display ? c.display(row, paint) : cellText(c.value(row)))),
       ),
     ids: rows.flatMap((row) => (options.ids ? [options.ids(row)] : idOf(row))),
     empty: options.empty ?? "Nothing to show.",

@@ -31,6 +31,14 @@ export const run: Handler = async (ctx, { options }) => {
   }
   if (meta === undefined) throw new Error("the usage report answered no page");
   const m = (w: WorkspaceMonthUsage) => w.messages;
+  // A category's sent at the terminal; its delivered, read and failed too in CSV and piped output.
+  const byCategory = (category: "marketing" | "utility" | "authentication", header: string) =>
+    (["sent", "delivered", "read", "failed"] as const).map((outcome) => ({
+      header,
+      key: `${category}_${outcome}`,
+      value: (w: WorkspaceMonthUsage) => m(w)[category][outcome],
+      ...(outcome === "sent" ? {} : { terminal: false as const }),
+    }));
   const view = tableView(
     data,
     [
@@ -47,9 +55,9 @@ export const run: Handler = async (ctx, { options }) => {
       { header: "Delivered", key: "delivered", value: (w) => m(w).total.delivered },
       { header: "Read", key: "read", value: (w) => m(w).total.read },
       { header: "Failed", key: "failed", value: (w) => m(w).total.failed },
-      { header: "Marketing", key: "marketing_sent", value: (w) => m(w).marketing.sent },
-      { header: "Utility", key: "utility_sent", value: (w) => m(w).utility.sent },
-      { header: "Auth", key: "authentication_sent", value: (w) => m(w).authentication.sent },
+      ...byCategory("marketing", "Marketing"),
+      ...byCategory("utility", "Utility"),
+      ...byCategory("authentication", "Auth"),
       { header: "Contacts", key: "contacts", value: (w) => w.contacts },
       { header: "Templates", key: "active_templates", value: (w) => w.active_templates },
     ],
