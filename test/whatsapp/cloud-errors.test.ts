@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { statusWebhook } from "../helpers/fake-graph.js";
-import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
+import { accessToken, type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
 
 const ada = "+4915112345671";
 const bob = "+4915112345672";
@@ -84,6 +84,36 @@ describe("Graph errors as campaign outcomes", () => {
       failure_reason: "channel_disconnected",
     });
     expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+  });
+
+  it("connects a disconnected channel again, same id, when its number is added again with a fresh token", async () => {
+    w.graph.failSends("4915112345671", 190);
+    await w.campaign(channelId);
+    expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+    const again = await w.post(
+      "/channels",
+      {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: (await w.get(`/channels/${channelId}`)).waba_id,
+        access_token: accessToken,
+      },
+      200,
+    );
+    expect(again).toMatchObject({ id: channelId, status: "connected" });
+    const campaign = await w.campaign(channelId);
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, failed: 0 });
+    // A connected number is still refused: it is not connected twice.
+    await w.post(
+      "/channels",
+      {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: again.waba_id,
+        access_token: accessToken,
+      },
+      422,
+    );
   });
 
   it("fails a sent message by the code of its failed status webhook, so it no longer counts as sent", async () => {

@@ -4,6 +4,7 @@ import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import { ensureJob } from "../messaging/ensure-job.js";
+import type { ConnectedNumber } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
 import { whatsappSyncJob } from "../messaging/whatsapp-webhooks.js";
 import type { JobScheduler } from "../services.js";
@@ -52,17 +53,31 @@ async function refuseTakenPhone(db: Db, workspaceId: string, phone: string, fiel
 /**
  * Connects a number to a workspace once its operator has checked it: a sandbox number is valid
  * E.164; a WhatsApp Cloud API number is confirmed by the Graph API (its display number and
- * verified name are kept, its token sealed).
+ * verified name are kept, its token sealed). A cloud channel Meta disconnected (its token
+ * refused) is connected again, same id, by adding its number again with a fresh token.
  */
 export async function createChannel(
   deps: ChannelServices,
   principal: Principal,
   workspaceId: string,
   body: CreateChannelBody,
-): Promise<Channel> {
+): Promise<{ channel: Channel; reconnected: boolean }> {
   const workspace = await loadActiveWorkspaceFor(deps.db, principal, workspaceId);
   const provider = deps.messaging.of(body.provider);
   const number = await provider.connectNumber(workspace.id, body);
+  const disconnected = number.phone_number_id
+    ? await deps.db
+        .selectFrom("channels")
+        .selectAll()
+        .where("workspace_id", "=", workspace.id)
+        .where("provider", "=", provider.kind)
+        .where("phone_number_id", "=", number.phone_number_id)
+        .where("status", "=", "disconnected")
+        .executeTakeFirst()
+    : undefined;
+  if (disconnected) {
+    return { channel: await reconnect(deps, disconnected, number, body.name), reconnected: true };
+  }
   // The number is named by the field it came from: `phone`, or Meta's answer for the id.
   await refuseTakenPhone(
     deps.db,
@@ -97,6 +112,41 @@ export async function createChannel(
     }
   });
   deps.jobs.poke();
+  return { channel: toChannel(row), reconnected: false };
+}
+
+/** A disconnected channel connected again with what the operator confirmed (a fresh token). */
+async function reconnect(
+  deps: ChannelServices,
+  channel: ChannelTable,
+  number: ConnectedNumber,
+  name: string | undefined,
+): Promise<Channel> {
+  const row: ChannelTable = {
+    ...channel,
+    ...number,
+    name: name ?? channel.name,
+    status: "connected",
+    updated_at: isoSeconds(deps.clock.now()),
+  };
+  await deps.db.transaction().execute(async (trx) => {
+    const changed = await trx
+      .updateTable("channels")
+      .set({ ...number, name: row.name, status: "connected", updated_at: row.updated_at })
+      .where("id", "=", channel.id)
+      .where("status", "=", "disconnected")
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) {
+      throw invalidField("phone_number_id", `is already connected as channel ${channel.id}`);
+    }
+    await recordWorkspaceEvent(
+      trx,
+      deps.clock,
+      row.workspace_id,
+      "channel.connected",
+      toChannel(row),
+    );
+  });
   return toChannel(row);
 }
 

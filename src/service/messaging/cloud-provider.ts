@@ -221,11 +221,15 @@ export class WhatsappCloudProvider implements MessagingProvider {
     }
     const taken = await this.deps.db
       .selectFrom("channels")
-      .select("id")
+      .select(["id", "workspace_id", "status"])
       .where("provider", "=", "whatsapp_cloud")
       .where("phone_number_id", "=", phoneNumberId)
       .executeTakeFirst();
-    if (taken) throw invalidField("phone_number_id", `is already connected as channel ${taken.id}`);
+    // A channel of this workspace that Meta disconnected is connected again with the new token.
+    const reconnecting = taken?.workspace_id === workspaceId && taken.status === "disconnected";
+    if (taken && !reconnecting) {
+      throw invalidField("phone_number_id", `is already connected as channel ${taken.id}`);
+    }
     let profile: Partial<NumberProfile>;
     try {
       // Fields: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers
