@@ -285,38 +285,6 @@ async function loadWorkspaceForCancel(db: Db, principal: Principal, workspaceId:
   return workspace;
 }
 
-/** Recipients whose outcome is not final yet: not sent, being sent, or sent with the answer lost. */
-const unsettledStates = ["queued", "sending", "outcome_unknown"];
-
-/**
- * Completes a running campaign once every recipient has a final outcome, in `trx`: a send whose
- * answer was lost (`outcome_unknown`) keeps it running until a status report or the 24 h limit
- * decides, so `completed` always means sent + failed = the recipients with consent.
- */
-export async function completeIfSettled(trx: Db, clock: Clock, campaignId: string): Promise<void> {
-  const now = isoSeconds(clock.now());
-  const completed = await trx
-    .updateTable("campaigns")
-    .set({ status: "completed", completed_at: now, updated_at: now, stats_updated_at: now })
-    .where("id", "=", campaignId)
-    .where("status", "=", "running")
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom("campaign_recipients")
-            .select(sql<number>`1`.as("one"))
-            .where("campaign_id", "=", campaignId)
-            .where("state", "in", unsettledStates),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  if (Number(completed.numUpdatedRows) > 0) {
-    await recordCampaignEvent(trx, clock, campaignId, "campaign.completed");
-  }
-}
-
 /** Records a campaign event with the campaign as it is in `trx` (the engine's transactions). */
 export async function recordCampaignEvent(
   trx: Db,

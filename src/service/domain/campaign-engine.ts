@@ -7,7 +7,8 @@ import type { JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
-import { campaignControl, completeIfSettled, recordCampaignEvent } from "./campaign-control.js";
+import { campaignControl, recordCampaignEvent } from "./campaign-control.js";
+import { addCampaignFailures, completeIfSettled } from "./campaign-outcomes.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { templateTexts } from "./campaigns.js";
 import { disconnectChannel } from "./channels.js";
@@ -102,17 +103,7 @@ async function failCampaign(
       }))
       .where("id", "=", campaignId)
       .execute();
-    if (count > 0) {
-      await trx
-        .insertInto("campaign_failures")
-        .values({ campaign_id: campaignId, reason, count })
-        .onConflict((oc) =>
-          oc
-            .columns(["campaign_id", "reason"])
-            .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
-        )
-        .execute();
-    }
+    if (count > 0) await addCampaignFailures(trx, campaignId, new Map([[reason, count]]));
     await recordCampaignEvent(trx, clock, campaignId, "campaign.failed");
   });
   return { state: "done" };
@@ -315,23 +306,7 @@ async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcome
       }))
       .where("id", "=", campaign.id)
       .execute();
-    if (tally.failures.size > 0) {
-      await trx
-        .insertInto("campaign_failures")
-        .values(
-          [...tally.failures].map(([reason, count]) => ({
-            campaign_id: campaign.id,
-            reason,
-            count,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(["campaign_id", "reason"]).doUpdateSet((eb) => ({
-            count: eb("campaign_failures.count", "+", eb.ref("excluded.count")),
-          })),
-        )
-        .execute();
-    }
+    await addCampaignFailures(trx, campaign.id, tally.failures);
     if (tally.sent > 0) {
       await trx
         .insertInto("message_counts")

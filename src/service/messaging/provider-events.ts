@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import { completeIfSettled } from "../domain/campaign-control.js";
+import { addCampaignFailures, completeIfSettled } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ContactWriter } from "../domain/contact-store.js";
 import { toContact } from "../domain/contacts.js";
@@ -226,17 +226,7 @@ export async function applyStatusReports(
       }))
       .where("id", "=", campaignId)
       .execute();
-    for (const [reason, count] of counts.failures) {
-      await db
-        .insertInto("campaign_failures")
-        .values({ campaign_id: campaignId, reason, count })
-        .onConflict((oc) =>
-          oc
-            .columns(["campaign_id", "reason"])
-            .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
-        )
-        .execute();
-    }
+    await addCampaignFailures(db, campaignId, counts.failures);
     if (counts.queued < 0) {
       // In the caller's transaction when it has one (webhooks), else in one of its own.
       if (db.isTransaction) await completeIfSettled(db, clock, campaignId);

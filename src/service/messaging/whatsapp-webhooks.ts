@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { completeIfSettled } from "../domain/campaign-control.js";
+import { addCampaignFailures, completeIfSettled } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
 import type { JobHandler } from "../jobs/job-runner.js";
@@ -304,15 +304,7 @@ export async function expireUnknownOutcomes(db: Db, clock: Clock): Promise<numbe
         }))
         .where("id", "=", campaignId)
         .execute();
-      await trx
-        .insertInto("campaign_failures")
-        .values({ campaign_id: campaignId, reason: "outcome_unknown", count })
-        .onConflict((oc) =>
-          oc
-            .columns(["campaign_id", "reason"])
-            .doUpdateSet((eb) => ({ count: eb("campaign_failures.count", "+", count) })),
-        )
-        .execute();
+      await addCampaignFailures(trx, campaignId, new Map([["outcome_unknown", count]]));
       await completeIfSettled(trx, clock, campaignId);
     }
     return expired.reduce((sum, row) => sum + Number(row.n), 0);
