@@ -5,6 +5,7 @@ import {
   type ImportRowError,
   importLimits,
 } from "../../contract/contact-imports.js";
+import type { Contact } from "../../contract/contacts.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
@@ -381,9 +382,10 @@ async function writeBatch(
       field: string;
       message: string;
     }[] = [];
-    // Existing contacts whose consent the batch changes, by phone: each gets its event, as a
-    // change through the API does. (The contacts it creates are told by contact_import.completed.)
-    const consentBefore = new Map<string, string>();
+    // Each row that changes the consent of a contact that exists when the row is read (an
+    // earlier row of the file may have created it) gets its event, as the same change through
+    // the API does; the contacts the rows create are told by contact_import.completed.
+    const consentChanges: Array<{ before: string; contact: Contact }> = [];
     for (const checked of rows) {
       const { result } = checked;
       let problem = result.ok ? null : result.problem;
@@ -408,8 +410,9 @@ async function writeBatch(
             : writer.create(phone, changes, context, checked.search);
           if (isProblem(written)) problem = written;
           else if (existing) {
-            if (!consentBefore.has(phone) && writer.stored(phone))
-              consentBefore.set(phone, existing.opt_in_status);
+            if (written.opt_in_status !== existing.opt_in_status) {
+              consentChanges.push({ before: existing.opt_in_status, contact: toContact(written) });
+            }
             counts.updated += 1;
             if (consent.kept) counts.optOutsKept += 1;
           } else {
@@ -424,9 +427,8 @@ async function writeBatch(
       }
     }
     await writer.flush();
-    for (const [phone, before] of consentBefore) {
-      const row = writer.current(phone);
-      if (row) await recordConsentEvent(trx, clock, imported.workspace_id, before, toContact(row));
+    for (const { before, contact } of consentChanges) {
+      await recordConsentEvent(trx, clock, imported.workspace_id, before, contact);
     }
     const insertErrors = (db: QueryCreator<Database>) =>
       db

@@ -203,12 +203,6 @@ export class ContactWriter {
     return this.known.get(phone);
   }
 
-  /** Whether the contact with this phone was stored before this transaction (not created in it). */
-  stored(phone: string): boolean {
-    const change = this.pending.get(phone);
-    return change ? change.before !== null : this.known.has(phone);
-  }
-
   /** The contact with this phone (locked on PostgreSQL until the transaction ends). */
   async byPhone(phone: string): Promise<Row | undefined> {
     await this.load([phone]);
