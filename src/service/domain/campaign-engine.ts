@@ -81,6 +81,14 @@ async function failCampaign(
 ): Promise<JobResult> {
   const now = isoSeconds(clock.now());
   await db.transaction().execute(async (trx) => {
+    // Only a campaign still sending (or about to): a pause or cancel committed meanwhile stands.
+    const failed = await trx
+      .updateTable("campaigns")
+      .set({ status: "failed", failure_reason: reason, completed_at: now, updated_at: now })
+      .where("id", "=", campaignId)
+      .where("status", "in", ["running", "scheduled"])
+      .executeTakeFirst();
+    if (Number(failed.numUpdatedRows) === 0) return;
     // Recipients it will never send to fail with the campaign's reason, so sent + failed is
     // still every recipient with consent (sends whose answer was lost are settled later).
     const unsent = await trx
@@ -93,12 +101,8 @@ async function failCampaign(
     await trx
       .updateTable("campaigns")
       .set((eb) => ({
-        status: "failed",
-        failure_reason: reason,
         queued: eb("queued", "-", count),
         failed: eb("failed", "+", count),
-        completed_at: now,
-        updated_at: now,
         stats_updated_at: now,
       }))
       .where("id", "=", campaignId)
@@ -530,7 +534,8 @@ async function planOf(db: Db, workspaceId: string): Promise<number | null> {
 
 /**
  * The `campaign.run` job: starts a scheduled or launched campaign (audience snapshot), sends it
- * in batches at the channel's throughput, and completes it once no recipient is queued. Every
+ * in batches at the channel's throughput, and completes it once every recipient has a final
+ * outcome (see completeIfSettled). Every
  * batch commits its outcomes at once, and each message carries a per-recipient idempotency key,
  * so a crash at any point resumes without messaging anyone twice or forgetting anyone.
  */
