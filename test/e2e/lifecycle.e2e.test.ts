@@ -56,7 +56,7 @@ describe("workspace lifecycle, usage and events from the command line", () => {
     expect(csv.exitCode, csv.stderr).toBe(0);
     const [header, ...rows] = csv.stdout.trim().split("\n");
     expect(header).toBe(
-      "workspace_id,workspace_name,status,plan,sent,delivered,read,failed,marketing_sent,marketing_delivered,marketing_read,marketing_failed,utility_sent,utility_delivered,utility_read,utility_failed,authentication_sent,authentication_delivered,authentication_read,authentication_failed,contacts,active_templates",
+      "workspace_id,workspace_name,status,plan,sent,delivered,read,failed,marketing_sent,utility_sent,authentication_sent,contacts,active_templates,marketing_delivered,marketing_read,marketing_failed,utility_delivered,utility_read,utility_failed,authentication_delivered,authentication_read,authentication_failed",
     );
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(csv.stderr).toContain(`${month}:`);

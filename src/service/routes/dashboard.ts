@@ -57,7 +57,7 @@ function htmlPage(reply: FastifyReply, status: number, html: string): FastifyRep
 }
 
 const SignInBody = z.strictObject({
-  token: z.string({ error: "token is required: a reseller token (rsk_…)" }).min(1).max(512),
+  token: z.string({ error: "token must be a reseller token (rsk_…)" }).min(1).max(512),
 });
 
 /**

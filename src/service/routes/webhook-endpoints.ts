@@ -38,7 +38,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
         operationId: "createWebhookEndpoint",
         summary: "Add a webhook endpoint",
         description:
-          'Events of the selected types (`["*"]` for all, the default) are POSTed to `url`, signed with the endpoint\'s secret. The secret (`whsec_…`) is in this response only. Under `serve --block-private-webhooks` a URL whose host resolves to a loopback, private or link-local address is a 422.',
+          'Events of the selected types (`["*"]` for all, the default) are POSTed to `url`, signed with the endpoint\'s secret. The secret (`whsec_…`) is in this response only (a retry with the same Idempotency-Key replays it; it is stored sealed with the asking token, never readable). Under `serve --block-private-webhooks` a URL whose host resolves to a loopback, private or link-local address is a 422.',
         body: CreateWebhookEndpointBody,
         response: { 201: CreatedWebhookEndpointResponse, ...errorResponses(...postErrors) },
       },

@@ -118,14 +118,14 @@ describe("reseller tokens create", () => {
     expect(run.stderr).toContain("Allowed choices are plans:read, workspaces:read");
   });
 
-  it("explains a replayed key that created a secret (exit 5)", async () => {
+  it("explains a replayed key whose sealed answer cannot be opened (exit 5)", async () => {
     api.pool.intercept({ path: "/api/v1/tokens", method: "POST" }).reply(
       409,
       {
         status: "error",
         error_code: "secret_not_replayable",
-        message: "The first request with this Idempotency-Key created a secret …",
-        details: [{ field: "Idempotency-Key", message: "was first used to create tok_02ci" }],
+        message: "The first request with this Idempotency-Key revealed a secret …",
+        details: [{ field: "Idempotency-Key", message: "was used before" }],
       },
       { headers: jsonHeaders },
     );
@@ -135,6 +135,6 @@ describe("reseller tokens create", () => {
     });
     expect(run.code).toBe(5);
     expect(run.stderr).toContain("(secret_not_replayable, HTTP 409)");
-    expect(run.stderr).toContain("Idempotency-Key: was first used to create tok_02ci");
+    expect(run.stderr).toContain("Idempotency-Key: was used before");
   });
 });

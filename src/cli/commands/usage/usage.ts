@@ -31,13 +31,19 @@ export const run: Handler = async (ctx, { options }) => {
   }
   if (meta === undefined) throw new Error("the usage report answered no page");
   const m = (w: WorkspaceMonthUsage) => w.messages;
-  // A category's sent at the terminal; its delivered, read and failed too in CSV and piped output.
-  const byCategory = (category: "marketing" | "utility" | "authentication", header: string) =>
-    (["sent", "delivered", "read", "failed"] as const).map((outcome) => ({
-      header,
+  type Category = "marketing" | "utility" | "authentication";
+  const sentBy = (category: Category, header: string) => ({
+    header,
+    key: `${category}_sent`,
+    value: (w: WorkspaceMonthUsage) => m(w)[category].sent,
+  });
+  // A category's delivered, read and failed: in CSV and piped output, not the terminal's table.
+  const outcomesBy = (category: Category) =>
+    (["delivered", "read", "failed"] as const).map((outcome) => ({
+      header: outcome,
       key: `${category}_${outcome}`,
       value: (w: WorkspaceMonthUsage) => m(w)[category][outcome],
-      ...(outcome === "sent" ? {} : { terminal: false as const }),
+      terminal: false as const,
     }));
   const view = tableView(
     data,
@@ -55,11 +61,15 @@ export const run: Handler = async (ctx, { options }) => {
       { header: "Delivered", key: "delivered", value: (w) => m(w).total.delivered },
       { header: "Read", key: "read", value: (w) => m(w).total.read },
       { header: "Failed", key: "failed", value: (w) => m(w).total.failed },
-      ...byCategory("marketing", "Marketing"),
-      ...byCategory("utility", "Utility"),
-      ...byCategory("authentication", "Auth"),
+      sentBy("marketing", "Marketing"),
+      sentBy("utility", "Utility"),
+      sentBy("authentication", "Auth"),
       { header: "Contacts", key: "contacts", value: (w) => w.contacts },
       { header: "Templates", key: "active_templates", value: (w) => w.active_templates },
+      // After the columns scripts already read by position: new ones only ever go last.
+      ...outcomesBy("marketing"),
+      ...outcomesBy("utility"),
+      ...outcomesBy("authentication"),
     ],
     { empty: `No workspaces in ${meta.month}.`, ids: (w) => w.workspace_id },
   );
