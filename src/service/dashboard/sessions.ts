@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../db/database.js";
+import { decrypt, encrypt, joined, split } from "../domain/aes-gcm.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { allScopes, authenticate, issueToken } from "../domain/tokens.js";
 
@@ -27,22 +28,14 @@ function sha256(text: string, label = ""): Buffer {
 
 /** The token sealed with a key only the cookie's holder can derive: iv, tag, ciphertext. */
 function seal(token: string, key: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", sha256(key, "dashboard-session:"), iv);
-  const sealed = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url");
+  return joined(encrypt(sha256(key, "dashboard-session:"), token)).toString("base64url");
 }
 
 function unseal(text: string, key: string): string | null {
+  const parts = split(Buffer.from(text, "base64url"));
+  if (!parts) return null;
   try {
-    const bytes = Buffer.from(text, "base64url");
-    const decipher = createDecipheriv(
-      "aes-256-gcm",
-      sha256(key, "dashboard-session:"),
-      bytes.subarray(0, 12),
-    );
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+    return decrypt(sha256(key, "dashboard-session:"), parts);
   } catch {
     return null;
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { decrypt, encrypt, joined, split } from "./aes-gcm.js";
 
 /**
  * An answer that reveals a secret (a new token, a webhook signing secret) is kept for its
@@ -8,8 +9,6 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:
  */
 
 const marker = "sealed:v1:";
-const ivBytes = 12;
-const tagBytes = 16;
 
 /** The key of one stored answer: HMAC keyed by the caller's token (not derivable from its hash). */
 function keyFor(callerSecret: string, context: string): Buffer {
@@ -18,11 +17,8 @@ function keyFor(callerSecret: string, context: string): Buffer {
 
 /** `body` sealed for the caller holding `callerSecret`; `context` names the answer (token id, key). */
 export function sealBody(body: string, callerSecret: string, context: string): string {
-  const iv = randomBytes(ivBytes);
-  const cipher = createCipheriv("aes-256-gcm", keyFor(callerSecret, context), iv);
-  cipher.setAAD(Buffer.from(context, "utf8"));
-  const sealed = Buffer.concat([cipher.update(body, "utf8"), cipher.final()]);
-  return marker + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64");
+  const sealed = encrypt(keyFor(callerSecret, context), body, context);
+  return marker + joined(sealed).toString("base64");
 }
 
 /** Whether a stored body was sealed by sealBody. */
@@ -33,20 +29,10 @@ export function isSealed(stored: string): boolean {
 /** The body sealBody sealed, or null when this secret and context do not open it. */
 export function openBody(stored: string, callerSecret: string, context: string): string | null {
   if (!isSealed(stored)) return null;
-  const bytes = Buffer.from(stored.slice(marker.length), "base64");
-  if (bytes.length < ivBytes + tagBytes) return null;
+  const parts = split(Buffer.from(stored.slice(marker.length), "base64"));
+  if (!parts) return null;
   try {
-    const decipher = createDecipheriv(
-      "aes-256-gcm",
-      keyFor(callerSecret, context),
-      bytes.subarray(0, ivBytes),
-    );
-    decipher.setAAD(Buffer.from(context, "utf8"));
-    decipher.setAuthTag(bytes.subarray(ivBytes, ivBytes + tagBytes));
-    return Buffer.concat([
-      decipher.update(bytes.subarray(ivBytes + tagBytes)),
-      decipher.final(),
-    ]).toString("utf8");
+    return decrypt(keyFor(callerSecret, context), parts, context);
   } catch {
     // A wrong key or a changed record fails the tag check: nothing to replay.
     return null;

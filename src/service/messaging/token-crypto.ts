@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { decrypt, encrypt } from "../domain/aes-gcm.js";
 
 /** The environment variable holding the key that seals channel access tokens. */
 export const secretKeyVariable = "RESELLER_SECRET_KEY";
@@ -23,10 +23,7 @@ export function secretBoxFromKey(base64Key: string): SecretBox {
   return {
     // Layout: v1.<iv>.<tag>.<ciphertext>, each base64url; a fresh 12-byte IV per seal.
     seal(plain) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
-      const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-      const tag = cipher.getAuthTag();
+      const { iv, tag, data } = encrypt(key, plain);
       return ["v1", iv, tag, data]
         .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
         .join(".");
@@ -36,12 +33,8 @@ export function secretBoxFromKey(base64Key: string): SecretBox {
       if (version !== "v1" || !iv || !tag || data === undefined) {
         throw new Error("sealed secret has an unknown layout");
       }
-      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-      decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([
-        decipher.update(Buffer.from(data, "base64url")),
-        decipher.final(),
-      ]).toString("utf8");
+      const part = (text: string) => Buffer.from(text, "base64url");
+      return decrypt(key, { iv: part(iv), tag: part(tag), data: part(data) });
     },
   };
 }
