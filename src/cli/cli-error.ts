@@ -9,7 +9,10 @@ export const exitCodes = {
   auth: { code: 3, meaning: "authentication or permission (401, 403)" },
   notFound: { code: 4, meaning: "not found (404)" },
   conflict: { code: 5, meaning: "conflict or invalid state (409)" },
-  refused: { code: 6, meaning: "validation refused by the service (422, 413)" },
+  refused: {
+    code: 6,
+    meaning: "validation refused by the service (422, 413; also 400, 405, 415)",
+  },
   rateLimited: { code: 7, meaning: "rate limited after retries (429)" },
   unreachable: { code: 8, meaning: "service unreachable or 5xx" },
   interrupted: { code: 130, meaning: "interrupted (Ctrl-C)" },

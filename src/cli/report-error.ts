@@ -11,7 +11,9 @@ export function exitKindOf(error: ApiError): ExitKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 404) return "notFound";
   if (status === 409) return "conflict";
-  if (status === 400 || status === 413 || status === 415 || status === 422) return "refused";
+  // The request as sent was refused: its body, its size, its type, or (`reseller api`) its method.
+  if (status === 400 || status === 405 || status === 413 || status === 415 || status === 422)
+    return "refused";
   if (status === 429) return "rateLimited";
   if (status >= 500) return "unreachable";
   return "unexpected";

@@ -94,12 +94,14 @@ export const CatalogueEntry = z
       .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase letters, digits and single hyphens"),
     description: z.string().nullable().default(null),
     is_public: z.boolean().default(true),
-    is_free: z.boolean().default(false),
+    /** Omitted: free when the price is 0 (a plan without a price, "ask us", is not). */
+    is_free: z.boolean().optional(),
     trial_days: z.number().int().positive().nullable().default(null),
     price: z.number().min(0).nullable().default(null),
     billing_period: BillingPeriodValue,
     features: z.array(Feature).default([]),
   })
+  .transform(({ is_free, ...plan }) => ({ ...plan, is_free: is_free ?? plan.price === 0 }))
   .refine((p) => p.trial_days === null || p.is_free, {
     message: "trial_days is set only on a free plan",
     path: ["trial_days"],

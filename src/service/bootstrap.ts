@@ -1,4 +1,4 @@
-import { readCatalogueFile } from "./catalogue/catalogue-file.js";
+import type { CatalogueFile } from "../contract/plans.js";
 import { demoCatalogue } from "./catalogue/demo-catalogue.js";
 import type { Db } from "./db/database.js";
 import { withNamedLock } from "./db/write-conflicts.js";
@@ -16,6 +16,12 @@ export interface BootstrapResult {
 /** The lock of a database's one-time setup; `admin copy` holds it too while it fills a target. */
 export const bootstrapLock = "reseller.bootstrap";
 
+/** What a start brings: the first account's token and the `--plans` file, read and checked. */
+export interface BootstrapOptions {
+  bootstrapToken?: string | undefined;
+  catalogue?: CatalogueFile | undefined;
+}
+
 /**
  * Readies a database for serving: the first reseller account (with RESELLER_BOOTSTRAP_TOKEN's
  * value, or a random token) when none exists, and the catalogue from `--plans` or the demo one.
@@ -23,7 +29,7 @@ export const bootstrapLock = "reseller.bootstrap";
 export async function bootstrap(
   db: Db,
   clock: Clock,
-  options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },
+  options: BootstrapOptions,
 ): Promise<BootstrapResult> {
   // Several instances starting on an empty database create one account and one catalogue.
   return withNamedLock(db, bootstrapLock, (locked) => readyDatabase(locked, clock, options));
@@ -32,11 +38,11 @@ export async function bootstrap(
 async function readyDatabase(
   db: Db,
   clock: Clock,
-  options: { bootstrapToken?: string | undefined; plansFile?: string | undefined },
+  options: BootstrapOptions,
 ): Promise<BootstrapResult> {
   let catalogue: BootstrapResult["catalogue"] = "kept";
-  if (options.plansFile) {
-    await loadCatalogue(db, clock, await readCatalogueFile(options.plansFile));
+  if (options.catalogue) {
+    await loadCatalogue(db, clock, options.catalogue);
     catalogue = "file";
   } else if (!(await hasPlans(db))) {
     await loadCatalogue(db, clock, demoCatalogue);

@@ -3,6 +3,7 @@ import pino from "pino";
 import { buildApp } from "./app.js";
 import type { App } from "./app-types.js";
 import { type BootstrapResult, bootstrap } from "./bootstrap.js";
+import { readCatalogueFile } from "./catalogue/catalogue-file.js";
 import type { RateLimit, WhatsappSettings } from "./config.js";
 import { openDatabase } from "./db/database.js";
 import { systemClock } from "./domain/clock.js";
@@ -61,6 +62,8 @@ function serviceLogger(options: ServeOptions) {
 
 /** Opens the database, readies it, and listens; the caller decides about signals. */
 export async function startService(options: ServeOptions): Promise<RunningService> {
+  // Read first: a bad file stops the start before a database is created or migrated for it.
+  const catalogue = options.plansFile ? await readCatalogueFile(options.plansFile) : undefined;
   const database = await openDatabase(options.database);
   const clock = systemClock;
   // Known only after listen when the port is 0, so links are built from it lazily.
@@ -70,7 +73,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   try {
     result = await bootstrap(database.db, clock, {
       bootstrapToken: options.bootstrapToken,
-      plansFile: options.plansFile,
+      catalogue,
     });
     app = await buildApp({
       database,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlanListResponse, PlanResponse } from "../../src/contract/plans.js";
+import { readCatalogueFile } from "../../src/service/catalogue/catalogue-file.js";
 import { publicUrl, startTestApp, type TestApp } from "../helpers/test-app.js";
 
 describe("plan catalogue", () => {
@@ -259,7 +260,7 @@ describe("catalogue from a plans file", () => {
     const t = await startTestApp({ plansFile: file });
     try {
       const { bootstrap } = await import("../../src/service/bootstrap.js");
-      await bootstrap(t.database.db, t.clock, { plansFile: file });
+      await bootstrap(t.database.db, t.clock, { catalogue: await readCatalogueFile(file) });
       const body = PlanListResponse.parse((await t.request("GET", "/api/v1/plans")).json());
       expect(
         Object.values(body.data)
@@ -292,6 +293,31 @@ describe("catalogue from a plans file", () => {
     try {
       const body = (await t.request("GET", "/api/v1/plans")).json();
       expect(Object.keys(body.data)).toEqual(["monthly", "yearly", "lifetime"]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("takes a plan priced 0 as free (trial days allowed) unless the file says is_free: false", async () => {
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...catalogue,
+        plans: [
+          { name: "Trial", slug: "trial", price: 0, billing_period: "monthly", trial_days: 14 },
+          { name: "Beta", slug: "beta", price: 0, billing_period: "monthly", is_free: false },
+          { name: "Ask us", slug: "ask-us", billing_period: "monthly" },
+        ],
+      }),
+    );
+    const t = await startTestApp({ plansFile: file });
+    try {
+      const body = PlanListResponse.parse((await t.request("GET", "/api/v1/plans")).json());
+      expect(body.data.monthly?.map((p) => [p.slug, p.is_free, p.trial_days])).toEqual([
+        ["trial", true, 14],
+        ["beta", false, null],
+        ["ask-us", false, null],
+      ]);
     } finally {
       await t.close();
     }

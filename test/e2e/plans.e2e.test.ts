@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,9 +56,36 @@ describe("the reseller binary against a real local service", () => {
     expect(run.stderr).toContain(`plans file ${file} is not a valid catalogue`);
     expect(run.stderr).toMatch(/plans\.0\.\w+/);
     expect(run.stderr).not.toContain("Unexpected error");
+    // Checked before the database is opened: nothing is created or migrated for a bad file.
+    expect(existsSync(join(dir, "r.db"))).toBe(false);
     const exec = await reseller(["serve", "--plans", file, "exec", "--", "true"]);
     expect(exec.exitCode).toBe(2);
     expect(exec.stderr).toContain(`plans file ${file} is not a valid catalogue`);
+  });
+
+  it("serves the README's example catalogue (examples/plans.json) as it is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-example-plans-"));
+    const run = await reseller(
+      [
+        "serve",
+        "--plans",
+        "examples/plans.json",
+        "--db",
+        join(dir, "r.db"),
+        "exec",
+        "--",
+        "reseller",
+        "plans",
+        "list",
+        "--json",
+      ],
+      { env: { RESELLER_CONFIG_DIR: tempConfigDir() } },
+    );
+    expect(run.stderr).not.toContain("not a valid catalogue");
+    expect(run.exitCode).toBe(0);
+    const plans = JSON.parse(run.stdout);
+    expect(plans.monthly.map((p: { slug: string }) => p.slug)).toEqual(["trial", "solo"]);
+    expect(plans.monthly[0]).toMatchObject({ is_free: true, trial_days: 14 });
   });
 
   it("exits 4 for an unknown plan and 2 for a bad flag", async () => {

@@ -3,6 +3,7 @@ import type { Scope } from "../../src/contract/scopes.js";
 import { buildApp } from "../../src/service/app.js";
 import type { App } from "../../src/service/app-types.js";
 import { bootstrap } from "../../src/service/bootstrap.js";
+import { readCatalogueFile } from "../../src/service/catalogue/catalogue-file.js";
 import {
   type AppConfig,
   defaultRateLimit,
@@ -92,7 +93,10 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const database = options.database ?? (await openTestDatabase());
   const clock = new TestClock();
-  await bootstrap(database.db, clock, { bootstrapToken: adminToken, plansFile: options.plansFile });
+  await bootstrap(database.db, clock, {
+    bootstrapToken: adminToken,
+    catalogue: options.plansFile ? await readCatalogueFile(options.plansFile) : undefined,
+  });
   const app = await buildApp({
     database,
     clock,

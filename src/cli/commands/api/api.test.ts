@@ -152,6 +152,22 @@ describe("reseller api", () => {
     expect(JSON.parse(run.stdout).error.error_code).toBe("not_found");
   });
 
+  it("exits 6 when the service refuses the method itself (405), as it does for a bad body", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_x", method: "DELETE" })
+      .reply(
+        405,
+        { status: "error", error_code: "method_not_allowed", message: "DELETE is not allowed." },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["api", "DELETE", "workspaces/ws_x"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("method_not_allowed");
+  });
+
   it("refuses bad input before any request: invalid JSON, a URL, --data on GET, --paginate on POST", async () => {
     const cases = [
       [["api", "POST", "workspaces", "--data", "{name:"], "--data is not valid JSON"],

@@ -28,7 +28,7 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       throw new CliError(
         "usage",
         error.message,
-        "Fix the file given to --plans (see `reseller serve --help` for its format).",
+        "Fix the file given to --plans (its format: docs/guide.md; an example: examples/plans.json).",
       );
     }
     throw error;

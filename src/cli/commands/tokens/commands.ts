@@ -67,7 +67,7 @@ function tokenVerbs(kind: "reseller" | "workspace"): CommandSpec[] {
     },
     {
       name: "revoke",
-      summary: `Revoke one of ${what}: it answers 401 from then on`,
+      summary: `Revoke a token: it answers 401 from then on (asks first; --yes without a terminal)`,
       inWorkspace,
       arguments: [{ name: "token_id", description: "the token's id (tok_…)" }],
       options: [yesOption],

@@ -34,7 +34,7 @@ export const workspaceCommands: GroupSpec = {
       options: [
         { flags: "--name <name>", description: "name of the workspace or client business" },
         { flags: "--email <email>", description: "contact email; receives the invitation" },
-        { flags: "--plan <id>", description: "plan id from `reseller plans list`" },
+        { flags: "--plan <id>", description: "plan id or slug from `reseller plans list`" },
         { flags: "--no-invite", description: "do not send the invitation email" },
       ],
       examples: [
@@ -121,14 +121,14 @@ export const workspaceCommands: GroupSpec = {
       arguments: [
         idArgument,
         {
-          name: "plan-id",
-          description: "the plan's id from `reseller plans list`",
+          name: "plan",
+          description: "the plan's id or slug from `reseller plans list`",
           required: true,
         },
       ],
       examples: [
         "reseller workspaces plan ws_01JD3F 2",
-        "reseller workspaces plan ws_01JD3F 3 --json",
+        "reseller workspaces plan ws_01JD3F growth-quarterly --json",
       ],
       handler: "workspaces/plan",
     },

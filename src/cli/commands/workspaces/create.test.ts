@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { planList } from "../../../../test/fixtures/plans.js";
 import { envelope, trialWorkspace } from "../../../../test/fixtures/workspaces.js";
 import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
@@ -26,6 +27,27 @@ describe("reseller workspaces create", () => {
       .reply(201, envelope(answer), { headers: jsonHeaders });
     return () => expect(sent).toEqual(expected);
   }
+
+  it("takes --plan as a slug from `plans list` too, sending the plan's id", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+      .reply(200, planList, { headers: jsonHeaders });
+    const check = stubCreate({
+      name: "Acme Bakery",
+      contact_email: "owner@acme.test",
+      plan_id: "2",
+      send_invitation: false,
+    });
+    const run = await runCli(
+      [
+        ...["workspaces", "create", "--name", "Acme Bakery", "--email", "owner@acme.test"],
+        ...["--plan", "starter", "--no-invite"],
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    check();
+  });
 
   it("sends name, contact_email, plan_id and send_invitation, and shows the new record", async () => {
     const check = stubCreate({

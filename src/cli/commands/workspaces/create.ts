@@ -5,6 +5,7 @@ import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
+import { planIdOf } from "../plans/plan-lookup.js";
 import { when, workspaceFields } from "./workspace-format.js";
 
 type Options = Readonly<Record<string, unknown>>;
@@ -44,7 +45,7 @@ export const run: Handler = async (ctx, { options }) => {
     name,
     contact_email: email,
     send_invitation: options.invite !== false,
-    ...(plan === undefined ? {} : { plan_id: plan }),
+    ...(plan === undefined ? {} : { plan_id: await planIdOf(ctx, plan) }),
   };
   const client = await ctx.client();
   const response = await client.call("POST", "/api/v1/workspaces", WorkspaceResponse, { body });

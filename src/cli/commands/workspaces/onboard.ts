@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { ApiError } from "../../../client/api-error.js";
-import { type Plan, PlanListResponse, type PlanMeta } from "../../../contract/plans.js";
+import type { Plan, PlanMeta } from "../../../contract/plans.js";
 import { Workspace } from "../../../contract/workspaces.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
@@ -10,6 +10,7 @@ import { recordView, stackView, type View } from "../../output/view.js";
 import { exitKindOf } from "../../report-error.js";
 import { run as importContacts } from "../contacts/import.js";
 import { periodLabel, priceLabel } from "../plans/plan-format.js";
+import { planCatalogue, planIdIn } from "../plans/plan-lookup.js";
 import { createToken } from "../tokens/token-actions.js";
 import { commandTree } from "../tree.js";
 import { run as createWorkspace } from "./create.js";
@@ -21,14 +22,6 @@ const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(valu
 
 /** The name and scope of the token for a client's pricing page. */
 export const pricingToken = { name: "pricing page", scope: "plans:read" } as const;
-
-/** The whole catalogue, private plans included, in the service's order of periods. */
-async function catalogue(ctx: Context): Promise<{ plans: Plan[]; meta: PlanMeta }> {
-  const client = await ctx.client();
-  const response = await client.get("/api/v1/plans", PlanListResponse, { include_private: "true" });
-  const { data, meta } = response.body;
-  return { plans: meta.billing_periods.flatMap((p) => data[p.value] ?? []), meta };
-}
 
 /** A plan as the picker and the summary show it: `Starter · $29 / month`. */
 function planText(plan: Plan, meta: PlanMeta): string {
@@ -75,7 +68,7 @@ async function pickPlan(
   meta: PlanMeta,
 ): Promise<string> {
   const given = stringOption(options, "plan")?.trim();
-  if (given) return String(plans.find((p) => p.slug === given)?.id ?? given);
+  if (given) return planIdIn(plans, given);
   if (plans.length === 0) {
     throw usageError("The service's catalogue has no plans to choose from.");
   }
@@ -193,7 +186,7 @@ export const run: Handler = async (ctx, { options }) => {
   if (importFlag !== undefined && !isFile(importFlag)) {
     throw usageError(`Cannot read --import file '${importFlag}'.`);
   }
-  const { plans, meta } = await catalogue(ctx);
+  const { plans, meta } = await planCatalogue(ctx);
   const planId = await pickPlan(ctx, options, plans, meta);
   const plan = plans.find((p) => String(p.id) === planId);
   const invite = await choice(

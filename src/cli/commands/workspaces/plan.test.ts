@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { planList } from "../../../../test/fixtures/plans.js";
+import { activeWorkspace, envelope } from "../../../../test/fixtures/workspaces.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+describe("reseller workspaces plan", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  /** Stubs the PATCH, answering only when the body names exactly `planId`. */
+  function stubPatch(planId: string) {
+    api.pool
+      .intercept({
+        path: "/api/v1/workspaces/ws_01active",
+        method: "PATCH",
+        body: JSON.stringify({ plan_id: planId }),
+      })
+      .reply(200, envelope(activeWorkspace), { headers: jsonHeaders });
+  }
+
+  it("moves the workspace to a plan given by its id, without reading the catalogue", async () => {
+    stubPatch("2");
+    const run = await runCli(["workspaces", "plan", "ws_01active", "2", "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).id).toBe("ws_02active");
+  });
+
+  it("takes the plan's slug from `plans list` as well, sending the plan's id", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+      .reply(200, planList, { headers: jsonHeaders });
+    stubPatch("3");
+    const run = await runCli(["workspaces", "plan", "ws_01active", "forever"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("is now on plan forever.");
+  });
+});
