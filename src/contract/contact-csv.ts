@@ -13,6 +13,7 @@ import { neutraliseFormula, restoreFormula } from "./csv-formulas.js";
 import { recogniseLayout } from "./csv-layouts.js";
 import type { CsvMapping } from "./csv-options.js";
 import { normalizePhone } from "./phones.js";
+import { storableCopy, unstorableTextProblem } from "./storable-text.js";
 import { optInStatuses } from "./vocabulary.js";
 
 /**
@@ -53,9 +54,13 @@ export type HeaderResult = { ok: true; layout: CsvLayout } | { ok: false; messag
 /** A value a row error or message quotes is cut to this many characters. */
 export const errorValueLength = 200;
 
-/** A value as a row error may hold it: at most 200 characters, so no cell can bloat an import. */
+/**
+ * A value as a row error may hold it: at most 200 characters, so no cell can bloat an import,
+ * and any character no database stores (contract/storable-text.ts) shown as U+FFFD.
+ */
 export function cutErrorValue(text: string): string {
-  return text.length > errorValueLength ? `${text.slice(0, errorValueLength - 1)}…` : text;
+  const cut = text.length > errorValueLength ? `${text.slice(0, errorValueLength - 1)}…` : text;
+  return storableCopy(cut);
 }
 
 function columnOf(target: string): string | null {
@@ -211,6 +216,24 @@ export function phoneCellOf(fields: readonly string[], layout: CsvLayout): strin
   return value === undefined ? null : cutErrorValue(value);
 }
 
+/** The first cell of a column the import reads that holds text no database stores as sent. */
+function unstorableCell(
+  fields: readonly string[],
+  layout: CsvLayout,
+): { field: string; problem: string } | null {
+  for (const [field, index] of Object.entries(layout.columns)) {
+    const value = index === undefined ? undefined : fields[index];
+    const problem = value === undefined ? null : unstorableTextProblem(value);
+    if (problem) return { field, problem };
+  }
+  for (const { key, index } of layout.custom) {
+    const value = fields[index];
+    const problem = value === undefined ? null : unstorableTextProblem(value);
+    if (problem) return { field: `${customColumnPrefix}${key}`, problem };
+  }
+  return null;
+}
+
 /**
  * Checks one data row against the layout: the phone (normalised to E.164), every other cell,
  * and the row's width. Returns what the row changes, or the first problem found.
@@ -227,6 +250,8 @@ export function readRow(
       `has ${fields.length} cells but the header names ${layout.width} columns; quote cells that contain commas`,
     );
   }
+  const unstorable = unstorableCell(fields, layout);
+  if (unstorable) return refuse(unstorable.field, `${unstorable.field} ${unstorable.problem}`);
   const phone = normalizePhone(
     firstValue(cell(fields, columns.phone)) ?? "",
     options.defaultCountry,

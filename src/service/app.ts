@@ -1,9 +1,5 @@
 import Fastify, { LogController } from "fastify";
-import {
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { App } from "./app-types.js";
 import {
   type AppConfig,
@@ -30,6 +26,7 @@ import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
 import { rateLimitMeter } from "./plugins/rate-limiting.js";
 import { installRequestLogging } from "./plugins/request-logging.js";
+import { storableTextValidator } from "./plugins/storable-text.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { channelRoutes } from "./routes/channels.js";
 import { contactImportRoutes } from "./routes/contact-imports.js";
@@ -69,7 +66,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(storableTextValidator);
   app.setSerializerCompiler(serializerCompiler);
 
   const db = config.database.db;

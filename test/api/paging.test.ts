@@ -117,6 +117,21 @@ describe("paging of lists", () => {
     }
   });
 
+  it("refuses a forged cursor whose key no row can have (past an integer key, or holding NUL) with a 422", async () => {
+    const forged = (after: unknown) =>
+      Buffer.from(JSON.stringify({ a: after, s: 20 })).toString("base64url");
+    const contacts = `/api/v1/workspaces/${newestFirst[0]}/contacts`;
+    for (const [path, after] of [
+      [contacts, 2 ** 31],
+      [contacts, 2 ** 40],
+      ["/api/v1/workspaces", "ws_\u0000"],
+    ] as const) {
+      const res = await t.request("GET", `${path}?cursor=${forged(after)}`);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(["cursor"]);
+    }
+  });
+
   it("keeps the status filter while walking by cursor", async () => {
     const suspended = [newestFirst[3], newestFirst[7], newestFirst[30]] as string[];
     for (const id of suspended) {

@@ -145,7 +145,7 @@ describe("plan catalogue", () => {
     });
 
     it("answers an unknown plan id with 404 not_found saying the plan was not found", async () => {
-      for (const id of ["9999", "abc", "1.5", "-1"]) {
+      for (const id of ["9999", "abc", "1.5", "-1", "2147483648", "99999999999"]) {
         const res = await t.request("GET", `/api/v1/plans/${id}`);
         expect(res.statusCode).toBe(404);
         expect(res.json()).toEqual({

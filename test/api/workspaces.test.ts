@@ -62,7 +62,7 @@ describe("workspaces", () => {
     });
 
     it("refuses an unknown plan id with a 422 naming plan_id", async () => {
-      for (const planId of ["999", "abc", 0]) {
+      for (const planId of ["999", "abc", 0, 2147483648, "2147483648"]) {
         const res = await create({ plan_id: planId });
         expect(res.statusCode).toBe(422);
         expect(res.json()).toMatchObject({

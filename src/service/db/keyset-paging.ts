@@ -1,6 +1,8 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Pagination } from "../../contract/pagination.js";
+import { unstorableTextProblem } from "../../contract/storable-text.js";
 import { invalidField } from "../domain/service-error.js";
+import { integerKeyMax } from "./schema.js";
 
 /** The paging a list was asked for, as `PageQuery` validated it. */
 export interface PageRequest {
@@ -48,11 +50,13 @@ function decodeCursor(text: string): CursorState {
     const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
     if (typeof value === "object" && value !== null && "a" in value && "s" in value) {
       const { a, s } = value;
-      if (
-        (typeof a === "string" || Number.isSafeInteger(a)) &&
-        Number.isSafeInteger(s) &&
-        Number(s) >= 0
-      ) {
+      // A key no row can have (a number past an integer key, text no database stores) is a
+      // cursor this service never handed out, not a query for the database to refuse.
+      const key =
+        typeof a === "string"
+          ? unstorableTextProblem(a) === null
+          : Number.isSafeInteger(a) && Number(a) >= 0 && Number(a) <= integerKeyMax;
+      if (key && Number.isSafeInteger(s) && Number(s) >= 0) {
         return { after: a as string | number, seen: Number(s) };
       }
     }

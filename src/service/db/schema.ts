@@ -6,6 +6,12 @@ import type { JobTables } from "./tables/jobs.js";
 import type { PlatformTables } from "./tables/platform.js";
 import type { TemplateTables } from "./tables/templates.js";
 
+/**
+ * The largest value of an integer key (plan ids, seqs): PostgreSQL's `integer`. A number past it
+ * that a client sends can name no row, and PostgreSQL would refuse the query rather than say so.
+ */
+export const integerKeyMax = 2_147_483_647;
+
 /** Tables as Kysely sees them. Booleans are 0/1 and JSON is text, so the SQL stays portable. */
 export interface Database
   extends JobTables,

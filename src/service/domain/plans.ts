@@ -13,7 +13,7 @@ import type {
   PlansByPeriod,
 } from "../../contract/plans.js";
 import type { Db } from "../db/database.js";
-import type { PlanTable } from "../db/schema.js";
+import { integerKeyMax, type PlanTable } from "../db/schema.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { ServiceError } from "./service-error.js";
 
@@ -100,16 +100,24 @@ export async function listPlans(
   };
 }
 
+/** A plan id as a client wrote it, or null when no plan can have it (see integerKeyMax). */
+export function planIdFrom(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= integerKeyMax ? id : null;
+}
+
 /** One plan by id, public or private; a non-numeric or unknown id is not found. */
 export async function getPlan(
   db: Db,
   options: CatalogueOptions,
   rawId: string,
 ): Promise<{ data: Plan; meta: PlanMeta }> {
-  const id = /^\d{1,15}$/.test(rawId) ? Number(rawId) : Number.NaN;
-  const row = Number.isNaN(id)
-    ? undefined
-    : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+  const id = planIdFrom(rawId);
+  const row =
+    id === null
+      ? undefined
+      : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) throw new ServiceError("not_found", `Plan '${rawId}' was not found.`);
   const visible = await visiblePlans(db, row.is_public === 0);
   return {

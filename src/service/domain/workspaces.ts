@@ -16,6 +16,7 @@ import { newId } from "./ids.js";
 import { invitationMail } from "./invitations.js";
 import { type Mailer, type OutboxEntry, sendFromOutbox, writeToOutbox } from "./outbox.js";
 import { planFeatures } from "./plan-limits.js";
+import { planIdFrom } from "./plans.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { computeUsage, isMetered, meteredUsage } from "./usage.js";
@@ -76,9 +77,11 @@ async function resolvePlan(
 ): Promise<(Omit<PlanTable, "id"> & { id: number }) | null> {
   if (planId === undefined || planId === null) return null;
   const text = String(planId).trim();
-  const row = /^\d{1,15}$/.test(text)
-    ? await db.selectFrom("plans").selectAll().where("id", "=", Number(text)).executeTakeFirst()
-    : undefined;
+  const id = planIdFrom(text);
+  const row =
+    id === null
+      ? undefined
+      : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) throw invalidField("plan_id", `no plan has the id '${text}'`);
   return row;
 }

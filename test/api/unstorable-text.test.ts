@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ContactImportResponse,
+  ImportErrorListResponse,
+} from "../../src/contract/contact-imports.js";
+import { ContactListResponse } from "../../src/contract/contacts.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * Text no database stores as sent (U+0000, half of a surrogate pair) is refused where it comes
+ * in, the same on SQLite and PostgreSQL: PostgreSQL cannot store it at all, and SQLite kept
+ * something else than was sent.
+ */
+describe("text that cannot be stored", () => {
+  let t: TestApp;
+  let ws: string;
+  beforeEach(async () => {
+    t = await startTestApp();
+    ws = await t.createWorkspace();
+  });
+  afterEach(() => t.close());
+
+  it("refuses a NUL character in a body field with a 422 naming the field, and stores nothing", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "nul\u0000byte", contact_email: "a@example.com" },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({
+      error_code: "validation_failed",
+      details: [{ field: "name", message: expect.stringContaining("NUL character (U+0000)") }],
+    });
+    const upsert = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: "+4915112350091", custom_fields: { city: "a\u0000b" } },
+    });
+    expect(upsert.statusCode).toBe(422);
+    expect(upsert.json().details).toEqual([
+      { field: "custom_fields.city", message: expect.stringContaining("NUL character") },
+    ]);
+    const list = ContactListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts`)).json(),
+    );
+    expect(list.data).toEqual([]);
+  });
+
+  it("refuses half of a surrogate pair (a cut emoji) with a 422, and takes whole emoji", async () => {
+    const cut = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: "+4915112350091", first_name: "bad\ud800x" },
+    });
+    expect(cut.statusCode).toBe(422);
+    expect(cut.json().details).toEqual([
+      { field: "first_name", message: expect.stringContaining("half of a surrogate pair") },
+    ]);
+    const whole = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: "+4915112350091", first_name: "Anna 😀" },
+    });
+    expect(whole.statusCode).toBe(201);
+    expect(whole.json().data.first_name).toBe("Anna 😀");
+  });
+
+  it("refuses a NUL character in the query with a 422 naming the parameter; in the path, no such id (404)", async () => {
+    const query = await t.request("GET", `/api/v1/workspaces/${ws}/contacts?tag=a%00b`);
+    expect(query.statusCode).toBe(422);
+    expect(query.json().details).toEqual([
+      { field: "tag", message: expect.stringContaining("NUL character") },
+    ]);
+    const path = await t.request("GET", "/api/v1/workspaces/ws_%00");
+    expect(path.statusCode).toBe(404);
+    expect(path.json().error_code).toBe("not_found");
+  });
+
+  it("imports a CSV whose cell holds a NUL character: that row is a row error, the others import", async () => {
+    const csv = "phone,first_name\n+4915112350091,a\u0000b\n+4915112350089,fine row\n";
+    const started = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(csv).toString("base64") },
+    });
+    expect(started.statusCode).toBe(202);
+    const id = ContactImportResponse.parse(started.json()).data.id;
+    await t.runJobs();
+    const done = ContactImportResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${id}`)).json(),
+    ).data;
+    expect(done).toMatchObject({ status: "completed", created: 1, error_count: 1 });
+    const errors = ImportErrorListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${id}/errors`)).json(),
+    ).data;
+    expect(errors).toEqual([
+      {
+        row: 1,
+        phone: "+4915112350091",
+        field: "first_name",
+        message: "first_name contains the NUL character (U+0000), which is not text",
+      },
+    ]);
+  });
+});
