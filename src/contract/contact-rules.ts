@@ -41,6 +41,15 @@ export function tagProblem(tag: string): string | null {
   return null;
 }
 
+/**
+ * A tag's name as a tag filter or a campaign audience compares it: `VIP`, `vip` and `Vip` are
+ * one, and so are `ÉTÉ` and `été`. Computed here and stored beside the name, because neither
+ * engine folds case alike (SQLite folds ASCII letters only; PostgreSQL as its locale says).
+ */
+export function foldedTagName(name: string): string {
+  return name.toLowerCase();
+}
+
 /** Trimmed tags without repeats, in their first order. */
 export function uniqueTags(tags: readonly string[]): string[] {
   return [...new Set(tags.map((t) => t.trim()))];

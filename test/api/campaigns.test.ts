@@ -202,6 +202,16 @@ describe("campaigns", () => {
       sent: 2,
       skipped_opted_out: 1,
     });
+    // Accented capitals too, alike on SQLite (whose NOCASE folds ASCII only) and PostgreSQL.
+    await w.contact("+4915112345681", {
+      first_name: "Zoé",
+      opt_in_status: "opted_in",
+      tags: ["Été"],
+    });
+    const accented = await w.post("/campaigns", w.body({ audience: { tags: ["ÉTÉ"] } }));
+    await w.post(`/campaigns/${accented.id}/launch`, undefined, 200);
+    await t.runJobs();
+    expect(await w.stats(accented.id)).toMatchObject({ audience_total: 1, sent: 1 });
   });
 
   it("starts a scheduled campaign when its time comes, not before", async () => {

@@ -17,7 +17,7 @@ describe("contact search as people type it", () => {
     const upsert = (body: Record<string, unknown>) =>
       t.request("POST", `/api/v1/workspaces/${ws}/contacts`, { body });
     await upsert({ phone: anna, first_name: "Søren", last_name: "Ørsted", tags: ["gold"] });
-    await upsert({ phone: ben, first_name: "Łukasz", last_name: "Weiß" });
+    await upsert({ phone: ben, first_name: "Łukasz", last_name: "Weiß", tags: ["Été"] });
     await upsert({ phone: carl, first_name: "Carl", tags: ["Silver"] });
   });
   afterEach(() => t.close());
@@ -55,9 +55,12 @@ describe("contact search as people type it", () => {
     expect(await search("lukasz weiss")).toEqual([ben]);
   });
 
-  it("matches tags whatever their case", async () => {
+  it("matches tags whatever their case, accented letters included, on both engines", async () => {
     expect(await found("tag=GOLD")).toEqual([anna]);
     expect(await found("tag=silver")).toEqual([carl]);
+    expect(await found(`tag=${encodeURIComponent("ÉTÉ")}`)).toEqual([ben]);
+    expect(await found(`tag=${encodeURIComponent("été")}`)).toEqual([ben]);
+    expect(await found(`tag=${encodeURIComponent("ete")}`)).toEqual([]);
   });
 });
 

@@ -2,14 +2,13 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Audience } from "../../contract/campaigns.js";
 import { tagNamed } from "../db/contact-rows/contact-pages.js";
 import type { Db } from "../db/database.js";
-import { type Engine, engineOf } from "../db/engine.js";
 import type { Database } from "../db/schema.js";
 
 /**
  * The contacts of `workspaceId` an audience option matches, as a filter on `contacts`. Tags
  * match whatever their case, as the contact list's tag filter does.
  */
-function audienceFilter(engine: Engine, workspaceId: string, audience: Audience) {
+function audienceFilter(workspaceId: string, audience: Audience) {
   return (eb: ExpressionBuilder<Database, "contacts">) => {
     const inWorkspace = eb("contacts.workspace_id", "=", workspaceId);
     if ("contact_ids" in audience)
@@ -25,7 +24,7 @@ function audienceFilter(engine: Engine, workspaceId: string, audience: Audience)
             .innerJoin("contact_tags", "contact_tags.seq", "contact_tag_links.tag_seq")
             .select("contact_tag_links.contact_seq")
             .where("contact_tags.workspace_id", "=", workspaceId)
-            .where((tag) => tag.or(audience.tags.map((name) => tagNamed(engine, name.trim())))),
+            .where((tag) => tag.or(audience.tags.map((name) => tagNamed(name.trim())))),
         ),
       ]);
     }
@@ -50,7 +49,7 @@ export async function countAudience(
   const rows = await db
     .selectFrom("contacts")
     .select(["opt_in_status", sql<number>`count(*)`.as("count")])
-    .where(audienceFilter(engineOf(db), workspaceId, audience))
+    .where(audienceFilter(workspaceId, audience))
     .groupBy("opt_in_status")
     .execute();
   const by = (status: string) => Number(rows.find((r) => r.opt_in_status === status)?.count ?? 0);
@@ -108,7 +107,7 @@ export async function snapshotRecipients(
           sql<string>`${"queued"}`.as("state"),
           sql<string>`${now}`.as("updated_at"),
         ])
-        .where(audienceFilter(engineOf(db), workspaceId, audience))
+        .where(audienceFilter(workspaceId, audience))
         .where("contacts.opt_in_status", "=", "opted_in"),
     )
     .onConflict((oc) => oc.doNothing())

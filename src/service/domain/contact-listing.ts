@@ -260,7 +260,7 @@ export async function listContacts(
       .selectFrom("contact_tags")
       .select(["seq", "contact_count"])
       .where("workspace_id", "=", workspace.id)
-      .where(tagNamed(engine, query.tag.trim()))
+      .where(tagNamed(query.tag.trim()))
       .execute();
     if (found.length === 0) return emptyPage(query);
     tagSeqs = found.map((t) => t.seq);

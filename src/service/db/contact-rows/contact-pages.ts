@@ -1,4 +1,5 @@
 import { type QueryExecutorProvider, type RawBuilder, sql } from "kysely";
+import { foldedTagName } from "../../../contract/contact-rules.js";
 import type { Engine } from "../engine.js";
 
 /**
@@ -66,13 +67,11 @@ export function contactJson(engine: Engine): RawBuilder<string> {
 }
 
 /**
- * Whether `contact_tags.name` is `name` whatever the case, read from the index on the folded
- * name (`COLLATE NOCASE` on SQLite, `lower(name)` on PostgreSQL).
+ * Whether the `contact_tags` row is the tag `name` whatever the case (see foldedTagName), read
+ * from the index on the folded name.
  */
-export function tagNamed(engine: Engine, name: string): RawBuilder<boolean> {
-  return engine === "postgres"
-    ? sql<boolean>`lower(name) = lower(${name})`
-    : sql<boolean>`name = ${name} COLLATE NOCASE`;
+export function tagNamed(name: string): RawBuilder<boolean> {
+  return sql<boolean>`folded_name = ${foldedTagName(name)}`;
 }
 
 /** PostgreSQL: contacts whose search terms match a tsquery text written by searchMatch. */

@@ -1,4 +1,5 @@
 import { type QueryExecutorProvider, sql } from "kysely";
+import { foldedTagName } from "../../../contract/contact-rules.js";
 import {
   foldDiacritics,
   type SearchDocument,
@@ -150,9 +151,10 @@ export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
       if (missing.length === 0) return seqs;
       // Created unless another transaction did first (it then waits for that one to end, and
       // the read after it sees that transaction's row).
-      await sql`INSERT INTO contact_tags (workspace_id, name, contact_count, created_at)
-        SELECT ${workspaceId}, name, 0, ${now} FROM unnest(${missing}::text[])
-          WITH ORDINALITY AS n(name, ord)
+      await sql`INSERT INTO contact_tags (workspace_id, name, folded_name, contact_count, created_at)
+        SELECT ${workspaceId}, name, folded, 0, ${now}
+        FROM unnest(${missing}::text[], ${missing.map(foldedTagName)}::text[])
+          WITH ORDINALITY AS n(name, folded, ord)
         ORDER BY ord
         ON CONFLICT (workspace_id, name) DO NOTHING`.execute(trx);
       for (const r of await read(missing)) seqs.set(r.name, r.seq);

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { QueryExecutorProvider } from "kysely";
+import { foldedTagName } from "../../../contract/contact-rules.js";
 import type { SearchDocument } from "../../domain/contact-search.js";
 import { sqliteHandleOf } from "../engine.js";
 import type { ContactRow, ContactRows, ContactUpdate, TagLink } from "./contact-rows.js";
@@ -51,7 +52,8 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       searchDelete: sqlite.prepare("DELETE FROM contacts_fts WHERE rowid = ?"),
       tagByName: sqlite.prepare("SELECT seq FROM contact_tags WHERE workspace_id = ? AND name = ?"),
       tagInsert: sqlite.prepare(
-        "INSERT INTO contact_tags (workspace_id, name, contact_count, created_at) VALUES (?, ?, 0, ?)",
+        `INSERT INTO contact_tags (workspace_id, name, folded_name, contact_count, created_at)
+         VALUES (?, ?, ?, 0, ?)`,
       ),
       link: sqlite.prepare(
         "INSERT OR IGNORE INTO contact_tag_links (tag_seq, contact_seq) VALUES (?, ?)",
@@ -152,7 +154,7 @@ export function sqliteContactRows(trx: QueryExecutorProvider): ContactRows {
         seqs.set(
           name,
           s.tagByName.get(workspaceId, name)?.seq ??
-            Number(s.tagInsert.run(workspaceId, name, now).lastInsertRowid),
+            Number(s.tagInsert.run(workspaceId, name, foldedTagName(name), now).lastInsertRowid),
         );
       }
       return seqs;

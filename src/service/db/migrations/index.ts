@@ -12,6 +12,7 @@ import * as instancesAndRateLimits from "./0010-instances-and-rate-limits.js";
 import * as csvImportOptions from "./0012-csv-import-options.js";
 import * as contactSearchPrefixes from "./0013-contact-search-prefixes.js";
 import * as dashboardSessions from "./0015-dashboard-sessions.js";
+import * as tagFoldedNames from "./0016-tag-folded-names.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   "0012-csv-import-options": csvImportOptions,
   "0013-contact-search-prefixes": contactSearchPrefixes,
   "0015-dashboard-sessions": dashboardSessions,
+  "0016-tag-folded-names": tagFoldedNames,
 };
 
 export const migrationProvider: MigrationProvider = {

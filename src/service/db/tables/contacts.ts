@@ -38,6 +38,8 @@ export interface ContactTagTable {
   seq: number;
   workspace_id: string;
   name: string;
+  /** The name as tag filters compare it (foldedTagName). */
+  folded_name: string;
   contact_count: number;
   created_at: string;
 }
