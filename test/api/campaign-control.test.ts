@@ -164,6 +164,26 @@ describe("campaign control", () => {
     expect(await w.sentPhones()).toHaveLength(0);
   });
 
+  it("cancels a campaign launched a moment ago, before it took its audience: the audience counts as cancelled", async () => {
+    const w = await world(t);
+    const launched = await w.campaign();
+    await w.post(`/campaigns/${launched.id}/launch`, undefined, 200);
+    // No job has run: the run job has not counted the audience yet.
+    expect((await w.move(launched.id, "cancel")).statusCode).toBe(200);
+    await t.runJobs();
+    const stats = (await t.request("GET", `${w.base}/campaigns/${launched.id}/stats`)).json().data;
+    expect(stats.audience_total).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ sent: 0, queued: 0 });
+    expect(stats.cancelled).toBe(
+      stats.audience_total - stats.skipped_no_consent - stats.skipped_opted_out,
+    );
+    const types = (await t.request("GET", `/api/v1/events?workspace_id=${w.ws}&per_page=100`))
+      .json()
+      .data.map((e: { type: string }) => e.type)
+      .filter((type: string) => type.startsWith("campaign."));
+    expect(types.reverse()).toEqual(["campaign.started", "campaign.cancelled"]);
+  });
+
   it("refuses every other move with 409 campaign_state_conflict", async () => {
     const w = await world(t);
     const draft = await w.campaign();
@@ -204,10 +224,11 @@ describe("campaign control", () => {
       .json()
       .data.map((e: { type: string }) => e.type)
       .filter((type: string) => type.startsWith("campaign."));
+    // Started at its launch, so the pause that came before the run job follows it.
     expect(types.reverse()).toEqual([
+      "campaign.started",
       "campaign.paused",
       "campaign.cancelled",
-      "campaign.started",
       "campaign.completed",
     ]);
   });

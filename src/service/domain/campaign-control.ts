@@ -240,9 +240,31 @@ export async function resumeCampaign(
 }
 
 /**
+ * Whether the run job has taken the campaign's audience (its recipients, or its skipped ones):
+ * read in the cancel's transaction, which a racing start either committed before or waits for
+ * (and then finds the campaign cancelled).
+ */
+async function audienceTaken(trx: Db, campaignId: string): Promise<boolean> {
+  const campaign = await trx
+    .selectFrom("campaigns")
+    .select("audience_total")
+    .where("id", "=", campaignId)
+    .executeTakeFirstOrThrow();
+  if (campaign.audience_total > 0) return true;
+  const recipient = await trx
+    .selectFrom("campaign_recipients")
+    .select("contact_id")
+    .where("campaign_id", "=", campaignId)
+    .limit(1)
+    .executeTakeFirst();
+  return recipient !== undefined;
+}
+
+/**
  * Cancels a campaign that has not ended. Recipients not yet sent count as `cancelled`: settled
  * here when no batch is in flight, otherwise by the run job right after its batch. A campaign
- * that never started counts its consenting audience as cancelled.
+ * whose audience was never taken (a draft, a scheduled campaign, one launched a moment ago)
+ * counts its consenting audience as cancelled.
  */
 export async function cancelCampaign(
   services: CampaignServices,
@@ -252,11 +274,10 @@ export async function cancelCampaign(
 ): Promise<Campaign> {
   const { db, clock } = services;
   const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
-  const neverStarted = row.started_at === null;
-  const counts = neverStarted
-    ? await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience)
-    : null;
   const campaign = await applyMove(services, row, "cancel", "cancelled", async (trx) => {
+    const counts = (await audienceTaken(trx, row.id))
+      ? null
+      : await countAudience(trx, row.workspace_id, JSON.parse(row.audience) as Audience);
     if (counts) {
       // The stats show the audience it would have had, so cancelled + skipped = audience_total.
       await trx
@@ -283,19 +304,4 @@ async function loadWorkspaceForCancel(db: Db, principal: Principal, workspaceId:
   const workspace = await loadWorkspaceFor(db, principal, workspaceId);
   if (workspace.status === "archived") return loadActiveWorkspaceFor(db, principal, workspaceId);
   return workspace;
-}
-
-/** Records a campaign event with the campaign as it is in `trx` (the engine's transactions). */
-export async function recordCampaignEvent(
-  trx: Db,
-  clock: Clock,
-  campaignId: string,
-  type: "campaign.started" | "campaign.completed" | "campaign.failed",
-): Promise<void> {
-  const row = await trx
-    .selectFrom("campaigns")
-    .selectAll()
-    .where("id", "=", campaignId)
-    .executeTakeFirst();
-  if (row) await recordWorkspaceEvent(trx, clock, row.workspace_id, type, toCampaign(row));
 }

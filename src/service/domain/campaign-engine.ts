@@ -7,10 +7,10 @@ import type { JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
-import { campaignControl, recordCampaignEvent } from "./campaign-control.js";
+import { campaignControl } from "./campaign-control.js";
 import { addCampaignFailures, completeIfSettled } from "./campaign-outcomes.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
-import { templateTexts } from "./campaigns.js";
+import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { planAllowance } from "./plan-limits.js";
@@ -176,7 +176,10 @@ async function start(
       .where("status", "in", ["scheduled", "running"])
       .executeTakeFirst();
     if (Number(started.numUpdatedRows) === 0) throw new CampaignMovedError();
-    await recordCampaignEvent(trx, clock, campaign.id, "campaign.started");
+    // A launched campaign was told as started at its launch; a scheduled one starts now.
+    if (campaign.started_at === null) {
+      await recordCampaignEvent(trx, clock, campaign.id, "campaign.started");
+    }
     await checkpoint(trx);
   });
 }

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { recordCampaignEvent } from "./campaign-control.js";
+import { recordCampaignEvent } from "./campaigns.js";
 import { type Clock, isoSeconds } from "./clock.js";
 
 /**

@@ -19,6 +19,7 @@ import {
 } from "./campaign-rendering.js";
 import { loadChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
+import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { planAllowance, planLimitExceeded } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
@@ -333,6 +334,9 @@ export async function launchCampaign(
       .where("status", "=", "draft")
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
+    // Told with the status it reports (running from now on), before the run job counts the
+    // audience: a pause or cancel that comes first then follows a campaign.started too.
+    await recordCampaignEvent(trx, clock, campaign.id, "campaign.started");
     await services.jobs.enqueue(trx, {
       kind: campaignRunJob,
       payload: { campaign_id: campaign.id },
@@ -383,4 +387,19 @@ export async function campaignStats(
     failures,
     updated_at: campaign.stats_updated_at,
   };
+}
+
+/** Records a campaign event with the campaign as it is in `trx` (launch, the engine, outcomes). */
+export async function recordCampaignEvent(
+  trx: Db,
+  clock: Clock,
+  campaignId: string,
+  type: "campaign.started" | "campaign.completed" | "campaign.failed",
+): Promise<void> {
+  const row = await trx
+    .selectFrom("campaigns")
+    .selectAll()
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  if (row) await recordWorkspaceEvent(trx, clock, row.workspace_id, type, toCampaign(row));
 }
