@@ -48,7 +48,7 @@ _reseller_options() {
     'workspaces list') REPLY='--status --page --per-page --all -h --help' ;;
     'workspaces create') REPLY='--name --email --plan --no-invite -h --help' ;;
     'workspaces get') REPLY='-h --help' ;;
-    'workspaces update') REPLY='--name --status -h --help' ;;
+    'workspaces update') REPLY='--name --status -y --yes -h --help' ;;
     'workspaces suspend') REPLY='-y --yes -h --help' ;;
     'workspaces activate') REPLY='-h --help' ;;
     'workspaces archive') REPLY='-y --yes -h --help' ;;

@@ -200,6 +200,7 @@ complete -c reseller -n '__reseller_is \'workspaces create\'' -s h -l help -d 's
 complete -c reseller -n '__reseller_is \'workspaces get\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'workspaces update\'' -l name -x -d 'new name'
 complete -c reseller -n '__reseller_is \'workspaces update\'' -l status -x -a 'active suspended' -d 'new status'
+complete -c reseller -n '__reseller_is \'workspaces update\'' -s y -l yes -d 'with --status suspended: suspend without asking (needed without a terminal)'
 complete -c reseller -n '__reseller_is \'workspaces update\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'workspaces suspend\'' -s y -l yes -d 'suspend without asking (needed without a terminal)'
 complete -c reseller -n '__reseller_is \'workspaces suspend\'' -s h -l help -d 'show help'

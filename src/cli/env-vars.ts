@@ -17,7 +17,8 @@ export const envVars = {
   RESELLER_WHATSAPP_VERIFY_TOKEN:
     "serve: the verify token you type into Meta's webhook settings; /webhooks/whatsapp answers the handshake with it.",
   NO_COLOR: "Any non-empty value turns colour off.",
-  FORCE_COLOR: "Turns colour on even when output is not a terminal ('0' turns it off).",
+  FORCE_COLOR:
+    "Turns colour on even when output is not a terminal ('0' turns it off); piped tab-separated rows stay plain, so scripts read the same values.",
   CI: "When set, the CLI never prompts; a missing value is a usage error naming its flag.",
   HTTP_PROXY: "Proxy for http:// service URLs (also HTTPS_PROXY, NO_PROXY).",
 } as const;

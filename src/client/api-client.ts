@@ -10,7 +10,7 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";
-import { EnvHttpProxyAgent, request } from "./undici-parts.js";
+import { EnvHttpProxyAgent, Pool, request } from "./undici-parts.js";
 
 // Node loads its crypto module (for the global `crypto`) and perf_hooks (for `performance`)
 // on first use: a GET spends neither, a few milliseconds of every command's start-up.
@@ -99,6 +99,10 @@ const networkErrorCodes = new Set([
   "UND_ERR_BODY_TIMEOUT",
 ]);
 
+/** How long a connection may take to open, and an answer to start, unless told otherwise. */
+const defaultConnectTimeoutMs = 10_000;
+const defaultResponseTimeoutMs = 60_000;
+
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The typed HTTP client of the reseller API: auth, timeouts, retries, paging, one error type. */
@@ -106,7 +110,8 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly options: ApiClientOptions;
   private readonly retry: RetryPolicy;
-  private readonly dispatcher: Dispatcher;
+  private dispatcher: Dispatcher;
+  private readonly attemptMs: number;
   private readonly postKeys: () => string;
 
   constructor(options: ApiClientOptions) {
@@ -114,9 +119,42 @@ export class ApiClient {
     this.postKeys = options.idempotencyKeys ?? idempotencyKeySequence();
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.retry = { ...defaultRetryPolicy, ...options.retry };
-    this.dispatcher =
-      options.dispatcher ??
-      new EnvHttpProxyAgent({ connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
+    this.attemptMs =
+      (options.connectTimeoutMs ?? defaultConnectTimeoutMs) +
+      (options.responseTimeoutMs ?? defaultResponseTimeoutMs);
+    this.dispatcher = options.dispatcher ?? this.ownDispatcher();
+  }
+
+  /** The agent this client makes when given none: it honours HTTP_PROXY, HTTPS_PROXY, NO_PROXY. */
+  private ownDispatcher(): Dispatcher {
+    return new EnvHttpProxyAgent({
+      connect: { timeout: this.options.connectTimeoutMs ?? defaultConnectTimeoutMs },
+      // The proxy's answer to the tunnel request (CONNECT) waits no longer than any answer:
+      // undici's own default for it is five minutes.
+      clientFactory: (origin, clientOptions) =>
+        new Pool(origin, {
+          ...clientOptions,
+          headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
+        }),
+    });
+  }
+
+  /**
+   * Ends an attempt that outlived `attemptMs` by closing this client's own agent (a fresh one
+   * serves what follows). undici's timeouts do not bound a request still waiting for its
+   * connection, which a proxy that drops every tunnel keeps it doing: undici reconnects to it
+   * without end. An agent given by the caller is left alone.
+   */
+  private deadlineFor(upload: boolean): { expired: () => boolean; clear: () => void } {
+    if (upload || this.options.dispatcher) return { expired: () => false, clear: () => {} };
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      const stuck = this.dispatcher;
+      this.dispatcher = this.ownDispatcher();
+      stuck.destroy().catch(() => {});
+    }, this.attemptMs);
+    return { expired: () => expired, clear: () => clearTimeout(timer) };
   }
 
   /** GET and parse the envelope with `schema`. */
@@ -201,20 +239,22 @@ export class ApiClient {
       let status: number;
       let text: string;
       let responseHeaders: Record<string, string | string[] | undefined>;
+      // An upload may rightly take longer than any answer; undici's timeouts bound it.
+      const deadline = this.deadlineFor(options.upload !== undefined);
       try {
         const response = await request(url, {
           method,
           headers,
           body: options.upload ? (options.upload.open() as Readable) : body,
           dispatcher: this.dispatcher,
-          headersTimeout: this.options.responseTimeoutMs ?? 60_000,
-          bodyTimeout: this.options.responseTimeoutMs ?? 60_000,
+          headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
+          bodyTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
         });
         status = response.statusCode;
         responseHeaders = response.headers;
         text = await response.body.text();
       } catch (cause) {
-        const code = (cause as { code?: string }).code ?? "";
+        const code = deadline.expired() ? "ETIMEDOUT" : ((cause as { code?: string }).code ?? "");
         const timedOut = code.includes("TIMEOUT") || code === "ETIMEDOUT";
         this.options.onExchange?.({
           method,
@@ -235,6 +275,8 @@ export class ApiClient {
             : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
           cause,
         });
+      } finally {
+        deadline.clear();
       }
       const requestId = headerValue(responseHeaders["x-request-id"]);
       this.options.onExchange?.({
@@ -281,7 +323,7 @@ export class ApiClient {
           ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
         },
         dispatcher: this.dispatcher,
-        headersTimeout: this.options.responseTimeoutMs ?? 60_000,
+        headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
         // The stream is idle between events; the service's keep-alive comes every 15 s.
         bodyTimeout: 0,
         ...(signal ? { signal } : {}),

@@ -200,7 +200,7 @@ const contactCommands: GroupSpec = {
       name: "export",
       summary: "Write every contact as CSV in the import's layout, oldest first",
       description:
-        "Walks every contact by cursor and writes CSV with the columns `contacts import` reads (custom fields as custom.<key>), so the file imports again unchanged.",
+        "Walks every contact by cursor and writes CSV with the columns `contacts import` reads (custom fields as custom.<key>), so the file imports again unchanged. With --json: one JSON array of the contacts as the service sends them, in the same order.",
       inWorkspace: true,
       options: [
         { flags: "--output <file>", description: "write to this file instead of standard output" },
@@ -214,6 +214,7 @@ const contactCommands: GroupSpec = {
       examples: [
         "reseller contacts export --output contacts.csv",
         "reseller contacts export --tag vip > vip.csv",
+        "reseller contacts export --json > contacts.json",
       ],
       handler: "contacts/export",
     },

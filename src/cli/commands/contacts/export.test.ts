@@ -80,4 +80,15 @@ describe("reseller contacts export", () => {
     expect(run.stdout.split("\n")[0]).toMatch(/^phone,first_name,/);
     expect(run.stdout.split("\n")).toHaveLength(4);
   });
+
+  it("prints one JSON array of the service's records with --json, oldest first", async () => {
+    stubPages();
+    const run = await runCli(["contacts", "export", "--json", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([ben, anna]);
+    expect(run.stderr).toBe("");
+  });
 });

@@ -13,7 +13,8 @@ import { workspacePath } from "./contact-format.js";
  * oldest first, so importing the file creates the contacts in the same order and a second
  * export is identical. The custom-field columns are known only after the last page, so pages
  * go to a temporary file first and the CSV is written from it, last page first: memory stays
- * flat at any size.
+ * flat at any size. With --json the same contacts, in the same order, are one JSON array of the
+ * service's records as sent.
  */
 export const run: Handler = async (ctx, { options }) => {
   const workspaceId = await ctx.workspaceId();
@@ -34,11 +35,13 @@ export const run: Handler = async (ctx, { options }) => {
       });
       for await (const page of walk) {
         let lines = "";
-        for (const contact of page.body.data) {
+        const sent = page.raw.data as unknown[];
+        page.body.data.forEach((contact, index) => {
           for (const key of Object.keys(contact.custom_fields)) keys.add(key);
-          lines += `${JSON.stringify(contact)}\n`;
+          // The record as the service sent it: --json prints it whole.
+          lines += `${JSON.stringify(sent[index])}\n`;
           count += 1;
-        }
+        });
         const bytes = Buffer.from(lines);
         await writer.write(bytes);
         pages.push({ at, bytes: bytes.length });
@@ -54,20 +57,30 @@ export const run: Handler = async (ctx, { options }) => {
       if (out) await out.write(text);
       else if (!ctx.io.stdout.write(text)) await new Promise((r) => ctx.io.stdout.once("drain", r));
     };
+    const json = ctx.output === "json";
     const reader = await open(spool, "r");
     try {
-      await write(stringify([exportHeader(customKeys)]));
+      await write(json ? "[" : stringify([exportHeader(customKeys)]));
+      let first = true;
       for (const page of pages.reverse()) {
         const buffer = Buffer.alloc(page.bytes);
         await reader.read(buffer, 0, page.bytes, page.at);
-        const rows = buffer
+        const lines = buffer
           .toString("utf8")
           .split("\n")
           .filter((line) => line !== "")
-          .reverse()
-          .map((line) => exportRow(JSON.parse(line) as Contact, customKeys));
-        if (rows.length > 0) await write(stringify(rows));
+          .reverse();
+        if (lines.length === 0) continue;
+        if (json) {
+          await write(`${first ? "" : ","}${lines.join(",")}`);
+        } else {
+          await write(
+            stringify(lines.map((line) => exportRow(JSON.parse(line) as Contact, customKeys))),
+          );
+        }
+        first = false;
       }
+      if (json) await write("]\n");
     } finally {
       await reader.close();
       await out?.close();

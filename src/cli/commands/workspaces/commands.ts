@@ -55,7 +55,7 @@ export const workspaceCommands: GroupSpec = {
       name: "update",
       summary: "Rename a workspace or set its status (active or suspended)",
       description:
-        "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service.",
+        "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service. Suspending asks first at a terminal, as `workspaces suspend` does, and needs --yes without one.",
       arguments: [idArgument],
       options: [
         { flags: "--name <name>", description: "new name" },
@@ -64,10 +64,16 @@ export const workspaceCommands: GroupSpec = {
           description: "new status",
           choices: settableWorkspaceStatuses,
         },
+        {
+          flags: "-y, --yes",
+          description:
+            "with --status suspended: suspend without asking (needed without a terminal)",
+        },
       ],
       examples: [
         "reseller workspaces update ws_01JD3F --name 'Acme Bakery GmbH'",
         "reseller workspaces update ws_01JD3F --status active --json",
+        "reseller workspaces update ws_01JD3F --status suspended --yes",
       ],
       handler: "workspaces/update",
     },

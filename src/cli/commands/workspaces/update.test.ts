@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { envelope, notFound, trialWorkspace } from "../../../../test/fixtures/workspaces.js";
-import { runCli } from "../../../../test/helpers/cli.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 describe("reseller workspaces update", () => {
@@ -35,7 +35,10 @@ describe("reseller workspaces update", () => {
   it("sends name and status together, printing the service's data with --json", async () => {
     stubPatch({ name: "Acme", status: "suspended" }, { name: "Acme", status: "suspended" });
     const run = await runCli(
-      ["workspaces", "update", "ws_01trial", "--name", "Acme", "--status", "suspended", "--json"],
+      [
+        ...["workspaces", "update", "ws_01trial", "--name", "Acme"],
+        ...["--status", "suspended", "--yes", "--json"],
+      ],
       { env: api.env, dispatcher: api.agent },
     );
     expect(run.code).toBe(0);
@@ -44,6 +47,24 @@ describe("reseller workspaces update", () => {
       name: "Acme",
       status: "suspended",
     });
+  });
+
+  it("asks before suspending, as `workspaces suspend` does: without a terminal it needs --yes", async () => {
+    const refused = await runCli(["workspaces", "update", "ws_01trial", "--status", "suspended"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("confirmation needed");
+    expect(refused.stderr).toContain("--yes");
+    const declined = await runCli(["workspaces", "update", "ws_01trial", "--status", "suspended"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter: scriptedPrompter({ "Suspend workspace ws_01trial": false }),
+    });
+    expect(declined.code).toBe(0);
+    expect(declined.stderr).toContain("Cancelled: workspace ws_01trial was not changed.");
   });
 
   it("prints key<TAB>value lines when piped", async () => {

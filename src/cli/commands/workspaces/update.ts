@@ -1,10 +1,14 @@
 import type { UpdateWorkspaceBody } from "../../../contract/workspaces.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { stringOption } from "../../options.js";
+import { booleanOption, stringOption } from "../../options.js";
+import { confirmOrYes } from "../../prompts.js";
 import { patchWorkspace } from "./workspace-actions.js";
 
-/** `reseller workspaces update <id> [--name N] [--status active|suspended]`: only what is given. */
+/**
+ * `reseller workspaces update <id> [--name N] [--status active|suspended]`: only what is given;
+ * suspending asks first (or needs --yes), as `workspaces suspend` does.
+ */
 export const run: Handler = async (ctx, { args, options }) => {
   const body: UpdateWorkspaceBody = {};
   const name = stringOption(options, "name");
@@ -19,6 +23,13 @@ export const run: Handler = async (ctx, { args, options }) => {
       "Nothing to change: pass --name and/or --status.",
       "See `reseller workspaces update --help`.",
     );
+  }
+  // Suspending is the same act as `workspaces suspend`, so it asks the same way.
+  if (body.status === "suspended") {
+    const question = `Suspend workspace ${args[0] ?? ""}?`;
+    if (!(await confirmOrYes(ctx, booleanOption(options, "yes"), question))) {
+      return { message: `Cancelled: workspace ${args[0] ?? ""} was not changed.` };
+    }
   }
   return patchWorkspace(ctx, args[0], body, (what) => `Updated workspace ${what}.`);
 };

@@ -1,0 +1,66 @@
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ApiClient } from "./api-client.js";
+import { ApiError } from "./api-error.js";
+
+/** A request through a proxy that misbehaves ends in time, as one without a proxy does. */
+describe("the API client behind a broken HTTP_PROXY", () => {
+  const servers: Server[] = [];
+  const sockets: Socket[] = [];
+  const saved = { ...process.env };
+  afterEach(async () => {
+    process.env = { ...saved };
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+  });
+
+  /** A proxy whose tunnel requests get `answer`; the client's requests go through it. */
+  async function clientBehind(answer: (socket: Socket) => void) {
+    const proxy = createServer();
+    proxy.on("connect", (_req, socket: Socket) => {
+      sockets.push(socket);
+      answer(socket);
+    });
+    servers.push(proxy);
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const { port } = proxy.address() as { port: number };
+    process.env.HTTP_PROXY = `http://127.0.0.1:${port}`;
+    process.env.http_proxy = process.env.HTTP_PROXY;
+    process.env.NO_PROXY = "";
+    process.env.no_proxy = "";
+    return new ApiClient({
+      baseUrl: "http://127.0.0.1:9",
+      userAgent: "test",
+      connectTimeoutMs: 300,
+      responseTimeoutMs: 300,
+      retry: { maxRetries: 0 },
+    });
+  }
+
+  async function failure(client: ApiClient): Promise<{ error: unknown; ms: number }> {
+    const started = performance.now();
+    const error = await client.get("/api/v1/plans/1", z.unknown()).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    return { error, ms: performance.now() - started };
+  }
+
+  it("gives up on a proxy that never answers the tunnel request, as a timeout", async () => {
+    const client = await clientBehind(() => {});
+    const { error, ms } = await failure(client);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).kind).toBe("timeout");
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it("gives up on a proxy that drops every tunnel request, instead of reconnecting forever", async () => {
+    const client = await clientBehind((socket) => socket.destroy());
+    const { error, ms } = await failure(client);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(["timeout", "network"]).toContain((error as ApiError).kind);
+    expect(ms).toBeLessThan(5_000);
+  });
+});
