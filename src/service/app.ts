@@ -9,7 +9,7 @@ import {
 } from "./config.js";
 import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
-import { jobHandlers } from "./jobs/job-handlers.js";
+import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
 import { WhatsappCloudProvider } from "./messaging/cloud-provider.js";
@@ -126,6 +126,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     db,
     clock: config.clock,
     handlers: jobHandlers(services),
+    lanes: jobLanes,
     ...config.jobs,
     onError: (error, job) =>
       app.log.error(

@@ -92,7 +92,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       },
       publicSignup: options.publicSignup,
       whatsapp: options.whatsapp,
-      // Campaigns, imports, reviews and the sandbox's reports can all be under way at once.
+      // Campaign sends, reviews and the sandbox's reports can all be under way at once; imports
+      // and webhook deliveries have slots of their own besides (jobLanes in job-handlers.ts).
       jobs: { concurrency: 4 },
     });
     await app.listen({ host: options.host, port: options.port });

@@ -24,6 +24,9 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** Which kinds a claim may take: a lane's, or any but the lanes' (see JobLane). */
+export type JobKinds = { in: readonly string[] } | { notIn: readonly string[] };
+
 /** How long an instance may miss heartbeats before its leases are taken over. */
 export const defaultDeadAfterMs = 20_000;
 
@@ -74,15 +77,16 @@ function toJob(row: JobTable): Job {
 }
 
 /**
- * The condition that makes a job claimable by `owner` at `now`: queued and due, or running under
- * a lease that ran out or whose owner instance stopped sending heartbeats. Both the search and
- * the claiming UPDATE use it, so a job another instance claimed in between is never taken.
+ * The condition that makes a job claimable by `owner` at `now`: of the `kinds` asked for, and
+ * queued and due, or running under a lease that ran out or whose owner instance stopped sending
+ * heartbeats. Both the search and the claiming UPDATE use it, so a job another instance claimed
+ * in between is never taken.
  */
-function claimable(now: Date, owner: string, deadAfterMs: number) {
+function claimable(now: Date, owner: string, deadAfterMs: number, kinds: JobKinds) {
   const nowIso = iso(now);
   const staleBefore = iso(new Date(now.getTime() - deadAfterMs));
-  return (eb: ExpressionBuilder<Database, "jobs">) =>
-    eb.or([
+  return (eb: ExpressionBuilder<Database, "jobs">) => {
+    const due = eb.or([
       eb.and([eb("state", "=", "queued"), eb("run_at", "<=", nowIso)]),
       eb.and([
         eb("state", "=", "running"),
@@ -100,13 +104,18 @@ function claimable(now: Date, owner: string, deadAfterMs: number) {
         ]),
       ]),
     ]);
+    // `kind NOT IN ()` is no SQL: no lanes means every kind.
+    if ("in" in kinds) return eb.and([eb("kind", "in", kinds.in), due]);
+    return kinds.notIn.length > 0 ? eb.and([eb("kind", "not in", kinds.notIn), due]) : due;
+  };
 }
 
 /**
- * Claims one due job for `owner` (an instance id): a queued job whose time has come, or a running
- * one whose lease ran out or whose owner is dead. The claim is a conditional UPDATE that repeats
- * the search's conditions and must change exactly one row, so two instances never both win, on
- * SQLite or on a database with concurrent writers (PostgreSQL, with `FOR UPDATE SKIP LOCKED`).
+ * Claims one due job of `kinds` for `owner` (an instance id): a queued job whose time has come,
+ * or a running one whose lease ran out or whose owner is dead. The claim is a conditional UPDATE
+ * that repeats the search's conditions (the kinds too) and must change exactly one row, so two
+ * instances never both win, on SQLite or on a database with concurrent writers (PostgreSQL, with
+ * `FOR UPDATE SKIP LOCKED`).
  */
 export async function claimJob(
   db: Db,
@@ -114,9 +123,10 @@ export async function claimJob(
   owner: string,
   leaseMs: number,
   deadAfterMs = defaultDeadAfterMs,
+  kinds: JobKinds = { notIn: [] },
 ): Promise<Job | null> {
   const now = clock.now();
-  const condition = claimable(now, owner, deadAfterMs);
+  const condition = claimable(now, owner, deadAfterMs, kinds);
   const claim = (trx: Db, id: string) =>
     trx
       .updateTable("jobs")

@@ -8,6 +8,7 @@ import {
   extendLeases,
   handBack,
   type Job,
+  type JobKinds,
   LeaseLostError,
   releaseLeases,
   settleJob,
@@ -48,6 +49,12 @@ export type JobResult =
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<JobResult>;
 
+/** Job kinds that run in slots of their own, never in those every other kind shares. */
+export interface JobLane {
+  kinds: readonly string[];
+  slots: number;
+}
+
 export interface JobRunnerOptions {
   db: Db;
   clock: Clock;
@@ -56,7 +63,10 @@ export interface JobRunnerOptions {
   leaseMs?: number;
   /** How often to look for due jobs when idle. */
   pollMs?: number;
+  /** How many jobs of the kinds no lane lists run at once. */
   concurrency?: number;
+  /** Kinds with slots of their own (the service's are jobLanes in job-handlers.ts). */
+  lanes?: readonly JobLane[];
   /** How often this instance's heartbeat row is refreshed (and dead local instances looked for). */
   heartbeatMs?: number;
   /** How long without a heartbeat before an instance's leases are taken over. */
@@ -75,10 +85,14 @@ export class JobRunner {
   private readonly options: Required<Omit<JobRunnerOptions, "onError">> &
     Pick<JobRunnerOptions, "onError">;
   private readonly abort = new AbortController();
-  private readonly running = new Set<Promise<void>>();
+  /** The shared lane (every kind no lane lists) and the others: what each claims and runs. */
+  private readonly lanes: { kinds: JobKinds; slots: number; running: Set<Promise<void>> }[];
   /** Polls and heartbeats under way: a stop waits for them before it hands its leases back. */
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  /** Whether a poll is under way, and whether a poke came meanwhile (it may have looked early). */
+  private polling = false;
+  private pokedWhilePolling = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, Job>();
   private readonly instance: InstanceRegistry;
@@ -91,8 +105,14 @@ export class JobRunner {
       concurrency: 2,
       heartbeatMs: defaultHeartbeatMs,
       deadAfterMs: defaultDeadAfterMs,
+      lanes: [],
       ...options,
     };
+    const { lanes, concurrency } = this.options;
+    this.lanes = [
+      { kinds: { notIn: lanes.flatMap((lane) => lane.kinds) }, slots: concurrency },
+      ...lanes.map((lane) => ({ kinds: { in: lane.kinds }, slots: lane.slots })),
+    ].map((lane) => ({ ...lane, running: new Set<Promise<void>>() }));
     this.instance = new InstanceRegistry(this.options.db, this.options.clock);
   }
 
@@ -114,7 +134,11 @@ export class JobRunner {
 
   /** Wakes the runner now, e.g. right after a job was enqueued. */
   poke(): void {
-    if (this.timer && !this.abort.signal.aborted) this.schedule(0);
+    if (!this.timer || this.abort.signal.aborted) return;
+    // A poll under way may have searched before the job was committed: another follows it at
+    // once, instead of the job waiting a whole poll interval.
+    if (this.polling) this.pokedWhilePolling = true;
+    else this.schedule(0);
   }
 
   /** Runs every job that is due now, one after another, and returns how many ran. For tests. */
@@ -142,7 +166,7 @@ export class JobRunner {
     // after this stop (or stay leased to an instance that left), and a heartbeat would write
     // this instance's row back after it left.
     await Promise.allSettled([...this.inFlight]);
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled(this.lanes.flatMap((lane) => [...lane.running]));
     if (this.started) {
       this.started = false;
       try {
@@ -155,9 +179,9 @@ export class JobRunner {
     }
   }
 
-  private claim(): Promise<Job | null> {
+  private claim(kinds?: JobKinds): Promise<Job | null> {
     const { db, clock, leaseMs, deadAfterMs } = this.options;
-    return claimJob(db, clock, this.instance.id, leaseMs, deadAfterMs);
+    return claimJob(db, clock, this.instance.id, leaseMs, deadAfterMs, kinds);
   }
 
   private schedule(delay: number): void {
@@ -172,31 +196,39 @@ export class JobRunner {
     return work.finally(() => this.inFlight.delete(work));
   }
 
+  /** One poll: fills every lane's free slots with due jobs of its kinds. Never two at once. */
   private async fill(): Promise<void> {
     if (this.abort.signal.aborted) return;
+    this.polling = true;
+    this.pokedWhilePolling = false;
     try {
-      while (this.running.size < this.options.concurrency) {
-        const job = await this.claim();
-        if (!job) break;
-        if (this.abort.signal.aborted) {
-          // Claimed while the service began to stop: back to the queue, not run, no attempt used.
-          await handBack(this.options.db, this.options.clock, job, this.instance.id);
-          break;
+      for (const lane of this.lanes) {
+        while (lane.running.size < lane.slots) {
+          const job = await this.claim(lane.kinds);
+          if (!job) break;
+          if (this.abort.signal.aborted) {
+            // Claimed while the service began to stop: back to the queue, not run, no attempt used.
+            await handBack(this.options.db, this.options.clock, job, this.instance.id);
+            return;
+          }
+          // A job that cannot even be settled is left to its lease, which another claim takes over.
+          const run = this.execute(job)
+            .catch((error) => this.options.onError?.(error, job))
+            .finally(() => {
+              lane.running.delete(run);
+              this.poke();
+            });
+          lane.running.add(run);
         }
-        // A job that cannot even be settled is left to its lease, which another claim takes over.
-        const run = this.execute(job)
-          .catch((error) => this.options.onError?.(error, job))
-          .finally(() => {
-            this.running.delete(run);
-            this.poke();
-          });
-        this.running.add(run);
       }
     } catch (error) {
       // A busy or failing database must not stop the service: report it and poll again.
       this.options.onError?.(error, null);
     } finally {
-      if (!this.abort.signal.aborted) this.schedule(this.options.pollMs);
+      this.polling = false;
+      if (!this.abort.signal.aborted) {
+        this.schedule(this.pokedWhilePolling ? 0 : this.options.pollMs);
+      }
     }
   }
 
