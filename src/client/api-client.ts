@@ -10,7 +10,7 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";
-import { EnvHttpProxyAgent, Pool, request } from "./undici-parts.js";
+import { EnvHttpProxyAgent, failingTunnels, Pool, request } from "./undici-parts.js";
 
 // Node loads its crypto module (for the global `crypto`) and perf_hooks (for `performance`)
 // on first use: a GET spends neither, a few milliseconds of every command's start-up.
@@ -110,8 +110,7 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly options: ApiClientOptions;
   private readonly retry: RetryPolicy;
-  private dispatcher: Dispatcher;
-  private readonly attemptMs: number;
+  private readonly dispatcher: Dispatcher;
   private readonly postKeys: () => string;
 
   constructor(options: ApiClientOptions) {
@@ -119,9 +118,6 @@ export class ApiClient {
     this.postKeys = options.idempotencyKeys ?? idempotencyKeySequence();
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.retry = { ...defaultRetryPolicy, ...options.retry };
-    this.attemptMs =
-      (options.connectTimeoutMs ?? defaultConnectTimeoutMs) +
-      (options.responseTimeoutMs ?? defaultResponseTimeoutMs);
     this.dispatcher = options.dispatcher ?? this.ownDispatcher();
   }
 
@@ -132,29 +128,13 @@ export class ApiClient {
       // The proxy's answer to the tunnel request (CONNECT) waits no longer than any answer:
       // undici's own default for it is five minutes.
       clientFactory: (origin, clientOptions) =>
-        new Pool(origin, {
-          ...clientOptions,
-          headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
-        }),
+        failingTunnels(
+          new Pool(origin, {
+            ...clientOptions,
+            headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,
+          }),
+        ),
     });
-  }
-
-  /**
-   * Ends an attempt that outlived `attemptMs` by closing this client's own agent (a fresh one
-   * serves what follows). undici's timeouts do not bound a request still waiting for its
-   * connection, which a proxy that drops every tunnel keeps it doing: undici reconnects to it
-   * without end. An agent given by the caller is left alone.
-   */
-  private deadlineFor(upload: boolean): { expired: () => boolean; clear: () => void } {
-    if (upload || this.options.dispatcher) return { expired: () => false, clear: () => {} };
-    let expired = false;
-    const timer = setTimeout(() => {
-      expired = true;
-      const stuck = this.dispatcher;
-      this.dispatcher = this.ownDispatcher();
-      stuck.destroy().catch(() => {});
-    }, this.attemptMs);
-    return { expired: () => expired, clear: () => clearTimeout(timer) };
   }
 
   /** GET and parse the envelope with `schema`. */
@@ -239,8 +219,6 @@ export class ApiClient {
       let status: number;
       let text: string;
       let responseHeaders: Record<string, string | string[] | undefined>;
-      // An upload may rightly take longer than any answer; undici's timeouts bound it.
-      const deadline = this.deadlineFor(options.upload !== undefined);
       try {
         const response = await request(url, {
           method,
@@ -254,7 +232,7 @@ export class ApiClient {
         responseHeaders = response.headers;
         text = await response.body.text();
       } catch (cause) {
-        const code = deadline.expired() ? "ETIMEDOUT" : ((cause as { code?: string }).code ?? "");
+        const code = (cause as { code?: string }).code ?? "";
         const timedOut = code.includes("TIMEOUT") || code === "ETIMEDOUT";
         this.options.onExchange?.({
           method,
@@ -275,8 +253,6 @@ export class ApiClient {
             : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
           cause,
         });
-      } finally {
-        deadline.clear();
       }
       const requestId = headerValue(responseHeaders["x-request-id"]);
       this.options.onExchange?.({

@@ -24,6 +24,28 @@ export const EnvHttpProxyAgent = EnvHttpProxyAgentModule as typeof EnvHttpProxyA
 /** undici's Pool: the connections to one origin (here: to a proxy). */
 export const Pool = PoolModule as typeof PoolClass;
 
+/**
+ * `pool` (a proxy's connections), changed so that a tunnel the proxy closes instead of opening
+ * fails the request waiting for it. undici takes a closed socket for a passing fault and opens
+ * the tunnel again at once, without end (a CPU-bound loop); any other error code fails the
+ * request, which the API client then retries a bounded number of times.
+ */
+export function failingTunnels(pool: PoolClass): PoolClass {
+  const connect = pool.connect.bind(pool) as (
+    options: Dispatcher.ConnectOptions,
+  ) => Promise<Dispatcher.ConnectData>;
+  const tunnel = (options: Dispatcher.ConnectOptions) =>
+    connect(options).catch((error: Error & { code?: string }) => {
+      if (error.code !== "UND_ERR_SOCKET") throw error;
+      throw Object.assign(new Error(`the proxy closed the tunnel (${error.message})`), {
+        code: "ECONNRESET",
+        cause: error,
+      });
+    });
+  Object.assign(pool, { connect: tunnel });
+  return pool;
+}
+
 const requestOn = requestModule as (
   this: Dispatcher,
   options: Dispatcher.RequestOptions,
