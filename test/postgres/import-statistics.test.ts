@@ -50,4 +50,19 @@ describe("an import into a workspace the planner's statistics do not know yet", 
     const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
     expect(plan).toContain("contacts_by_phone");
   });
+
+  it("spends no ANALYZE on a file of one batch, whose time it would be most of", async () => {
+    const db = t.database.db;
+    const analyses = async () => {
+      const { rows } = await sql<{ n: string }>`SELECT analyze_count AS n
+        FROM pg_stat_user_tables WHERE relname = 'contacts'`.execute(db);
+      return Number(rows[0]?.n);
+    };
+    await sql`SELECT pg_stat_clear_snapshot()`.execute(db);
+    const before = await analyses();
+    const ws = await t.createWorkspace({ name: "Small" });
+    expect((await imported(ws, phonesCsv(20, "+49153"))).status).toBe("completed");
+    await sql`SELECT pg_stat_clear_snapshot()`.execute(db);
+    expect(await analyses()).toBe(before);
+  });
 });
