@@ -47,7 +47,8 @@ export function tagProblem(tag: string): string | null {
  * engine folds case alike (SQLite folds ASCII letters only; PostgreSQL as its locale says).
  */
 export function foldedTagName(name: string): string {
-  return name.toLowerCase();
+  // Upper case first folds what lower case alone keeps apart: `straße` and `STRASSE` are one.
+  return name.toUpperCase().toLowerCase();
 }
 
 /** Trimmed tags without repeats, in their first order. */

@@ -96,7 +96,8 @@ export const CatalogueEntry = z
     is_public: z.boolean().default(true),
     /** Omitted: free when the price is 0 (a plan without a price, "ask us", is not). */
     is_free: z.boolean().optional(),
-    trial_days: z.number().int().positive().nullable().default(null),
+    // Ten years at most: a trial's end must stay a date every engine can store.
+    trial_days: z.number().int().positive().max(3650).nullable().default(null),
     price: z.number().min(0).nullable().default(null),
     billing_period: BillingPeriodValue,
     features: z.array(Feature).default([]),

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { ContactListResponse, ContactResponse } from "../../src/contract/contacts.js";
@@ -61,6 +62,11 @@ describe("contact search as people type it", () => {
     expect(await found(`tag=${encodeURIComponent("ÉTÉ")}`)).toEqual([ben]);
     expect(await found(`tag=${encodeURIComponent("été")}`)).toEqual([ben]);
     expect(await found(`tag=${encodeURIComponent("ete")}`)).toEqual([]);
+    // A tag written by the release before the folded names (a rolling upgrade) is still found.
+    await sql`UPDATE contact_tags SET folded_name = '' WHERE name = 'Silver'`.execute(
+      t.database.db,
+    );
+    expect(await found("tag=SILVER")).toEqual([carl]);
   });
 });
 

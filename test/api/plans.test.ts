@@ -334,5 +334,15 @@ describe("catalogue from a plans file", () => {
     await expect(startTestApp({ plansFile: file })).rejects.toThrow(
       /plans\.0\.trial_days: trial_days is set only on a free plan/,
     );
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...catalogue,
+        plans: [
+          { name: "Long", slug: "long", price: 0, billing_period: "monthly", trial_days: 3e9 },
+        ],
+      }),
+    );
+    await expect(startTestApp({ plansFile: file })).rejects.toThrow(/plans\.0\.trial_days: /);
   });
 });

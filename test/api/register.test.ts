@@ -118,6 +118,18 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(await workspaces()).toEqual([]);
   });
 
+  it("refuses a business name holding a NUL character beside its field, on both engines, creating nothing", async () => {
+    const page = await post({
+      plan: "starter-monthly",
+      business_name: "Acme\u0000Bakery",
+      contact_email: "owner@acme.test",
+    });
+    expect(page.statusCode).toBe(422);
+    expect(page.body).toContain('id="business_name-error"');
+    expect(page.body).toContain("NUL character");
+    expect(await workspaces()).toEqual([]);
+  });
+
   it("tells a bot that filled the hidden field it succeeded, and creates nothing", async () => {
     const page = await post({
       plan: "starter-monthly",
@@ -262,6 +274,7 @@ describe("prices and locales", () => {
     expect(formatPrice(plan, euro, "fr-FR")).toMatch(/^1\s234,50\s€ \/ year$/);
     expect(formatPrice(plan, euro, "en-US")).toBe("€1,234.50 / year");
     expect(formatPrice({ ...plan, is_free: true, price: 0 }, euro, "en-US")).toBe("Free");
+    expect(formatPrice({ ...plan, is_free: false, price: null }, euro, "en-US")).toBe("On request");
     expect(formatPrice(plan, { code: "XXXX", name: "Tokens", symbol: "T" }, "en-US")).toBe(
       "T1,234.5 / year",
     );

@@ -18,13 +18,13 @@ it("gives the tags of an existing database their folded names as it migrates", a
     const insert = sqlite.prepare(
       "INSERT INTO contact_tags (workspace_id, name, contact_count, created_at) VALUES ('ws_1', ?, 0, '2026-11-26T00:00:00Z')",
     );
-    for (const name of ["VIP", "Été", "gold"]) insert.run(name);
+    for (const name of ["VIP", "Été", "Straße"]) insert.run(name);
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     expect(sqlite.prepare("SELECT name, folded_name FROM contact_tags ORDER BY seq").all()).toEqual(
       [
         { name: "VIP", folded_name: "vip" },
         { name: "Été", folded_name: "été" },
-        { name: "gold", folded_name: "gold" },
+        { name: "Straße", folded_name: "strasse" },
       ],
     );
   } finally {

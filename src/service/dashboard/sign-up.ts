@@ -1,5 +1,6 @@
 import { billingPeriodVocabulary } from "../../contract/billing-periods.js";
 import type { Currency, Plan } from "../../contract/plans.js";
+import { unstorableTextProblem } from "../../contract/storable-text.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
@@ -70,6 +71,16 @@ export async function signUp(
   plan: Plan,
   form: { business_name: string; contact_email: string },
 ): Promise<SignUpOutcome> {
+  // This form is no route with a schema, so the rule of the API's validator is applied here.
+  const unstorable: Record<string, string> = {};
+  for (const [field, label, value] of [
+    ["business_name", "The business name", form.business_name],
+    ["contact_email", "The contact email", form.contact_email],
+  ] as const) {
+    const problem = unstorableTextProblem(value);
+    if (problem) unstorable[field] = `${label} ${problem}`;
+  }
+  if (Object.keys(unstorable).length > 0) return { ok: false, errors: unstorable };
   const parsed = CreateWorkspaceBody.safeParse({
     name: form.business_name,
     contact_email: form.contact_email.trim(),
@@ -117,9 +128,11 @@ export function visitorLocale(acceptLanguage: string | undefined): string {
   return "en";
 }
 
-/** A plan's price for the visitor: "$29.00 / month", "29,00 $ / month", "Free". */
+/** A plan's price for the visitor: "$29.00 / month", "29,00 $ / month", "Free", "On request". */
 export function formatPrice(plan: Plan, currency: Currency | null, locale: string): string {
-  if (plan.is_free || plan.price === null || plan.price === 0) return "Free";
+  // The service's `is_free` decides; a plan without a price is sold by asking, not free.
+  if (plan.is_free) return "Free";
+  if (plan.price === null) return "On request";
   let amount: string;
   try {
     amount = currency

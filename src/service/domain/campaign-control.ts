@@ -274,10 +274,15 @@ export async function cancelCampaign(
 ): Promise<Campaign> {
   const { db, clock } = services;
   const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
+  const audience = JSON.parse(row.audience) as Audience;
+  // Counted before the transaction, which on SQLite holds the one write lock: a million-contact
+  // audience is not counted while every other write waits.
+  const counted =
+    row.audience_total === 0 ? await countAudience(db, row.workspace_id, audience) : null;
   const campaign = await applyMove(services, row, "cancel", "cancelled", async (trx) => {
     const counts = (await audienceTaken(trx, row.id))
       ? null
-      : await countAudience(trx, row.workspace_id, JSON.parse(row.audience) as Audience);
+      : (counted ?? (await countAudience(trx, row.workspace_id, audience)));
     if (counts) {
       // The stats show the audience it would have had, so cancelled + skipped = audience_total.
       await trx

@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from "fastify";
 import { validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { unstorableTextProblem } from "../../contract/storable-text.js";
+import { storableCopy, unstorableTextProblem } from "../../contract/storable-text.js";
 import { ServiceError } from "../domain/service-error.js";
 
 /**
@@ -19,7 +19,11 @@ function firstUnstorable(
   if (typeof value === "string") {
     if (value.length > searchedLength) return null;
     const problem = unstorableTextProblem(value);
-    return problem === null ? null : { path, message: problem };
+    // Named as every detail names its field: "first_name contains …".
+    const leaf = path.at(-1);
+    return problem === null
+      ? null
+      : { path, message: leaf === undefined ? problem : `${leaf} ${problem}` };
   }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
@@ -31,7 +35,11 @@ function firstUnstorable(
   if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
       const keyProblem = unstorableTextProblem(key);
-      if (keyProblem) return { path: [...path, key], message: `its name ${keyProblem}` };
+      if (keyProblem) {
+        // The field is named as it can be shown back, the bad character as U+FFFD.
+        const shown = storableCopy(key);
+        return { path: [...path, shown], message: `the name '${shown}' ${keyProblem}` };
+      }
       const found = firstUnstorable(item, [...path, key]);
       if (found) return found;
     }

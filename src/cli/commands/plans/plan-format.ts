@@ -13,7 +13,8 @@ export function money(amount: number, meta: PlanMeta): string {
 
 /** A plan's price as a pricing page shows it: `$29 / month`, `$499 once`, `Free · 14-day trial`. */
 export function priceLabel(plan: Plan, meta: PlanMeta): string {
-  if (plan.is_free || plan.price === 0) {
+  // The service's `is_free` decides (a plan priced 0 may be a paid plan's free beta).
+  if (plan.is_free) {
     return plan.trial_days ? `Free · ${plan.trial_days}-day trial` : "Free";
   }
   if (plan.price === null) return "—";

@@ -1,4 +1,5 @@
 import { type Plan, PlanListResponse, type PlanMeta } from "../../../contract/plans.js";
+import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 
 /** The whole catalogue, private plans included, in the service's order of periods. */
@@ -10,11 +11,17 @@ export async function planCatalogue(ctx: Context): Promise<{ plans: Plan[]; meta
 }
 
 /**
- * The id of the plan given by id or by slug (`starter-monthly`) among `plans`. Anything else is
- * passed on as it is, for the service to refuse with its own message.
+ * The id of the plan given by id (digits, passed on as they are, for the service to check) or
+ * by slug (`starter-monthly`) among `plans`; an unknown slug is a usage error naming the slugs.
  */
 export function planIdIn(plans: readonly Plan[], given: string): string {
-  return String(plans.find((plan) => plan.slug === given)?.id ?? given);
+  if (/^\d+$/.test(given)) return given;
+  const plan = plans.find((p) => p.slug === given);
+  if (plan) return String(plan.id);
+  throw usageError(
+    `No plan has the slug '${given}'.`,
+    `Give a plan's id or one of: ${plans.map((p) => p.slug).join(", ")} (see \`reseller plans list\`).`,
+  );
 }
 
 /** A plan given on the command line by id or slug, as the id the service takes. */

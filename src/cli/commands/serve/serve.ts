@@ -28,7 +28,7 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       throw new CliError(
         "usage",
         error.message,
-        "Fix the file given to --plans (its format: docs/guide.md; an example: examples/plans.json).",
+        'Fix the file given to --plans: {"currency": {…}, "plans": […]} (the project\'s docs/guide.md and examples/plans.json show one).',
       );
     }
     throw error;

@@ -44,4 +44,17 @@ describe("reseller workspaces plan", () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("is now on plan forever.");
   });
+
+  it("refuses a slug no plan has before sending anything, naming the slugs there are", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+      .reply(200, planList, { headers: jsonHeaders });
+    const run = await runCli(["workspaces", "plan", "ws_01active", "forevr"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("No plan has the slug 'forevr'.");
+    expect(run.stderr).toContain("free-trial, starter, forever");
+  });
 });

@@ -71,7 +71,10 @@ export function contactJson(engine: Engine): RawBuilder<string> {
  * from the index on the folded name.
  */
 export function tagNamed(name: string): RawBuilder<boolean> {
-  return sql<boolean>`folded_name = ${foldedTagName(name)}`;
+  const folded = foldedTagName(name);
+  // A tag an instance of the release before migration 0016 wrote during a rolling upgrade has
+  // no folded name (''): it is matched as that release matched it.
+  return sql<boolean>`(folded_name = ${folded} OR (folded_name = '' AND lower(name) = ${folded}))`;
 }
 
 /** PostgreSQL: contacts whose search terms match a tsquery text written by searchMatch. */
