@@ -324,7 +324,34 @@ describe("durable jobs", () => {
     expect(JSON.parse(row.checkpoint ?? "null")).toEqual({ upTo: 10 });
   });
 
-  it("fails a job of an unknown kind with the reason", async () => {
+  it("leaves a job of a kind it has no handler for to an instance that has one (a newer release)", async () => {
+    let ran!: () => void;
+    const done = new Promise<void>((resolve) => {
+      ran = resolve;
+    });
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        known: async () => {
+          ran();
+          return { state: "done" };
+        },
+      },
+    });
+    // Older than the known job: a claim of any kind would take it first.
+    const newer = await enqueueJob(database.db, clock, {
+      kind: "from_a_newer_release",
+      payload: {},
+    });
+    await enqueueJob(database.db, clock, { kind: "known", payload: {} });
+    await runner.start();
+    await done;
+    await runner.stop();
+    expect(await state(newer)).toMatchObject({ state: "queued", attempts: 0, last_error: null });
+  });
+
+  it("fails a job of an unknown kind with the reason when asked to run every due job (tests)", async () => {
     const runner = new JobRunner({ db: database.db, clock, handlers: {} });
     const id = await enqueueJob(database.db, clock, { kind: "mystery", payload: {} });
     await runner.runDue();

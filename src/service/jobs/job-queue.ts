@@ -125,6 +125,8 @@ export async function claimJob(
   deadAfterMs = defaultDeadAfterMs,
   kinds: JobKinds = { notIn: [] },
 ): Promise<Job | null> {
+  // `kind IN ()` is no SQL, and no kind is no job.
+  if ("in" in kinds && kinds.in.length === 0) return null;
   const now = clock.now();
   const condition = claimable(now, owner, deadAfterMs, kinds);
   const claim = (trx: Db, id: string) =>

@@ -108,9 +108,15 @@ export class JobRunner {
       lanes: [],
       ...options,
     };
-    const { lanes, concurrency } = this.options;
+    const { lanes, concurrency, handlers } = this.options;
+    const laneKinds = new Set(lanes.flatMap((lane) => lane.kinds));
+    // Each lane claims only kinds this instance has handlers for, each read from the index by
+    // kind (migration 0017); a kind only a newer release knows is left to its instances.
     this.lanes = [
-      { kinds: { notIn: lanes.flatMap((lane) => lane.kinds) }, slots: concurrency },
+      {
+        kinds: { in: Object.keys(handlers).filter((kind) => !laneKinds.has(kind)) },
+        slots: concurrency,
+      },
       ...lanes.map((lane) => ({ kinds: { in: lane.kinds }, slots: lane.slots })),
     ].map((lane) => ({ ...lane, running: new Set<Promise<void>>() }));
     this.instance = new InstanceRegistry(this.options.db, this.options.clock);

@@ -1,8 +1,6 @@
-import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
-import { confirmOrYes } from "../../prompts.js";
-import { patchWorkspace, workspacePath } from "./workspace-actions.js";
+import { patchWorkspace, refusedSuspension } from "./workspace-actions.js";
 
 /**
  * `reseller workspaces suspend <id>`: at a terminal it names the workspace and asks first;
@@ -10,22 +8,8 @@ import { patchWorkspace, workspacePath } from "./workspace-actions.js";
  */
 export const run: Handler = async (ctx, { args, options }) => {
   const id = args[0] ?? "";
-  const yes = booleanOption(options, "yes");
-  let label = id;
-  if (!yes && ctx.canPrompt) {
-    // Name the workspace in the question, so a mistyped id cannot suspend the wrong client.
-    const client = await ctx.client();
-    const current = (await client.get(workspacePath(id), WorkspaceWithUsageResponse)).body.data;
-    if (current.status === "suspended") {
-      return { message: `Workspace ${current.id} (${current.name}) is already suspended.` };
-    }
-    label = `${current.id} (${current.name})`;
-    ctx.info(
-      "A suspended workspace refuses writes (contacts, templates, campaigns) until it is activated again.",
-    );
-  }
-  const confirmed = await confirmOrYes(ctx, yes, `Suspend workspace ${label}?`);
-  if (!confirmed) return { message: `Cancelled: workspace ${label} was not suspended.` };
+  const refused = await refusedSuspension(ctx, id, booleanOption(options, "yes"));
+  if (refused !== null) return { message: refused };
   return patchWorkspace(
     ctx,
     id,

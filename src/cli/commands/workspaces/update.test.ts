@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { envelope, notFound, trialWorkspace } from "../../../../test/fixtures/workspaces.js";
+import {
+  envelope,
+  notFound,
+  trialUsage,
+  trialWorkspace,
+} from "../../../../test/fixtures/workspaces.js";
 import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
@@ -57,14 +62,21 @@ describe("reseller workspaces update", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("confirmation needed");
     expect(refused.stderr).toContain("--yes");
+    // At a terminal it names the workspace it would suspend, as `workspaces suspend` does.
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_01trial", method: "GET" })
+      .reply(200, envelope({ ...trialWorkspace, usage: trialUsage }), { headers: jsonHeaders });
+    const prompter = scriptedPrompter({ "Suspend workspace ws_01trial (": false });
     const declined = await runCli(["workspaces", "update", "ws_01trial", "--status", "suspended"], {
       tty: true,
       env: { ...api.env, NO_COLOR: "1" },
       dispatcher: api.agent,
-      prompter: scriptedPrompter({ "Suspend workspace ws_01trial": false }),
+      prompter,
     });
     expect(declined.code).toBe(0);
-    expect(declined.stderr).toContain("Cancelled: workspace ws_01trial was not changed.");
+    expect(prompter.asked).toEqual([`Suspend workspace ws_01trial (${trialWorkspace.name})?`]);
+    expect(declined.stderr).toContain("refuses writes");
+    expect(declined.stderr).toContain("was not suspended.");
   });
 
   it("prints key<TAB>value lines when piped", async () => {

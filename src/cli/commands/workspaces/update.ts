@@ -2,8 +2,7 @@ import type { UpdateWorkspaceBody } from "../../../contract/workspaces.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, stringOption } from "../../options.js";
-import { confirmOrYes } from "../../prompts.js";
-import { patchWorkspace } from "./workspace-actions.js";
+import { patchWorkspace, refusedSuspension } from "./workspace-actions.js";
 
 /**
  * `reseller workspaces update <id> [--name N] [--status active|suspended]`: only what is given;
@@ -26,10 +25,8 @@ export const run: Handler = async (ctx, { args, options }) => {
   }
   // Suspending is the same act as `workspaces suspend`, so it asks the same way.
   if (body.status === "suspended") {
-    const question = `Suspend workspace ${args[0] ?? ""}?`;
-    if (!(await confirmOrYes(ctx, booleanOption(options, "yes"), question))) {
-      return { message: `Cancelled: workspace ${args[0] ?? ""} was not changed.` };
-    }
+    const refused = await refusedSuspension(ctx, args[0] ?? "", booleanOption(options, "yes"));
+    if (refused !== null) return { message: refused };
   }
   return patchWorkspace(ctx, args[0], body, (what) => `Updated workspace ${what}.`);
 };

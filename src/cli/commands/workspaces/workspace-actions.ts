@@ -1,8 +1,9 @@
 import type { UpdateWorkspaceBody } from "../../../contract/workspaces.js";
-import { WorkspaceResponse } from "../../../contract/workspaces.js";
+import { WorkspaceResponse, WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { CommandResult } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { recordView } from "../../output/view.js";
+import { confirmOrYes } from "../../prompts.js";
 import { workspaceFields } from "./workspace-format.js";
 
 /** `/api/v1/workspaces/<id>`, the id encoded. */
@@ -25,4 +26,31 @@ export async function patchWorkspace(
     view: recordView(workspace, workspaceFields),
     message: message(`${workspace.id} (${workspace.name})`),
   };
+}
+
+/**
+ * Asks before a workspace is suspended (`workspaces suspend`, `update --status suspended`): at a
+ * terminal it names the workspace, so a mistyped id cannot suspend the wrong client, and says
+ * what suspending does; without one it needs --yes. The message to end with instead, or null
+ * to go on.
+ */
+export async function refusedSuspension(
+  ctx: Context,
+  id: string,
+  yes: boolean,
+): Promise<string | null> {
+  let label = id;
+  if (!yes && ctx.canPrompt) {
+    const client = await ctx.client();
+    const current = (await client.get(workspacePath(id), WorkspaceWithUsageResponse)).body.data;
+    if (current.status === "suspended") {
+      return `Workspace ${current.id} (${current.name}) is already suspended.`;
+    }
+    label = `${current.id} (${current.name})`;
+    ctx.info(
+      "A suspended workspace refuses writes (contacts, templates, campaigns) until it is activated again.",
+    );
+  }
+  const confirmed = await confirmOrYes(ctx, yes, `Suspend workspace ${label}?`);
+  return confirmed ? null : `Cancelled: workspace ${label} was not suspended.`;
 }

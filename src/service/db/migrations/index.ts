@@ -13,6 +13,7 @@ import * as csvImportOptions from "./0012-csv-import-options.js";
 import * as contactSearchPrefixes from "./0013-contact-search-prefixes.js";
 import * as dashboardSessions from "./0015-dashboard-sessions.js";
 import * as tagFoldedNames from "./0016-tag-folded-names.js";
+import * as jobsDueByKind from "./0017-jobs-due-by-kind.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   "0013-contact-search-prefixes": contactSearchPrefixes,
   "0015-dashboard-sessions": dashboardSessions,
   "0016-tag-folded-names": tagFoldedNames,
+  "0017-jobs-due-by-kind": jobsDueByKind,
 };
 
 export const migrationProvider: MigrationProvider = {
