@@ -246,11 +246,16 @@ export class ApiClient {
           await this.wait(method, path, attempt + 1, null, `network error ${code}`);
           continue;
         }
+        // A proxy's own refusal (a closed tunnel, a 407, a non-200 answer) is told as the
+        // proxy's, so nobody looks for the fault in the service.
+        const byProxy = /proxy/i.test((cause as Error).message ?? "");
         throw new ApiError({
           kind: timedOut ? "timeout" : "network",
-          message: timedOut
-            ? `The service at ${this.baseUrl} did not answer in time (${code}).`
-            : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
+          message: byProxy
+            ? `Cannot reach the service at ${this.baseUrl} through the proxy (HTTP_PROXY / HTTPS_PROXY): ${(cause as Error).message}.`
+            : timedOut
+              ? `The service at ${this.baseUrl} did not answer in time (${code}).`
+              : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
           cause,
         });
       }
