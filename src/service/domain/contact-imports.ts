@@ -588,7 +588,8 @@ export async function runContactImport(
   };
   // The planner's statistics, refreshed as this run starts (a resumed or taken-over import finds
   // a workspace its statistics do not know) and each time the rows it wrote double. A file of
-  // one batch goes without: ANALYZE takes 0.2–0.4 s, most of such an import's time.
+  // one batch goes without: on a large table ANALYZE takes longer than such an import's own work
+  // (195 ms at 200,000 contacts).
   let rowsWritten = 0;
   let statisticsAt = 0;
   const analyseFirst = Math.max(imported.total_rows, imported.processed_rows) > batchRows;
