@@ -46,6 +46,8 @@ export interface CsvLayout {
   ignored: string[];
   /** Every header name (as written) and the field it fills, or null when ignored. */
   mapping: CsvMapping;
+  /** Every cell a row is read from, named as a row error names it (custom ones prefixed). */
+  read: { field: string; index: number }[];
   width: number;
 }
 
@@ -90,6 +92,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     custom: [],
     ignored: [],
     mapping: {},
+    read: [],
     width: header.length,
   };
   const mapped = new Map<string, { header: string; target: string | null }>();
@@ -122,6 +125,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
       };
     }
     seen.set(target, name);
+    layout.read.push({ field: target, index });
   }
   const unknown = [...mapped.entries()].filter(([key]) => !used.has(key));
   if (unknown.length > 0) {
@@ -221,15 +225,10 @@ function unstorableCell(
   fields: readonly string[],
   layout: CsvLayout,
 ): { field: string; problem: string } | null {
-  for (const [field, index] of Object.entries(layout.columns)) {
-    const value = index === undefined ? undefined : fields[index];
-    const problem = value === undefined ? null : unstorableTextProblem(value);
-    if (problem) return { field, problem };
-  }
-  for (const { key, index } of layout.custom) {
+  for (const { field, index } of layout.read) {
     const value = fields[index];
     const problem = value === undefined ? null : unstorableTextProblem(value);
-    if (problem) return { field: `${customColumnPrefix}${key}`, problem };
+    if (problem) return { field, problem };
   }
   return null;
 }

@@ -19,3 +19,52 @@ export function unstorableTextProblem(text: string): string | null {
 export function storableCopy(text: string): string {
   return text.replace(everyUnstorable, "\uFFFD");
 }
+
+/**
+ * Strings longer than this are not searched: the only field that long is an import's base64
+ * `csv`, which its own check refuses unless it is base64, and a search of 100 MB would hold the
+ * event loop.
+ */
+const searchedLength = 1024 * 1024;
+
+/** Where the first unstorable text of a request part is, and why, named as a detail names it. */
+export interface UnstorableText {
+  path: (string | number)[];
+  message: string;
+}
+
+/** The path of the first string (or object key) in `value` that cannot be stored, and why. */
+export function firstUnstorableText(
+  value: unknown,
+  path: (string | number)[] = [],
+): UnstorableText | null {
+  if (typeof value === "string") {
+    if (value.length > searchedLength) return null;
+    const problem = unstorableTextProblem(value);
+    // Named as every detail names its field: "first_name contains …".
+    const leaf = path.at(-1);
+    return problem === null
+      ? null
+      : { path, message: leaf === undefined ? problem : `${leaf} ${problem}` };
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = firstUnstorableText(item, [...path, index]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const keyProblem = unstorableTextProblem(key);
+      if (keyProblem) {
+        // The field is named as it can be shown back, the bad character as U+FFFD.
+        const shown = storableCopy(key);
+        return { path: [...path, shown], message: `the name '${shown}' ${keyProblem}` };
+      }
+      const found = firstUnstorableText(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}

@@ -1,6 +1,6 @@
 import { billingPeriodVocabulary } from "../../contract/billing-periods.js";
 import type { Currency, Plan } from "../../contract/plans.js";
-import { unstorableTextProblem } from "../../contract/storable-text.js";
+import { firstUnstorableText } from "../../contract/storable-text.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
@@ -71,24 +71,18 @@ export async function signUp(
   plan: Plan,
   form: { business_name: string; contact_email: string },
 ): Promise<SignUpOutcome> {
-  // This form is no route with a schema, so the rule of the API's validator is applied here.
-  const unstorable: Record<string, string> = {};
-  for (const [field, label, value] of [
-    ["business_name", "The business name", form.business_name],
-    ["contact_email", "The contact email", form.contact_email],
-  ] as const) {
-    const problem = unstorableTextProblem(value);
-    if (problem) unstorable[field] = `${label} ${problem}`;
-  }
-  if (Object.keys(unstorable).length > 0) return { ok: false, errors: unstorable };
-  const parsed = CreateWorkspaceBody.safeParse({
+  const body = {
     name: form.business_name,
     contact_email: form.contact_email.trim(),
     plan_id: String(plan.id),
-  });
-  if (!parsed.success) {
+  };
+  // This form is no route, so the API validator's first check (contract/storable-text.ts) is
+  // made here, before the same schema the API's create parses.
+  const unstorable = firstUnstorableText(body);
+  const parsed = CreateWorkspaceBody.safeParse(body);
+  if (unstorable || !parsed.success) {
     const errors: Record<string, string> = {};
-    for (const issue of parsed.error.issues) {
+    for (const issue of unstorable ? [unstorable] : (parsed.error?.issues ?? [])) {
       const field = issue.path[0] === "name" ? "business_name" : String(issue.path[0]);
       errors[field] ??= issue.message
         .replace(/^name/, "The business name")
