@@ -53,6 +53,8 @@ describe("the API client behind a broken HTTP_PROXY", () => {
     const { error, ms } = await failure(client);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).kind).toBe("timeout");
+    expect((error as ApiError).message).toContain("through the proxy (HTTP_PROXY / HTTPS_PROXY)");
+    expect((error as ApiError).message).toContain("did not open the tunnel in time");
     expect(ms).toBeLessThan(5_000);
   });
 

@@ -26,7 +26,7 @@ export const Pool = PoolModule as typeof PoolClass;
 
 /**
  * `pool` (a proxy's connections), changed so that a tunnel the proxy closes instead of opening
- * fails the request waiting for it. undici takes a closed socket for a passing fault and opens
+ * fails the request waiting for it, and one it leaves unanswered is told as the proxy's timeout. undici takes a closed socket for a passing fault and opens
  * the tunnel again at once, without end (a CPU-bound loop); any other error code fails the
  * request, which the API client then retries a bounded number of times.
  */
@@ -36,11 +36,21 @@ export function failingTunnels(pool: PoolClass): PoolClass {
   ) => Promise<Dispatcher.ConnectData>;
   const tunnel = (options: Dispatcher.ConnectOptions) =>
     connect(options).catch((error: Error & { code?: string }) => {
-      if (error.code !== "UND_ERR_SOCKET") throw error;
-      throw Object.assign(new Error(`the proxy closed the tunnel (${error.message})`), {
-        code: "ECONNRESET",
-        cause: error,
-      });
+      if (error.code === "UND_ERR_SOCKET") {
+        throw Object.assign(new Error(`the proxy closed the tunnel (${error.message})`), {
+          code: "ECONNRESET",
+          cause: error,
+        });
+      }
+      // Keeps its code (a timeout, retried as one) but says whose it is: undici's own message
+      // would send the reader looking for a slow service.
+      if (error.code?.includes("TIMEOUT")) {
+        throw Object.assign(
+          new Error(`the proxy did not open the tunnel in time (${error.message})`),
+          { code: error.code, cause: error },
+        );
+      }
+      throw error;
     });
   Object.assign(pool, { connect: tunnel });
   return pool;
