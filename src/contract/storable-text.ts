@@ -33,37 +33,61 @@ export interface UnstorableText {
   message: string;
 }
 
-/** The path of the first string (or object key) in `value` that cannot be stored, and why. */
-export function firstUnstorableText(
-  value: unknown,
-  path: (string | number)[] = [],
-): UnstorableText | null {
-  if (typeof value === "string") {
-    if (value.length > searchedLength) return null;
-    const problem = unstorableTextProblem(value);
-    // Named as every detail names its field: "first_name contains …".
-    const leaf = path.at(-1);
-    return problem === null
-      ? null
-      : { path, message: leaf === undefined ? problem : `${leaf} ${problem}` };
+/** A value the walk has still to look at, with the way to it (the path is built only if needed). */
+interface Visit {
+  value: unknown;
+  key: string | number | null;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) {
+    path.push(at.key);
   }
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = firstUnstorableText(item, [...path, index]);
-      if (found) return found;
+  return path.reverse();
+}
+
+/**
+ * The path of the first string (or object key) in `value` that cannot be stored, and why. It
+ * walks with a stack of its own rather than by recursion, and keeps each value's path as a
+ * link to its parent: a body nested a million levels deep is read to its end in linear time
+ * instead of overflowing the call stack.
+ */
+export function firstUnstorableText(value: unknown): UnstorableText | null {
+  const pending: Visit[] = [{ value, key: null, parent: null }];
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const item = visit.value;
+    if (typeof item === "string") {
+      if (item.length > searchedLength) continue;
+      const problem = unstorableTextProblem(item);
+      if (problem === null) continue;
+      // Named as every detail names its field: "first_name contains …".
+      return {
+        path: pathOf(visit),
+        message: visit.key === null ? problem : `${visit.key} ${problem}`,
+      };
     }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
+    if (item === null || typeof item !== "object") continue;
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) {
+        pending.push({ value: item[i], key: i, parent: visit });
+      }
+      continue;
+    }
+    const entries = Object.entries(item);
+    for (const [key] of entries) {
       const keyProblem = unstorableTextProblem(key);
       if (keyProblem) {
         // The field is named as it can be shown back, the bad character as U+FFFD.
         const shown = storableCopy(key);
-        return { path: [...path, shown], message: `the name '${shown}' ${keyProblem}` };
+        return { path: [...pathOf(visit), shown], message: `the name '${shown}' ${keyProblem}` };
       }
-      const found = firstUnstorableText(item, [...path, key]);
-      if (found) return found;
+    }
+    // Pushed last to first, so the first field is looked at first, as the body reads.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      pending.push({ value: child, key, parent: visit });
     }
   }
   return null;

@@ -76,8 +76,8 @@ export const badNumbers = [
 export const badEscapes = ["%", "%zz", "%E0%A4%A", "%C0%AF", "%FF", "%00", "%2e%2e", "%2F"];
 
 /**
- * The escapes a path parameter is sent with. Those that do not decode are left out until the
- * service answers them with the envelope (see the `it.fails` in hostile-input.test.ts).
+ * The escapes a path parameter is sent with; those that do not decode have a test of their own
+ * in hostile-input.test.ts.
  */
 export const pathEscapes = ["%00", "%2e%2e", "%2F", "%20", "%0A"];
 
@@ -103,10 +103,7 @@ export function nestedJson(open: "[" | '{"a":', depth: number): string {
   return `${open.repeat(depth)}1${(open === "[" ? "]" : "}").repeat(depth)}`;
 }
 
-/**
- * Deeply nested JSON. At most 1000 deep: deeper bodies with an Idempotency-Key are a known 500
- * (see the `it.fails` in hostile-input.test.ts).
- */
+/** Deeply nested JSON; bodies far deeper have a test of their own in hostile-input.test.ts. */
 export const deepJson = fc
   .tuple(fc.constantFrom("[" as const, '{"a":' as const), fc.integer({ min: 50, max: 1000 }))
   .map(([open, depth]) => nestedJson(open, depth));
