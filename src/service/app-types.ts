@@ -28,6 +28,11 @@ declare module "fastify" {
     /** The route revokes tokens: authentication forgets the tokens it remembered. */
     revokesToken?: true;
     /**
+     * A public route that checks a token sent in its body (the dashboard's sign-in): counted
+     * against its client address's budget, so tokens cannot be guessed through it at full speed.
+     */
+    checksToken?: true;
+    /**
      * The success response carries a secret (a new token, a signing secret): it is stored for an
      * Idempotency-Key replay only sealed with the asking token (domain/sealed-responses.ts).
      */

@@ -56,6 +56,40 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     expect(header).not.toContain(adminToken);
   });
 
+  it("marks the cookie Secure when the public URL is HTTPS, though a proxy ending TLS forwards plain HTTP", async () => {
+    const response = await signIn(adminToken);
+    expect(response.statusCode).toBe(204);
+    expect(String(response.headers["set-cookie"])).toMatch(/; Secure(;|$)/);
+    const plain = await startTestApp({ publicUrl: "http://127.0.0.1:8420" });
+    try {
+      const local = await plain.app.inject({
+        method: "POST",
+        url: "/dashboard/session",
+        payload: { token: adminToken },
+      });
+      expect(local.statusCode).toBe(204);
+      expect(String(local.headers["set-cookie"])).not.toContain("Secure");
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it("counts sign-in attempts against the client address's rate limit, so tokens cannot be guessed at full speed", async () => {
+    const limited = await startTestApp({ rateLimit: { max: 3, windowMs: 60_000 } });
+    try {
+      const attempt = (token: string) =>
+        limited.app.inject({ method: "POST", url: "/dashboard/session", payload: { token } });
+      for (let i = 0; i < 3; i++) expect((await attempt(`rsk_guess_${i}`)).statusCode).toBe(401);
+      const refused = await attempt(adminToken);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().error_code).toBe("rate_limited");
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(refused.headers["set-cookie"]).toBeUndefined();
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("refuses unknown tokens and workspace tokens", async () => {
     expect((await signIn("rsk_unknown")).statusCode).toBe(401);
     const ws = await t.createWorkspace();

@@ -89,6 +89,8 @@ export async function startTestApp(
     webhooks?: AppConfig["webhooks"];
     /** A database of the caller's (closed with the app): two apps on one are two instances. */
     database?: DatabaseHandle;
+    /** The service's public URL, when a test needs another than `publicUrl` (HTTPS). */
+    publicUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await openTestDatabase());
@@ -100,7 +102,7 @@ export async function startTestApp(
   const app = await buildApp({
     database,
     clock,
-    publicUrl: () => publicUrl,
+    publicUrl: () => options.publicUrl ?? publicUrl,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     mailer: options.mailer,
     throughput: options.throughput ?? 0,

@@ -90,8 +90,8 @@ export function installAuthentication(
   }
 
   app.addHook("onRequest", async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (scope === undefined && !request.is404) return;
+    const { scope, checksToken } = request.routeOptions.config;
+    if (scope === undefined && !request.is404 && !checksToken) return;
     const header = request.headers.authorization;
     const secret = bearerSecret(request);
     const principal = secret ? await principalFor(secret) : null;

@@ -12,7 +12,8 @@ import type { Meter } from "./authentication.js";
  * instance on the database; authentication calls it once it has resolved the token and before
  * it refuses one (see installAuthentication), so the budget belongs to the token, and requests
  * without a valid token (none, unknown, revoked) spend their client address's budget: tokens
- * cannot be guessed at full speed. Every route with a scope and every unknown route is counted;
+ * cannot be guessed at full speed. Every route with a scope, every unknown route and the
+ * dashboard's token sign-in (`checksToken`) is counted;
  * public pages (docs, OpenAPI, health checks, provider webhooks) are not, and carry their
  * address's budget as it stands.
  */

@@ -32,8 +32,12 @@ export async function dashboardSignInLink(app: App, baseUrl: string): Promise<st
 
 const hidden = { hide: true } as const;
 
-function isSecure(request: FastifyRequest): boolean {
-  return request.protocol === "https";
+/**
+ * Whether the session cookie is `Secure`: the request came over HTTPS, or the service's public
+ * URL is HTTPS, as behind a proxy that ends TLS and forwards plain HTTP (operations.md).
+ */
+function isSecure(request: FastifyRequest, publicUrl: () => string): boolean {
+  return request.protocol === "https" || publicUrl().startsWith("https:");
 }
 
 function sendFile(reply: FastifyReply, file: StaticFile | null): FastifyReply {
@@ -103,7 +107,7 @@ export function dashboardRoutes(app: App, services: Services): void {
 
   app.post(
     "/dashboard/session",
-    { schema: { ...hidden, body: SignInBody } },
+    { schema: { ...hidden, body: SignInBody }, config: { checksToken: true } },
     async (request, reply) => {
       const key = await sessions.signInWithToken(request.body.token);
       if (!key) {
@@ -114,7 +118,7 @@ export function dashboardRoutes(app: App, services: Services): void {
       }
       return reply
         .code(204)
-        .header("set-cookie", sessionCookie(key, isSecure(request)))
+        .header("set-cookie", sessionCookie(key, isSecure(request, services.publicUrl)))
         .send();
     },
   );
@@ -138,7 +142,7 @@ export function dashboardRoutes(app: App, services: Services): void {
         );
       }
       return reply
-        .header("set-cookie", sessionCookie(key, isSecure(request)))
+        .header("set-cookie", sessionCookie(key, isSecure(request, services.publicUrl)))
         .header("referrer-policy", "no-referrer")
         .redirect("/dashboard", 303);
     },
@@ -158,7 +162,7 @@ export function dashboardRoutes(app: App, services: Services): void {
     }
     return reply
       .code(204)
-      .header("set-cookie", sessionCookie(null, isSecure(request)))
+      .header("set-cookie", sessionCookie(null, isSecure(request, services.publicUrl)))
       .send();
   });
 
