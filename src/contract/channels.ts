@@ -74,8 +74,13 @@ export const CreateChannelBody = z.strictObject({
     .describe("whatsapp_cloud (required): the WhatsApp Business Account id."),
   access_token: z
     .string({ error: "access_token must be a string" })
+    // A token pasted or read from a file often ends with a newline; none has spaces inside.
+    .trim()
     .min(1, { error: "access_token must not be empty" })
     .max(4096, { error: "access_token must be at most 4096 characters" })
+    .regex(/^[\x21-\x7E]+$/, {
+      error: "access_token must be the token Meta gave: letters, digits and punctuation, no spaces",
+    })
     .optional()
     .describe(
       "whatsapp_cloud (required): a system user's permanent access token with whatsapp_business_messaging and whatsapp_business_management. Write-only: stored encrypted, never returned.",

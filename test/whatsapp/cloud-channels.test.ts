@@ -123,6 +123,57 @@ describe("WhatsApp Cloud API channels", () => {
     expect(again.json().details[0].field).toBe("phone_number_id");
   });
 
+  it("names the channel that holds a number only to its own account, and only once Meta accepted the token", async () => {
+    const own = await w.connect();
+    const other = await w.t.otherReseller();
+    const ws = await w.t.createWorkspace({ name: "Other account's client", plan_id: "2" }, other);
+    const attempt = (token: string) =>
+      w.t.request("POST", `/api/v1/workspaces/${ws}/channels`, {
+        token: other,
+        body: {
+          provider: "whatsapp_cloud",
+          phone_number_id: phoneNumberId,
+          waba_id: wabaId,
+          access_token: token,
+        },
+      });
+    const guessed = await attempt("EAAnotthetoken");
+    expect(guessed.statusCode).toBe(422);
+    expect(guessed.json().details[0].field).toBe("access_token");
+    expect(guessed.body).not.toContain("already connected");
+    const held = await attempt(accessToken);
+    expect(held.statusCode).toBe(422);
+    expect(held.json().details[0]).toEqual({
+      field: "phone_number_id",
+      message: "is already connected to a workspace of another account on this service",
+    });
+    expect(held.body).not.toContain(own.id);
+  });
+
+  it("takes an access token pasted with a trailing newline, and refuses one with a space inside with a 422", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: `${accessToken}\n`,
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    const check = w.graph.requests.find((r) => r.path === `/${phoneNumberId}`);
+    expect(check?.authorization).toBe(`Bearer ${accessToken}`);
+    const inner = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: "5550001",
+        waba_id: wabaId,
+        access_token: "EAA secret",
+      },
+    });
+    expect(inner.statusCode).toBe(422);
+    expect(inner.json().details[0].field).toBe("access_token");
+  });
+
   it("answers Meta's webhook verification with the challenge, and 403 to a wrong verify token", async () => {
     // Meta wants the challenge back as plain text, which the JSON conformance check cannot read.
     const ok = await w.t.app.inject({

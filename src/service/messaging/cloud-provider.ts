@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { checkE164 } from "../../contract/phones.js";
 import type { TemplateComponent } from "../../contract/template-rules.js";
 import {
@@ -219,17 +220,6 @@ export class WhatsappCloudProvider implements MessagingProvider {
         `the workspace's cloud channels share one WhatsApp Business Account (${otherWaba.waba_id}, channel ${otherWaba.id})`,
       );
     }
-    const taken = await this.deps.db
-      .selectFrom("channels")
-      .select(["id", "workspace_id", "status"])
-      .where("provider", "=", "whatsapp_cloud")
-      .where("phone_number_id", "=", phoneNumberId)
-      .executeTakeFirst();
-    // A channel of this workspace that Meta disconnected is connected again with the new token.
-    const reconnecting = taken?.workspace_id === workspaceId && taken.status === "disconnected";
-    if (taken && !reconnecting) {
-      throw invalidField("phone_number_id", `is already connected as channel ${taken.id}`);
-    }
     let profile: Partial<NumberProfile>;
     try {
       // Fields: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers
@@ -239,6 +229,9 @@ export class WhatsappCloudProvider implements MessagingProvider {
     } catch (error) {
       throw numberCheckFailure(error);
     }
+    // Asked only once Meta has accepted the token for this number, so the answer goes to the
+    // number's holder, never to whoever guesses its id.
+    await this.refuseTakenNumber(workspaceId, phoneNumberId);
     const phone = checkE164(`+${String(profile.display_phone_number ?? "").replace(/\D/g, "")}`);
     if (!phone.ok) {
       throw invalidField("phone_number_id", "Meta answered without a usable display phone number");
@@ -251,6 +244,37 @@ export class WhatsappCloudProvider implements MessagingProvider {
       waba_id: wabaId,
       access_token_encrypted: secrets.seal(token),
     };
+  }
+
+  /**
+   * A number is one channel on the whole service. A channel of this workspace that Meta
+   * disconnected is connected again with the new token; another channel of the same account is
+   * named; another account's is not (api-contract.md: never reveal which).
+   */
+  private async refuseTakenNumber(workspaceId: string, phoneNumberId: string): Promise<void> {
+    const taken = await this.deps.db
+      .selectFrom("channels")
+      .innerJoin("workspaces as owner", "owner.id", "channels.workspace_id")
+      .innerJoin("workspaces as asking", (join) => join.on("asking.id", "=", workspaceId))
+      .select([
+        "channels.id",
+        "channels.workspace_id",
+        "channels.status",
+        sql<number>`CASE WHEN owner.reseller_id = asking.reseller_id THEN 1 ELSE 0 END`.as(
+          "same_account",
+        ),
+      ])
+      .where("channels.provider", "=", "whatsapp_cloud")
+      .where("channels.phone_number_id", "=", phoneNumberId)
+      .executeTakeFirst();
+    if (!taken) return;
+    if (taken.workspace_id === workspaceId && taken.status === "disconnected") return;
+    throw invalidField(
+      "phone_number_id",
+      Number(taken.same_account) === 1
+        ? `is already connected as channel ${taken.id}`
+        : "is already connected to a workspace of another account on this service",
+    );
   }
 
   /** The credentials of a cloud channel, or null when it has none that can be opened. */
