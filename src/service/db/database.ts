@@ -199,6 +199,26 @@ function isConnectionError(error: unknown): boolean {
   );
 }
 
+/**
+ * Whether a statement failed because the database cannot be reached now rather than because of
+ * the statement: a connection refused or lost, the server shutting down or starting
+ * (57P01–57P03), too many connections (53300), connections turned off (55000 "not currently
+ * accepting connections"). A request that meets one is a 503 to retry, not a fault of ours.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isConnectionError(error)) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = String((error as { message?: unknown } | null)?.message ?? "");
+  if (typeof code === "string") {
+    return (
+      /^(57P0[123]|53300)$/.test(code) ||
+      (code === "55000" && message.includes("not currently accepting connections"))
+    );
+  }
+  // pg's own errors of a connection lost mid-use carry no code.
+  return /^Connection terminated|connection error and is not queryable/.test(message);
+}
+
 /** Connections per instance: several instances share the server's `max_connections` (100). */
 const poolSize = 10;
 

@@ -7,7 +7,7 @@ import {
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
-import { PoolExhaustedError } from "../db/database.js";
+import { isDatabaseUnavailable, PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
@@ -139,6 +139,16 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       reply,
       "service_unavailable",
       "Every database connection of this instance stayed busy; nothing was done. Retry the request.",
+    );
+  }
+  if (isDatabaseUnavailable(error)) {
+    // An outage /readyz reports too: the load balancer moves on, clients wait and retry.
+    request.log.error({ err: error }, "the database does not answer");
+    reply.header("retry-after", "5");
+    return send(
+      reply,
+      "service_unavailable",
+      "The database does not answer; the request may not have been carried out. Retry it (a POST with the same Idempotency-Key).",
     );
   }
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {

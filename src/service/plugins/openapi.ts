@@ -30,7 +30,8 @@ const responseDescriptions: Record<string, string> = {
   "422": "Invalid fields: `details` lists each problem.",
   "429": "Rate limit exceeded; retry after the Retry-After delay.",
   "500": "Something went wrong on the service's side.",
-  "503": "The service is starting or stopping; retry later.",
+  "503":
+    "The instance is stopping, its database does not answer, or a concurrent write won; retry after Retry-After.",
 };
 
 const description = `The plan catalogue and the reseller API of the WhatsApp-marketing platform.

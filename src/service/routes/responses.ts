@@ -8,17 +8,16 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
 
 /**
  * The statuses every authenticated route can answer with: 400 for a path whose percent-escapes
- * do not decode, 401, 403 and 429.
+ * do not decode, 401, 403, 429, and 503 with Retry-After while the instance stops, its database
+ * does not answer, or (a write) a concurrent request on any instance wrote the same data first.
  */
-export const authErrors = [400, 401, 403, 429] as const;
+export const authErrors = [400, 401, 403, 429, 503] as const;
 
 /**
  * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
- * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type, and
- * 503 when a concurrent request (on any instance) wrote the same data first: nothing was
- * written, and a retry after Retry-After sees the other's result.
+ * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type.
  */
-export const bodyErrors = [400, 413, 415, 503] as const;
+export const bodyErrors = [400, 413, 415] as const;
 
 /**
  * The statuses of a POST beyond its own: 422 for invalid fields or a reused Idempotency-Key,

@@ -39,7 +39,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
         summary: "Describe the token making the request",
         description:
           "Any valid token may read itself: its kind, scopes and workspace. `reseller login` uses it to check a token before saving it.",
-        response: { 200: CurrentTokenResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: CurrentTokenResponse, ...errorResponses(400, 401, 429, 503) },
       },
     },
     async (request) => {

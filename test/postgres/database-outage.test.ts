@@ -1,0 +1,43 @@
+import pg from "pg";
+import { expect, inject, it } from "vitest";
+import { openDatabase } from "../../src/service/db/database.js";
+import { createTestDatabase } from "../helpers/postgres-databases.js";
+import { startTestApp } from "../helpers/test-app.js";
+
+async function asAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${inject("postgresBaseUrl")}postgres` });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+it("answers 503 with Retry-After while the database does not answer, and serves again once it does", async () => {
+  const target = await createTestDatabase();
+  const name = new URL(target.url).pathname.slice(1);
+  const t = await startTestApp({ database: await openDatabase(target.url) });
+  try {
+    const ws = await t.createWorkspace();
+    // The database as an operator's maintenance (or a restarting server) leaves it: every
+    // connection cut, none taken.
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await asAdmin(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+    );
+    for (const path of [`/api/v1/workspaces/${ws}/contacts`, `/api/v1/workspaces/${ws}`]) {
+      const res = await t.request("GET", path);
+      expect(res.statusCode, path).toBe(503);
+      expect(res.json()).toMatchObject({ error_code: "service_unavailable" });
+      expect(res.json().message).toContain("The database does not answer");
+      expect(res.headers["retry-after"]).toBe("5");
+    }
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    const back = await t.request("GET", `/api/v1/workspaces/${ws}/contacts`);
+    expect(back.statusCode).toBe(200);
+  } finally {
+    await t.close();
+    await target.drop();
+  }
+});
