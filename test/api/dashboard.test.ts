@@ -90,6 +90,17 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     }
   });
 
+  it("refuses a sign-in body larger than a token could need with 413, before reading it", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/session",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ token: "x".repeat(20_000) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error_code).toBe("payload_too_large");
+  });
+
   it("refuses unknown tokens and workspace tokens", async () => {
     expect((await signIn("rsk_unknown")).statusCode).toBe(401);
     const ws = await t.createWorkspace();

@@ -107,7 +107,12 @@ export function dashboardRoutes(app: App, services: Services): void {
 
   app.post(
     "/dashboard/session",
-    { schema: { ...hidden, body: SignInBody }, config: { checksToken: true } },
+    // Anyone may post here without a token: a body of a token, never the service's 140 MB.
+    {
+      schema: { ...hidden, body: SignInBody },
+      config: { checksToken: true },
+      bodyLimit: 16 * 1024,
+    },
     async (request, reply) => {
       const key = await sessions.signInWithToken(request.body.token);
       if (!key) {
