@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bodyLimitBytes } from "../../src/service/app.js";
 import { dashboardSignInLink } from "../../src/service/routes/dashboard.js";
 import { adminToken, startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -122,6 +123,29 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     expect(through.statusCode).toBe(200);
     expect(through.json()).toEqual(direct.json());
     expect(through.headers["ratelimit-limit"]).toBeDefined();
+  });
+
+  it("answers a body sent through the proxy without a session with 401 before reading it", async () => {
+    // A body announced past the limit would be a 413 if it were read: it is refused unread.
+    const anonymous = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/api/v1/workspaces",
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(bodyLimitBytes + 1),
+        "x-reseller-dashboard": "1",
+      },
+      payload: "{}",
+    });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error_code).toBe("unauthenticated");
+    const signOut = await t.app.inject({
+      method: "POST",
+      url: "/dashboard/sign-out",
+      headers: { "content-type": "application/json", "x-reseller-dashboard": "1" },
+      payload: JSON.stringify({ filler: "x".repeat(4096) }),
+    });
+    expect(signOut.statusCode).toBe(413);
   });
 
   it("answers 401 through the proxy without a session, and refuses writes without its header", async () => {

@@ -5,6 +5,7 @@ import { callApi } from "../dashboard/api-proxy.js";
 import { streamCampaignStats } from "../dashboard/campaign-stream.js";
 import { dashboardCsp, dashboardShell, escapeHtml, simplePage } from "../dashboard/page.js";
 import {
+  type DashboardSession,
   DashboardSessions,
   readCookie,
   sessionCookie,
@@ -153,7 +154,7 @@ export function dashboardRoutes(app: App, services: Services): void {
     },
   );
 
-  app.post("/dashboard/sign-out", { schema: hidden }, async (request, reply) => {
+  app.post("/dashboard/sign-out", { schema: hidden, bodyLimit: 1024 }, async (request, reply) => {
     if (request.headers[dashboardRequestHeader] === undefined) {
       throw new ServiceError("unauthenticated", `Send the ${dashboardRequestHeader} header.`);
     }
@@ -201,11 +202,18 @@ export function dashboardRoutes(app: App, services: Services): void {
     proxy.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => {
       done(null, body);
     });
+    // The session is checked before the body is read: without one, not a byte of it is.
+    const sessionsOfRequests = new WeakMap<FastifyRequest, DashboardSession>();
     proxy.all<{ Params: { "*": string } }>(
       "/dashboard/api/*",
-      { schema: hidden },
+      {
+        schema: hidden,
+        onRequest: async (request) => {
+          sessionsOfRequests.set(request, await requireSession(request));
+        },
+      },
       async (request, reply) => {
-        const session = await requireSession(request);
+        const session = sessionsOfRequests.get(request) ?? (await requireSession(request));
         if (request.method !== "GET" && request.headers[dashboardRequestHeader] === undefined) {
           throw new ServiceError(
             "unauthenticated",
