@@ -1,6 +1,7 @@
 import Fastify, { LogController } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { App } from "./app-types.js";
+import { otherBodyLimitBytes } from "./body-limits.js";
 import {
   type AppConfig,
   defaultReviewDelayMs,
@@ -51,9 +52,6 @@ import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
 import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
 
-/** Largest JSON body accepted: a 100 MB CSV grows by a third in base64, plus the envelope. */
-export const bodyLimitBytes = 140 * 1024 * 1024;
-
 /** Builds the whole service as a fastify app; `serve` listens with it, tests `inject()` into it. */
 export async function buildApp(config: AppConfig): Promise<App> {
   const app = Fastify({
@@ -61,7 +59,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     // One line per request is written by installRequestLogging instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
-    bodyLimit: bodyLimitBytes,
+    bodyLimit: otherBodyLimitBytes,
     return503OnClosing: true,
     frameworkErrors,
     clientErrorHandler,

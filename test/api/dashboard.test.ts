@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodyLimitBytes } from "../../src/service/app.js";
+import { bodyLimitBytes } from "../../src/service/body-limits.js";
 import { dashboardSignInLink } from "../../src/service/routes/dashboard.js";
 import { adminToken, startTestApp, type TestApp } from "../helpers/test-app.js";
 

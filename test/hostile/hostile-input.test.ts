@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, errorCodes } from "../../src/contract/errors.js";
-import { bodyLimitBytes } from "../../src/service/app.js";
+import { bodyLimitBytes } from "../../src/service/body-limits.js";
 import { type ApiWorld, buildApiWorld } from "../helpers/api-world.js";
 import { snapshotChanges, tableSnapshot, writeCounter } from "../helpers/db-snapshot.js";
 import {

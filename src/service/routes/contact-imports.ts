@@ -10,6 +10,7 @@ import {
 import { PageQuery } from "../../contract/pagination.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
+import { bodyLimitBytes } from "../body-limits.js";
 import { base64Pieces } from "../domain/contact-import-uploads.js";
 import {
   createImport,
@@ -58,6 +59,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
     "/api/v1/workspaces/:id/contacts/import",
     {
       config: { scope: "contacts:write" },
+      bodyLimit: bodyLimitBytes,
       schema: {
         tags,
         operationId: "importContacts",

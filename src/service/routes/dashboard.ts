@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { App } from "../app-types.js";
+import { bodyLimitBytes } from "../body-limits.js";
 import { callApi } from "../dashboard/api-proxy.js";
 import { streamCampaignStats } from "../dashboard/campaign-stream.js";
 import { dashboardCsp, dashboardShell, escapeHtml, simplePage } from "../dashboard/page.js";
@@ -208,6 +209,8 @@ export function dashboardRoutes(app: App, services: Services): void {
       "/dashboard/api/*",
       {
         schema: hidden,
+        // An import uploaded from the dashboard is as large as one sent to the API.
+        bodyLimit: bodyLimitBytes,
         onRequest: async (request) => {
           sessionsOfRequests.set(request, await requireSession(request));
         },
