@@ -26,9 +26,10 @@ export const Pool = PoolModule as typeof PoolClass;
 
 /**
  * `pool` (a proxy's connections), changed so that a tunnel the proxy closes instead of opening
- * fails the request waiting for it, and one it leaves unanswered is told as the proxy's timeout. undici takes a closed socket for a passing fault and opens
- * the tunnel again at once, without end (a CPU-bound loop); any other error code fails the
- * request, which the API client then retries a bounded number of times.
+ * fails the request waiting for it, and one it leaves unanswered is told as the proxy's
+ * timeout. undici takes a closed socket for a passing fault and opens the tunnel again at once,
+ * without end (a CPU-bound loop); any other error code fails the request, which the API client
+ * then retries a bounded number of times.
  */
 export function failingTunnels(pool: PoolClass): PoolClass {
   const connect = pool.connect.bind(pool) as (

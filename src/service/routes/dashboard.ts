@@ -109,7 +109,7 @@ export function dashboardRoutes(app: App, services: Services): void {
 
   app.post(
     "/dashboard/session",
-    // Anyone may post here without a token: a body of a token, never the service's 140 MB.
+    // Anyone may post here, with no token: a body the size of a token, not an API request's 1 MB.
     {
       schema: { ...hidden, body: SignInBody },
       config: { checksToken: true },
