@@ -129,8 +129,9 @@ export async function buildApp(config: AppConfig): Promise<App> {
     onError: (error, job) =>
       app.log.error(
         { err: error, job: job?.id, kind: job?.kind },
-        job ? "job failed" : "job runner",
+        job ? "job failed" : "job runner: polling failed (reported again each minute it lasts)",
       ),
+    onRecovered: (failures) => app.log.info({ failures }, "job runner: polling works again"),
   });
   app.decorate("jobs", runner);
   // Handlers get the chance to checkpoint before the database closes.

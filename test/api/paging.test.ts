@@ -124,11 +124,44 @@ describe("paging of lists", () => {
     for (const [path, after] of [
       [contacts, 2 ** 31],
       [contacts, 2 ** 40],
+      // A key in the clear, as versions before sealed cursors handed out: refused, not followed.
+      [contacts, 1],
+      [`/api/v1/workspaces/${newestFirst[0]}/tags`, 1],
       ["/api/v1/workspaces", "ws_\u0000"],
     ] as const) {
       const res = await t.request("GET", `${path}?cursor=${forged(after)}`);
       expect(res.statusCode).toBe(422);
       expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(["cursor"]);
+    }
+  });
+
+  it("seals the cursors of contacts and tags, whose key counts rows of every workspace", async () => {
+    const [mine, theirs] = newestFirst as [string, string];
+    const add = (workspace: string, phone: string, tags: string[] = []) =>
+      t.request("POST", `/api/v1/workspaces/${workspace}/contacts`, { body: { phone, tags } });
+    await add(mine, "+4915112340001", ["a"]);
+    await add(mine, "+4915112340002", ["b"]);
+    for (let i = 0; i < 5; i++) await add(theirs, `+4915112341${String(i).padStart(3, "0")}`);
+    await add(mine, "+4915112340003", ["c"]);
+    for (const list of ["contacts", "tags"]) {
+      const path = `/api/v1/workspaces/${mine}/${list}`;
+      const cursors: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await t.request(
+          "GET",
+          `${path}?per_page=1${cursor ? `&cursor=${cursor}` : ""}`,
+        );
+        expect(res.statusCode).toBe(200);
+        cursor = res.json().meta.pagination.next_cursor;
+        if (cursor) cursors.push(cursor);
+      } while (cursor);
+      expect(cursors).toHaveLength(2);
+      for (const sealed of cursors) {
+        expect(sealed).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        // Nothing in it reads as the row's key (JSON, or a number in the clear).
+        expect(() => JSON.parse(Buffer.from(sealed, "base64url").toString("utf8"))).toThrow();
+      }
     }
   });
 

@@ -108,6 +108,35 @@ describe("several instances on one database", () => {
     expect(await workspacesNamed("Retried once")).toBe(1);
   });
 
+  it("continues a contacts walk begun on one instance on each of the others", async () => {
+    const [a, b, c] = urls() as [string, string, string];
+    const { token } = await newToken(["workspaces:write", "contacts:write", "contacts:read"]);
+    const created = await call(a, token, "POST", "/api/v1/workspaces", {
+      name: "Walked across instances",
+      contact_email: "walk@example.test",
+      send_invitation: false,
+    });
+    const contacts = `/api/v1/workspaces/${created.body?.data?.id}/contacts`;
+    for (const phone of ["+4915112345001", "+4915112345002", "+4915112345003"]) {
+      expect((await call(b, token, "POST", contacts, { phone })).status).toBe(201);
+    }
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    for (const url of [a, b, c]) {
+      const query = `?per_page=1${cursor ? `&cursor=${cursor}` : ""}`;
+      const page = (await (
+        await fetch(`${url}${contacts}${query}`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as {
+        data: { phone: string }[];
+        meta: { pagination: { next_cursor: string | null } };
+      };
+      walked.push(...page.data.map((contact) => contact.phone));
+      cursor = page.meta.pagination.next_cursor;
+    }
+    expect(walked).toEqual(["+4915112345003", "+4915112345002", "+4915112345001"]);
+    expect(cursor).toBeNull();
+  });
+
   it("does the work once when two instances get the same Idempotency-Key at the same time", async () => {
     const [a, b, c] = urls() as [string, string, string];
     const send = (url: string) =>

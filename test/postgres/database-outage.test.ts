@@ -1,5 +1,7 @@
+import { Writable } from "node:stream";
 import pg from "pg";
-import { expect, inject, it } from "vitest";
+import pino from "pino";
+import { expect, inject, it, vi } from "vitest";
 import { openDatabase } from "../../src/service/db/database.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
 import { startTestApp } from "../helpers/test-app.js";
@@ -36,6 +38,40 @@ it("answers 503 with Retry-After while the database does not answer, and serves 
     await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     const back = await t.request("GET", `/api/v1/workspaces/${ws}/contacts`);
     expect(back.statusCode).toBe(200);
+  } finally {
+    await t.close();
+    await target.drop();
+  }
+});
+
+it("logs an outage in the job runner's polling once when it begins and once when it ends", async () => {
+  const target = await createTestDatabase();
+  const name = new URL(target.url).pathname.slice(1);
+  const lines: { msg: string; failures?: number }[] = [];
+  const logger = pino(
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  const t = await startTestApp({ database: await openDatabase(target.url), logger });
+  const runnerLines = () => lines.filter((line) => line.msg.startsWith("job runner"));
+  try {
+    await t.app.jobs.start();
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await asAdmin(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+    );
+    // Polls every 200 ms: about seven fail while the database refuses connections.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await vi.waitFor(() => expect(runnerLines()).toHaveLength(2), { timeout: 5000 });
+    const [began, ended] = runnerLines();
+    expect(began?.msg).toContain("polling failed");
+    expect(ended?.msg).toContain("polling works again");
+    expect(ended?.failures).toBeGreaterThan(3);
   } finally {
     await t.close();
     await target.drop();

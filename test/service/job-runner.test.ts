@@ -361,6 +361,24 @@ describe("durable jobs", () => {
     });
   });
 
+  it("reports polls that keep failing once when they begin, not once each", async () => {
+    const handle = await openDatabase(":memory:");
+    const errors: unknown[] = [];
+    const runner = new JobRunner({
+      db: handle.db,
+      clock,
+      pollMs: 10,
+      handlers: { work: async () => ({ state: "done" }) },
+      onError: (error) => errors.push(error),
+    });
+    await runner.start();
+    // Every query fails from now on: about 30 polls in 300 ms.
+    await handle.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(errors).toHaveLength(1);
+    await runner.stop();
+  });
+
   it("keeps running when the database is busy, reports it, and catches up once it is free", async () => {
     const dir = mkdtempSync(join(tmpdir(), "reseller-jobs-"));
     const file = join(dir, "busy.db");

@@ -2,7 +2,7 @@ import { type SelectQueryBuilder, sql } from "kysely";
 import type { Pagination } from "../../contract/pagination.js";
 import { unstorableTextProblem } from "../../contract/storable-text.js";
 import { invalidField } from "../domain/service-error.js";
-import { integerKeyMax } from "./schema.js";
+import type { CursorSeal } from "./cursor-seal.js";
 
 /** The paging a list was asked for, as `PageQuery` validated it. */
 export interface PageRequest {
@@ -20,8 +20,8 @@ export interface Page<Row> {
 }
 
 /** What a cursor carries: the last key shown and how many rows the walk has shown so far. */
-interface CursorState {
-  after: string | number;
+interface CursorState<Key> {
+  after: Key;
   seen: number;
 }
 
@@ -36,34 +36,50 @@ export interface PaginateOptions<Row> {
   /**
    * Orders and continues by an integer column that rises with the id (a rowid such as
    * `contacts.seq`, or a full-text index's rowid), so SQLite reads the page straight from that
-   * index; `of` reads the key from a row. `order: "asc"` lists oldest (lowest) first.
+   * index; `of` reads the key from a row. `order: "asc"` lists oldest (lowest) first. Its
+   * cursors are sealed with `seal` (`cursorSeal(db)`), as a key counted across the service must be.
    */
-  key?: { column: string; of: (row: Row) => number; order?: "asc" | "desc" };
+  key?: {
+    column: string;
+    of: (row: Row) => number;
+    order?: "asc" | "desc";
+    seal: CursorSeal;
+  };
 }
 
-function encodeCursor(state: CursorState): string {
+/** How a list's cursors carry its key: an id as it is, an integer key sealed (cursor-seal.ts). */
+export type CursorKey = "id" | CursorSeal;
+
+const foreignCursor = () =>
+  invalidField("cursor", "is not a next_cursor this list handed out; start without it");
+
+// An id is the caller's to see, so an id-ordered list's cursor is plain JSON in base64url.
+function encodeIdCursor(state: CursorState<string>): string {
   return Buffer.from(JSON.stringify({ a: state.after, s: state.seen })).toString("base64url");
 }
 
-function decodeCursor(text: string): CursorState {
+function decodeIdCursor(text: string): CursorState<string> {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
     if (typeof value === "object" && value !== null && "a" in value && "s" in value) {
       const { a, s } = value;
-      // A key no row can have (a number past an integer key, text no database stores) is a
-      // cursor this service never handed out, not a query for the database to refuse.
-      const key =
-        typeof a === "string"
-          ? unstorableTextProblem(a) === null
-          : Number.isSafeInteger(a) && Number(a) >= 0 && Number(a) <= integerKeyMax;
-      if (key && Number.isSafeInteger(s) && Number(s) >= 0) {
-        return { after: a as string | number, seen: Number(s) };
+      // Text no database stores is a cursor this service never handed out, not a query for the
+      // database to refuse.
+      if (typeof a === "string" && unstorableTextProblem(a) === null) {
+        if (Number.isSafeInteger(s) && Number(s) >= 0) return { after: a, seen: Number(s) };
       }
     }
   } catch {
     // Falls through to the same answer as a well-formed but foreign value.
   }
-  throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
+  throw foreignCursor();
+}
+
+function decodeCursor(text: string, key: CursorKey): CursorState<string | number> {
+  if (key === "id") return decodeIdCursor(text);
+  const opened = key.open(text);
+  if (!opened) throw foreignCursor();
+  return opened;
 }
 
 function idOf(row: object): string {
@@ -78,20 +94,28 @@ export interface PageStart {
   skipped: number;
   /** The last key shown (rows continue below it, or above it when ascending); null by number. */
   after: string | number | null;
+  /** How the list's cursors carry its key, for the next one. */
+  key: CursorKey;
 }
 
-/** Where the requested page starts; `key` is the type of the list's key, which a cursor must match. */
-export function pageStart(request: PageRequest, key: "number" | "string"): PageStart {
+/** Where the requested page starts; `key` says how the list's cursors carry its key. */
+export function pageStart(request: PageRequest, key: CursorKey): PageStart {
   const perPage = request.per_page;
-  const cursor = request.cursor === undefined ? null : decodeCursor(request.cursor);
-  if (cursor && typeof cursor.after !== key) {
-    throw invalidField("cursor", "is not a next_cursor this list handed out; start without it");
-  }
+  const cursor = request.cursor === undefined ? null : decodeCursor(request.cursor, key);
   return {
     perPage,
     skipped: cursor ? cursor.seen : (request.page - 1) * perPage,
     after: cursor ? cursor.after : null,
+    key,
   };
+}
+
+function encodeCursor(key: CursorKey, after: string | number, seen: number): string {
+  if (key === "id" && typeof after === "string") return encodeIdCursor({ after, seen });
+  if (key !== "id" && typeof after === "number") return key.close(after, seen);
+  throw new Error(
+    `paginate: a ${typeof after} key where the list's cursors carry ${key === "id" ? "an id" : "an integer"}`,
+  );
 }
 
 /**
@@ -116,9 +140,7 @@ export function pageFrom<Row>(
       per_page: perPage,
       total,
       total_pages: Math.ceil(total / perPage),
-      next_cursor: hasMore
-        ? encodeCursor({ after: keyOf(last), seen: skipped + rows.length })
-        : null,
+      next_cursor: hasMore ? encodeCursor(start.key, keyOf(last), skipped + rows.length) : null,
     },
   };
 }
@@ -140,7 +162,7 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
   const { key } = options;
   const id = sql.ref(key ? key.column : idColumn);
   const ascending = key?.order === "asc";
-  const start = pageStart(request, key ? "number" : "string");
+  const start = pageStart(request, key ? key.seal : "id");
 
   const total = options.total
     ? await options.total()

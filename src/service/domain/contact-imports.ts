@@ -12,6 +12,7 @@ import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
+import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
@@ -313,7 +314,12 @@ export async function listImportErrors(
     .select(["row", "phone", "field", "message"])
     .where("import_id", "=", imported.id);
   const page = await paginate(select, "contact_import_errors.row", query, {
-    key: { column: "contact_import_errors.row", of: (r) => r.row, order: "asc" },
+    key: {
+      column: "contact_import_errors.row",
+      of: (r) => r.row,
+      order: "asc",
+      seal: await cursorSeal(db),
+    },
     total: async () => imported.error_count,
   });
   return { data: page.rows, meta: { pagination: page.pagination } };

@@ -7,6 +7,7 @@ import {
   searchTermsMatch,
   tagNamed,
 } from "../db/contact-rows/contact-pages.js";
+import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { type Engine, engineOf } from "../db/engine.js";
 import { type Page, type PageStart, pageFrom, pageStart } from "../db/keyset-paging.js";
@@ -53,7 +54,7 @@ async function contactRows(
   source: PageSource,
   query: ContactListQuery,
 ): Promise<{ fetched: ContactPageRow[]; start: PageStart }> {
-  const start = pageStart(query, "number");
+  const start = pageStart(query, await cursorSeal(db));
   const key = sql.ref(source.key);
   const conditions =
     start.after === null

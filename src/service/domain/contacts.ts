@@ -9,6 +9,7 @@ import type {
 } from "../../contract/contacts.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
+import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ContactTable } from "../db/tables/contacts.js";
@@ -183,7 +184,7 @@ export async function listTags(
     .where("workspace_id", "=", workspace.id)
     .where("contact_count", ">", 0);
   const page = await paginate(select, "contact_tags.seq", query, {
-    key: { column: "contact_tags.seq", of: (row) => row.seq },
+    key: { column: "contact_tags.seq", of: (row) => row.seq, seal: await cursorSeal(db) },
   });
   return {
     data: page.rows.map((r) => ({

@@ -1,5 +1,6 @@
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
+import { FailureRun } from "./failure-run.js";
 import { defaultHeartbeatMs, InstanceRegistry } from "./instances.js";
 import {
   checkpointJob,
@@ -71,8 +72,14 @@ export interface JobRunnerOptions {
   heartbeatMs?: number;
   /** How long without a heartbeat before an instance's leases are taken over. */
   deadAfterMs?: number;
-  /** Reports a failure: of a job's handler, or (with `job` null) of the runner's own polling. */
+  /**
+   * Reports a failure: of a job's handler, or (with `job` null) of the runner's own polls and
+   * heartbeats, whose run of failures while the database does not answer is reported when it
+   * begins and once a minute (see FailureRun).
+   */
   onError?: (error: unknown, job: Job | null) => void;
+  /** The runner's own work succeeds again after `failures` failed attempts. */
+  onRecovered?: (failures: number) => void;
 }
 
 /**
@@ -82,8 +89,8 @@ export interface JobRunnerOptions {
  * on this machine that is gone), and a graceful stop hands its jobs back to the queue.
  */
 export class JobRunner {
-  private readonly options: Required<Omit<JobRunnerOptions, "onError">> &
-    Pick<JobRunnerOptions, "onError">;
+  private readonly options: Required<Omit<JobRunnerOptions, "onError" | "onRecovered">> &
+    Pick<JobRunnerOptions, "onError" | "onRecovered">;
   private readonly abort = new AbortController();
   /** The shared lane (every kind no lane lists) and the others: what each claims and runs. */
   private readonly lanes: { kinds: JobKinds; slots: number; running: Set<Promise<void>> }[];
@@ -97,6 +104,10 @@ export class JobRunner {
   private readonly active = new Map<string, Job>();
   private readonly instance: InstanceRegistry;
   private started = false;
+  private readonly outage = new FailureRun(
+    (error) => this.options.onError?.(error, null),
+    (failures) => this.options.onRecovered?.(failures),
+  );
 
   constructor(options: JobRunnerOptions) {
     this.options = {
@@ -227,9 +238,10 @@ export class JobRunner {
           lane.running.add(run);
         }
       }
+      this.outage.succeeded();
     } catch (error) {
       // A busy or failing database must not stop the service: report it and poll again.
-      this.options.onError?.(error, null);
+      this.outage.failed(error);
     } finally {
       this.polling = false;
       if (!this.abort.signal.aborted) {
@@ -299,7 +311,8 @@ export class JobRunner {
         await this.instance.beat();
         await extendLeases(db, clock, this.instance.id, [...this.active.keys()], leaseMs);
         await this.instance.sweep();
-      })().catch((error) => this.options.onError?.(error, null)),
+        this.outage.succeeded();
+      })().catch((error) => this.outage.failed(error)),
     );
   }
 }
