@@ -1,5 +1,6 @@
 import type { CatalogueFile } from "../contract/plans.js";
 import { demoCatalogue } from "./catalogue/demo-catalogue.js";
+import { makeCursorKey } from "./db/cursor-seal.js";
 import type { Db } from "./db/database.js";
 import { withNamedLock } from "./db/write-conflicts.js";
 import type { Clock } from "./domain/clock.js";
@@ -24,7 +25,8 @@ export interface BootstrapOptions {
 
 /**
  * Readies a database for serving: the first reseller account (with RESELLER_BOOTSTRAP_TOKEN's
- * value, or a random token) when none exists, and the catalogue from `--plans` or the demo one.
+ * value, or a random token) when none exists, the catalogue from `--plans` or the demo one, and
+ * the key of sealed cursors (so that no request, not even a refused one, writes it).
  */
 export async function bootstrap(
   db: Db,
@@ -48,6 +50,7 @@ async function readyDatabase(
     await loadCatalogue(db, clock, demoCatalogue);
     catalogue = "demo";
   }
+  await makeCursorKey(db);
   let createdToken: string | null = null;
   if (!(await hasResellers(db))) {
     const created = await createReseller(db, clock, {

@@ -60,19 +60,25 @@ export function cursorSealWith(key: Buffer): CursorSeal {
 
 const seals = new WeakMap<Db, Promise<CursorSeal>>();
 
-async function loadSeal(db: Db): Promise<CursorSeal> {
-  // The first instance to page a numbered list makes the key; the others read the one it wrote.
+/** Makes this database's cursor key unless it has one (`serve` does at each start). */
+export async function makeCursorKey(db: Db): Promise<void> {
   await db
     .insertInto("settings")
     .values({ key: settingsKey, value: randomBytes(32).toString("base64") })
     .onConflict((oc) => oc.column("key").doNothing())
     .execute();
-  const row = await db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", settingsKey)
-    .executeTakeFirstOrThrow();
-  const key = Buffer.from(row.value, "base64");
+}
+
+async function loadSeal(db: Db): Promise<CursorSeal> {
+  const read = () =>
+    db.selectFrom("settings").select("value").where("key", "=", settingsKey).executeTakeFirst();
+  let row = await read();
+  if (!row) {
+    // A database `serve` never started (a tool's, a test's): the first list makes the key.
+    await makeCursorKey(db);
+    row = await read();
+  }
+  const key = Buffer.from(row?.value ?? "", "base64");
   if (key.length !== 32) {
     throw new Error(
       `settings.${settingsKey} must hold 32 bytes in base64 (it holds ${key.length})`,

@@ -67,6 +67,51 @@ function requiredMessage(instancePath: string, message: string | undefined): str
   return expected ? `${leaf} is required: ${expected}` : `${leaf} is required`;
 }
 
+/** A 503 of the database's: the log line, the Retry-After and what the client is told. */
+interface Unavailable {
+  level: "warn" | "error";
+  log: string;
+  retryAfter: string;
+  message: string;
+}
+
+/** Whether `error` is the database unable to do the work now (retry later), and how to answer. */
+function databaseUnavailable(error: FastifyError): Unavailable | null {
+  if (isWriteConflict(error)) {
+    // A concurrent request (on this instance or another) wrote the same thing first; nothing of
+    // this one was kept, and a retry sees the other's result.
+    const busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
+    return {
+      level: "warn",
+      log: "write conflict with a concurrent request",
+      retryAfter: "1",
+      message: busy
+        ? `The database was busy with other writes (such as a large import) for ${lockWaitLimitMs / 1000} s; nothing was written. Retry the request.`
+        : "A concurrent request changed the same data; nothing was written. Retry the request.",
+    };
+  }
+  if (error instanceof PoolExhaustedError) {
+    return {
+      level: "error",
+      log: "no database connection free",
+      retryAfter: "5",
+      message:
+        "Every database connection of this instance stayed busy; nothing was done. Retry the request.",
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    // An outage /readyz reports too: the load balancer moves on, clients wait and retry.
+    return {
+      level: "error",
+      log: "the database does not answer",
+      retryAfter: "5",
+      message:
+        "The database does not answer; the request may not have been carried out. Retry it (a POST with the same Idempotency-Key).",
+    };
+  }
+  return null;
+}
+
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
@@ -118,38 +163,11 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
   }
   if (error.statusCode === 429) return send(reply, "rate_limited");
-  if (isWriteConflict(error)) {
-    // A concurrent request (on this instance or another) wrote the same thing first; nothing of
-    // this one was kept, and a retry sees the other's result.
-    request.log.warn({ err: error }, "write conflict with a concurrent request");
-    reply.header("retry-after", "1");
-    const busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
-    return send(
-      reply,
-      "service_unavailable",
-      busy
-        ? `The database was busy with other writes (such as a large import) for ${lockWaitLimitMs / 1000} s; nothing was written. Retry the request.`
-        : "A concurrent request changed the same data; nothing was written. Retry the request.",
-    );
-  }
-  if (error instanceof PoolExhaustedError) {
-    request.log.error({ err: error }, "no database connection free");
-    reply.header("retry-after", "5");
-    return send(
-      reply,
-      "service_unavailable",
-      "Every database connection of this instance stayed busy; nothing was done. Retry the request.",
-    );
-  }
-  if (isDatabaseUnavailable(error)) {
-    // An outage /readyz reports too: the load balancer moves on, clients wait and retry.
-    request.log.error({ err: error }, "the database does not answer");
-    reply.header("retry-after", "5");
-    return send(
-      reply,
-      "service_unavailable",
-      "The database does not answer; the request may not have been carried out. Retry it (a POST with the same Idempotency-Key).",
-    );
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    request.log[unavailable.level]({ err: error }, unavailable.log);
+    reply.header("retry-after", unavailable.retryAfter);
+    return send(reply, "service_unavailable", unavailable.message);
   }
   if (!isResponseSerializationError(error) && error.statusCode && error.statusCode < 500) {
     return send(reply, "validation_failed", error.message);

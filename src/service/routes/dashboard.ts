@@ -216,7 +216,9 @@ export function dashboardRoutes(app: App, services: Services): void {
         },
       },
       async (request, reply) => {
-        const session = sessionsOfRequests.get(request) ?? (await requireSession(request));
+        const session = sessionsOfRequests.get(request);
+        // onRequest set it or refused the request; nothing else reaches this handler.
+        if (!session) throw new Error("dashboard proxy: no session checked for this request");
         if (request.method !== "GET" && request.headers[dashboardRequestHeader] === undefined) {
           throw new ServiceError(
             "unauthenticated",
