@@ -27,7 +27,8 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   const command = parent
     .command(spec.name)
     .summary(spec.summary)
-    .description(spec.description ?? spec.summary);
+    // The one-line summary heads the command's own help too, then the longer account.
+    .description(spec.description ? `${spec.summary}.\n\n${spec.description}` : spec.summary);
   for (const arg of spec.arguments ?? []) {
     const name = `${arg.name}${arg.variadic ? "..." : ""}`;
     const argument = new Argument(

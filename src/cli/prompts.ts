@@ -61,7 +61,7 @@ export async function confirmOrYes(
   if (yes) return true;
   if (!ctx.canPrompt) {
     throw usageError(
-      `${question.replace(/\?$/, "")}: confirmation needed`,
+      `${question.replace(/\?.*$/s, "")}: confirmation needed`,
       "Pass --yes to confirm without a terminal.",
     );
   }

@@ -208,6 +208,26 @@ describe("Idempotency-Key on POST", () => {
     expect(retry.body).not.toContain(first.json().data.token);
   });
 
+  it("compares a CSV streamed as text/csv by its bytes: a retry replays, another file is 422", async () => {
+    const ws = await t.createWorkspace();
+    const upload = (csv: string) =>
+      t.request("POST", `/api/v1/workspaces/${ws}/contacts/import?default_country=DE`, {
+        body: csv,
+        headers: { "content-type": "text/csv", "idempotency-key": "import-1" },
+      });
+    const first = await upload("phone\n0151 12340001\n");
+    expect(first.statusCode).toBe(202);
+    const retry = await upload("phone\n0151 12340001\n");
+    expect(retry.statusCode).toBe(202);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.body).toBe(first.body);
+    const other = await upload("phone\n0151 12340002\n");
+    expect(other.statusCode).toBe(422);
+    expect(other.json().error_code).toBe("idempotency_key_reused");
+    const imports = await t.database.db.selectFrom("contact_imports").select("id").execute();
+    expect(imports).toHaveLength(1);
+  });
+
   it("ignores the header on requests that are not POST", async () => {
     const id = await t.createWorkspace();
     const res = await t.request("PATCH", `/api/v1/workspaces/${id}`, {

@@ -116,7 +116,10 @@ describe("command-line parsing", () => {
     for (const { path, command } of commands) {
       const help = helpOf(command);
       const flat = help.replace(/\s+/g, " ");
-      expect(command.summary() || command.description(), path).not.toBe("");
+      const summary = command.summary() || command.description();
+      expect(summary, path).not.toBe("");
+      // The one line the parent's list shows heads the command's own help as well.
+      expect(flat, path).toContain(summary.replace(/\s+/g, " "));
       expect(help, path).toContain("Examples:\n  $ reseller");
       for (const option of command.options.filter((o) => o.argChoices)) {
         expect(flat, `${path} ${option.long}`).toContain(`(choices: "${option.argChoices?.[0]}"`);

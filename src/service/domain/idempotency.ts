@@ -100,15 +100,20 @@ export async function claimIdempotencyKey(
   return { outcome: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 }
 
-/** Stores the response of a claimed key, to be replayed until the key expires. */
+/**
+ * Stores the response of a claimed key, to be replayed until the key expires; `requestHash`
+ * replaces the claim's fingerprint when the request's body was hashed as it was read.
+ */
 export async function completeIdempotencyKey(
   db: Db,
   ref: IdempotencyKeyRef,
   response: StoredResponse,
+  requestHash?: string,
 ): Promise<void> {
   await db
     .updateTable("idempotency_keys")
     .set({
+      ...(requestHash === undefined ? {} : { request_hash: requestHash }),
       state: "completed",
       response_status: response.status,
       response_headers: JSON.stringify(response.headers),

@@ -10,6 +10,7 @@ import type {
 import type { ErrorBody } from "../../contract/envelope.js";
 import { errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
+import { bodyLimitBytes } from "../body-limits.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
 import {
@@ -24,10 +25,16 @@ import {
 import { isSealed, openBody, sealBody } from "../domain/sealed-responses.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 import { bearerSecret } from "./authentication.js";
+import { digestedBodyOf } from "./streamed-bodies.js";
 
 /** A key this request holds until its response is stored. */
 interface HeldKey {
   ref: IdempotencyKeyRef;
+  /**
+   * For a body read as a stream, the fingerprint of all but its bytes: the stored one adds
+   * their hash once the route has read them (bodyFingerprint).
+   */
+  streamedBasis?: string;
   /** Whether the claim has been settled in the database: response stored or key given back. */
   settled: boolean;
   /** Lets duplicates waiting in this process go on; safe to call more than once. */
@@ -80,6 +87,11 @@ function canonicalJson(value: unknown): string {
 export function requestFingerprint(method: string, url: string, body: unknown): string {
   const text = canonicalJson([method, url, body ?? null]);
   return createHash("sha256").update(text).digest("hex");
+}
+
+/** The fingerprint of a streamed request: that of the rest of it, and its bytes' SHA-256. */
+function bodyFingerprint(basis: string, bodyDigest: string): string {
+  return createHash("sha256").update(`${basis}\n${bodyDigest}`).digest("hex");
 }
 
 function keyOf(request: FastifyRequest): string | undefined {
@@ -222,6 +234,11 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
       await purgeExpiredIdempotencyKeys(db, clock);
     }
 
+    // A body read as a stream (a CSV import) is first claimed by the rest of the request; a
+    // key found taken is then compared by the body's bytes too, read for their hash.
+    const streamed = digestedBodyOf(request);
+    const streamedBasis = streamed ? requestHash : undefined;
+    let bodyRead = false;
     let waitUntil: number | undefined;
     for (;;) {
       const running = inFlight.get(flightId);
@@ -238,13 +255,30 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
         held.finish();
         throw error;
       }
+      if (claim.outcome === "claimed" && bodyRead) {
+        // The key expired meanwhile, and this request's body has been read for its hash:
+        // nothing is left to run it with.
+        held.finish();
+        await releaseIdempotencyKey(db, ref);
+        throw new ServiceError("idempotency_request_in_progress", undefined, {
+          headers: { "retry-after": "1" },
+        });
+      }
       if (claim.outcome === "claimed") {
+        if (streamedBasis !== undefined) held.streamedBasis = streamedBasis;
         request.idempotencyKey = held;
         return;
       }
       held.finish();
       if (claim.outcome === "replay")
         return replay(reply, replayable(request, ref, claim.response));
+      if (claim.outcome === "reused" && streamed && streamedBasis && !bodyRead) {
+        bodyRead = true;
+        const digest = await streamed.drain(bodyLimitBytes);
+        if (digest === null) throw new ServiceError("payload_too_large");
+        requestHash = bodyFingerprint(streamedBasis, digest);
+        continue;
+      }
       if (claim.outcome === "reused") {
         throw new ServiceError("idempotency_key_reused", undefined, {
           details: [
@@ -273,8 +307,15 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
     held.settled = true;
     try {
       const response = storable(request, reply, payload, held.ref);
-      if (response) await completeIdempotencyKey(db, held.ref, response);
-      else await releaseIdempotencyKey(db, held.ref);
+      // A streamed body refused before its end is not known whole: the key is given back, and
+      // a retry runs again (a refused upload stored nothing).
+      const digest =
+        held.streamedBasis === undefined ? undefined : digestedBodyOf(request)?.digest();
+      if (response && digest === undefined) await completeIdempotencyKey(db, held.ref, response);
+      else if (response && digest && held.streamedBasis !== undefined) {
+        const requestHash = bodyFingerprint(held.streamedBasis, digest);
+        await completeIdempotencyKey(db, held.ref, response, requestHash);
+      } else await releaseIdempotencyKey(db, held.ref);
     } catch (error) {
       request.log.error({ err: error }, "could not store the idempotent response");
       await releaseIdempotencyKey(db, held.ref).catch(() => {});

@@ -20,6 +20,7 @@ import {
   listImports,
 } from "../domain/contact-imports.js";
 import { principalOf } from "../plugins/authentication.js";
+import { streamedBody } from "../plugins/streamed-bodies.js";
 import { authErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Contact imports"];
@@ -51,7 +52,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
     }
     // The mapping travels as JSON in the query; text that is not JSON fails the body's check.
     if (typeof query.mapping === "string") standIn.mapping = jsonOrText(query.mapping);
-    csvStreams.set(request, payload);
+    csvStreams.set(request, streamedBody(request, payload));
     done(null, standIn);
   });
 

@@ -185,4 +185,17 @@ describe("reseller logout", () => {
       base_url: mockBaseUrl,
     });
   });
+
+  it("logs out of a profile that does not exist without creating it", async () => {
+    const dir = tempConfigDir();
+    const run = await runCli(["logout", "--profile", "ghost"], {
+      env: { RESELLER_CONFIG_DIR: dir },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("Profile 'ghost' had no stored token.");
+    const list = await runCli(["profiles", "list", "--json"], {
+      env: { RESELLER_CONFIG_DIR: dir },
+    });
+    expect(list.stdout).not.toContain("ghost");
+  });
 });

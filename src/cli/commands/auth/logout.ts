@@ -6,7 +6,8 @@ export const run: Handler = async (ctx) => {
   const store = await ctx.profiles();
   const profile = settings.profile.value;
   const had = store.get(profile)?.token !== undefined;
-  await store.update(profile, { token: undefined });
+  // A profile that holds no token is left as it is: logging out never creates one.
+  if (had) await store.update(profile, { token: undefined });
   const note =
     settings.token.source === "env" || settings.token.source === "flag"
       ? ` A token still comes from ${settings.token.source === "env" ? "RESELLER_TOKEN" : "--token"}.`

@@ -95,6 +95,16 @@ async function checkLocally(
   };
 }
 
+/** "42s", "3m 05s": the time `rows` take at `rate` rows a second; "…" before any row is done. */
+export function timeLeft(rows: number, rate: number): string {
+  if (!(rate > 0)) return "…";
+  const seconds = Math.max(0, Math.ceil(rows / rate));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
+}
+
 /** Waits for the import to end, with a progress bar at a terminal. */
 async function follow(
   ctx: Context,
@@ -108,7 +118,7 @@ async function follow(
   const bar = SingleBar
     ? new SingleBar({
         stream: ctx.io.stderr as NodeJS.WritableStream,
-        format: "Importing {bar} {value}/{total} rows · {rate} rows/s · {eta_formatted} left",
+        format: "Importing {bar} {value}/{total} rows · {rate} rows/s · {left} left",
         hideCursor: true,
         barsize: 30,
       })
@@ -116,7 +126,7 @@ async function follow(
   const started = ctx.now().getTime();
   let current = first;
   let raw = firstRaw;
-  bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0 });
+  bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0, left: "…" });
   try {
     while (current.status === "queued" || current.status === "processing") {
       await ctx.sleep(pollMs);
@@ -125,7 +135,11 @@ async function follow(
       raw = response.raw.data;
       const seconds = Math.max(0.001, (ctx.now().getTime() - started) / 1000);
       bar?.setTotal(Math.max(1, current.total_rows));
-      bar?.update(current.processed_rows, { rate: Math.round(current.processed_rows / seconds) });
+      const rate = current.processed_rows / seconds;
+      bar?.update(current.processed_rows, {
+        rate: Math.round(rate),
+        left: timeLeft(current.total_rows - current.processed_rows, rate),
+      });
     }
   } finally {
     bar?.stop();

@@ -17,7 +17,8 @@ describe("reseller templates lint", () => {
     const file = fileWith(orderUpdateDefinition);
     const run = await runCli(["templates", "lint", file], { tty: true, env: { NO_COLOR: "1" } });
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("order_update (en_US) follows every rule.");
+    expect(run.stderr).toContain("order_update (en_US) follows every rule.");
+    expect(run.stdout).toBe("");
     expect(run.stderr).toContain("│ Hi Ada, your order A-1042 has shipped.");
   });
 

@@ -1,15 +1,14 @@
 import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
 import { exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { textView } from "../../output/view.js";
 import { showPreview } from "./template-actions.js";
 import { problemTable } from "./template-format.js";
 import { readTemplateFile } from "./template-input.js";
 
 /**
- * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid;
- * otherwise every problem (field, rule, message) on stdout and exit 6, what the service would
- * answer. An unreadable file is a usage error (2).
+ * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid (the
+ * verdict on stderr); otherwise every problem (field, rule, message) on stdout and exit 6, what
+ * the service would answer. An unreadable file is a usage error (2).
  */
 export const run: Handler = async (ctx, { args }) => {
   const file = args[0] ?? "";
@@ -18,12 +17,10 @@ export const run: Handler = async (ctx, { args }) => {
   if (problems.length === 0 && read.ok) {
     const value = read.value as { name?: unknown; language?: unknown };
     showPreview(ctx, read.value);
+    // A verdict for people, not data: on stderr, so that piped stdout holds only problems.
     return {
       data: { file, valid: true, problems: [] },
-      view: textView(
-        (paint) =>
-          `${paint.good("✓")} ${file}: ${String(value.name)} (${String(value.language)}) follows every rule.`,
-      ),
+      message: `✓ ${file}: ${String(value.name)} (${String(value.language)}) follows every rule.`,
     };
   }
   const n = problems.length;
