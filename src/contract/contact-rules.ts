@@ -24,8 +24,13 @@ export const emailPattern =
 /** Separators of tags inside one CSV cell; a tag itself may not contain them. */
 export const tagSeparators = /[,;|]/;
 
-/** Keys of custom fields: usable as `custom.<key>` in a CSV header and a campaign's variables. */
-export const customFieldKeyPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/**
+ * Keys of custom fields are the client's own words ("arbitrary keys": `Größe`, `Plan Name`), so
+ * only what would make a key unusable is refused: a control character, a space at either end
+ * (two keys that look alike), and `__proto__`, which an object built by assignment (a CSV row,
+ * the CLI's --field) would take for its prototype.
+ */
+const customFieldKeyProblems = /^\s|\s$|\p{Cc}/u;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const controlCharacters = /[\u0000-\u001f\u007f]/;
@@ -61,9 +66,10 @@ export function customKeyProblem(key: string): string | null {
   if (key.length === 0 || key.length > contactLimits.customFieldKeyLength) {
     return `custom field keys are 1 to ${contactLimits.customFieldKeyLength} characters`;
   }
-  if (!customFieldKeyPattern.test(key)) {
-    return `custom field key '${key}' may hold only letters, digits, _ . and - (and must not start with . or -)`;
+  if (customFieldKeyProblems.test(key)) {
+    return `custom field key ${JSON.stringify(key)} must not begin or end with a space or hold a control character`;
   }
+  if (key === "__proto__") return "custom field key '__proto__' is reserved; choose another name";
   return null;
 }
 

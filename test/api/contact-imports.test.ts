@@ -135,6 +135,18 @@ describe("contact imports", () => {
     });
   });
 
+  it("takes custom.<key> columns with any key a client uses: spaces, umlauts, punctuation", async () => {
+    const csv =
+      "phone,custom.Plan Name,custom.Größe,custom.Kunde seit (Jahr)\n+4915112345678,gold,L,2019\n";
+    const done = await imported(csv);
+    expect(done).toMatchObject({ created: 1, error_count: 0, ignored_columns: [] });
+    expect((await byPhone("+4915112345678"))?.custom_fields).toEqual({
+      "Plan Name": "gold",
+      Größe: "L",
+      "Kunde seit (Jahr)": "2019",
+    });
+  });
+
   it("turns every bad row into a row error with its row number, phone, field and message, and imports the rest", async () => {
     const csv = [
       "phone,email,opt_in_status,tags",

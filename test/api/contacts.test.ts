@@ -170,18 +170,30 @@ describe("contacts", () => {
       expect(res.json().message).toContain("+4915112345678");
     });
 
+    it("takes custom fields with arbitrary keys, and refuses only keys that cannot be told apart or used", async () => {
+      const fields = { "Plan Name": "gold", Größe: "L", "e-mail (work)": "a@b.test", 顧客: "yes" };
+      const res = await upsert({ phone: anna, custom_fields: fields });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().data.custom_fields).toEqual(fields);
+      for (const key of [" city", "city ", "a\u0007b", "x".repeat(65)]) {
+        const refused = await upsert({ phone: anna, custom_fields: { [key]: "x" } });
+        expect(refused.statusCode, JSON.stringify(key)).toBe(422);
+        expect(refused.json().details[0].field).toBe(`custom_fields.${key}`);
+      }
+    });
+
     it("names each bad field in the details", async () => {
       const res = await upsert({
         phone: anna,
         email: "not-an-email",
         tags: ["ok", "a,b"],
-        custom_fields: { "bad key": "x" },
+        custom_fields: { "bad key ": "x" },
         colour: "red",
       });
       expect(res.statusCode).toBe(422);
       const fields = (res.json().details as { field: string }[]).map((d) => d.field);
       expect(fields).toEqual(
-        expect.arrayContaining(["email", "tags", "custom_fields.bad key", "colour"]),
+        expect.arrayContaining(["email", "tags", "custom_fields.bad key ", "colour"]),
       );
     });
 
