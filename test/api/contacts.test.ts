@@ -214,6 +214,18 @@ describe("contacts", () => {
       expect(res.json().error_code).toBe("workspace_not_active");
     });
 
+    it("records a contact's opt-out on a suspended workspace, and refuses any other change there", async () => {
+      const id = (await upsert({ phone: anna, opt_in_status: "opted_in" })).json().data.id;
+      await t.request("PATCH", `/api/v1/workspaces/${ws}`, { body: { status: "suspended" } });
+      const renamed = await patch(id, { first_name: "Anne" });
+      expect(renamed.statusCode).toBe(409);
+      const both = await patch(id, { opt_in_status: "opted_out", first_name: "Anne" });
+      expect(both.statusCode).toBe(409);
+      const withdrawn = await patch(id, { opt_in_status: "opted_out" });
+      expect(withdrawn.statusCode).toBe(200);
+      expect(withdrawn.json().data.opt_in_status).toBe("opted_out");
+    });
+
     it("enforces the plan's contacts limit on new contacts only, and shows usage", async () => {
       await t.close();
       t = await startTestApp({ plansFile: tinyCatalogue(2) });

@@ -125,7 +125,13 @@ export async function updateContact(
   body: UpdateContactBody,
 ): Promise<Contact> {
   const { db, clock } = services;
-  const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
+  // A withdrawal of consent is recorded whatever the workspace's state (an inbound STOP is
+  // too): a suspended client's contact who said stop must not be messaged once it is back.
+  const withdrawal =
+    body.opt_in_status === "opted_out" && Object.keys(body).every((k) => k === "opt_in_status");
+  const workspace = withdrawal
+    ? await loadWorkspaceFor(db, principal, workspaceId)
+    : await loadActiveWorkspaceFor(db, principal, workspaceId);
   refuseFutureConsent(clock, body.opted_in_at);
   const changes: ContactChanges = body;
   return db.transaction().execute(async (trx) => {
