@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
@@ -48,6 +48,30 @@ describe("reseller serve exec", () => {
       name: "Acme",
       contact_email: "owner@acme.test",
     });
+  });
+
+  it("gives the command a profile store of its own: the user's default workspace is neither read nor changed", async () => {
+    const userConfig = tempConfigDir();
+    const stored = JSON.stringify({
+      active_profile: "default",
+      profiles: { default: { base_url: "http://127.0.0.1:9", workspace: "ws_01elsewhere" } },
+    });
+    writeFileSync(join(userConfig, "config.json"), stored);
+    const run = await reseller(
+      [
+        "serve",
+        "exec",
+        "--",
+        "sh",
+        "-c",
+        'reseller workspaces use "$(reseller workspaces create --name A --email a@a.test -q)" >/dev/null && reseller contacts list --json',
+      ],
+      { env: { RESELLER_CONFIG_DIR: userConfig } },
+    );
+    expect(run.stderr).not.toContain("ws_01elsewhere");
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+    expect(readFileSync(join(userConfig, "config.json"), "utf8")).toBe(stored);
   });
 
   it("applies serve's own options, such as --plans, given before or after exec", async () => {

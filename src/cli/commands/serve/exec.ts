@@ -131,6 +131,9 @@ export const run: Handler = async (ctx, { args, options }) => {
       PATH: [bin, ctx.env.PATH ?? process.env.PATH ?? ""].filter(Boolean).join(delimiter),
       RESELLER_BASE_URL: started.url,
       RESELLER_TOKEN: token,
+      // A profile store of its own: the user's default workspace (of another service) is not
+      // read, and `workspaces use` or `login` inside the command do not change the user's.
+      RESELLER_CONFIG_DIR: join(dir, "config"),
     });
     return { exitCode };
   } finally {
