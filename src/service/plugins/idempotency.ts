@@ -31,10 +31,10 @@ import { digestedBodyOf } from "./streamed-bodies.js";
 interface HeldKey {
   ref: IdempotencyKeyRef;
   /**
-   * For a body read as a stream, the fingerprint of all but its bytes: the stored one adds
-   * their hash once the route has read them (bodyFingerprint).
+   * For a body read as a stream, the fingerprint to store once the route has read it (the rest
+   * of the request and the bytes' hash); null while the body is not read to its end.
    */
-  streamedBasis?: string;
+  streamedHash?: () => string | null;
   /** Whether the claim has been settled in the database: response stored or key given back. */
   settled: boolean;
   /** Lets duplicates waiting in this process go on; safe to call more than once. */
@@ -237,7 +237,7 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
     // A body read as a stream (a CSV import) is first claimed by the rest of the request; a
     // key found taken is then compared by the body's bytes too, read for their hash.
     const streamed = digestedBodyOf(request);
-    const streamedBasis = streamed ? requestHash : undefined;
+    const basis = requestHash;
     let bodyRead = false;
     let waitUntil: number | undefined;
     for (;;) {
@@ -265,18 +265,23 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
         });
       }
       if (claim.outcome === "claimed") {
-        if (streamedBasis !== undefined) held.streamedBasis = streamedBasis;
+        if (streamed) {
+          held.streamedHash = () => {
+            const digest = streamed.digest();
+            return digest === null ? null : bodyFingerprint(basis, digest);
+          };
+        }
         request.idempotencyKey = held;
         return;
       }
       held.finish();
       if (claim.outcome === "replay")
         return replay(reply, replayable(request, ref, claim.response));
-      if (claim.outcome === "reused" && streamed && streamedBasis && !bodyRead) {
+      if (claim.outcome === "reused" && streamed && !bodyRead) {
         bodyRead = true;
         const digest = await streamed.drain(bodyLimitBytes);
         if (digest === null) throw new ServiceError("payload_too_large");
-        requestHash = bodyFingerprint(streamedBasis, digest);
+        requestHash = bodyFingerprint(basis, digest);
         continue;
       }
       if (claim.outcome === "reused") {
@@ -309,11 +314,8 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
       const response = storable(request, reply, payload, held.ref);
       // A streamed body refused before its end is not known whole: the key is given back, and
       // a retry runs again (a refused upload stored nothing).
-      const digest =
-        held.streamedBasis === undefined ? undefined : digestedBodyOf(request)?.digest();
-      if (response && digest === undefined) await completeIdempotencyKey(db, held.ref, response);
-      else if (response && digest && held.streamedBasis !== undefined) {
-        const requestHash = bodyFingerprint(held.streamedBasis, digest);
+      const requestHash = held.streamedHash?.();
+      if (response && requestHash !== null) {
         await completeIdempotencyKey(db, held.ref, response, requestHash);
       } else await releaseIdempotencyKey(db, held.ref);
     } catch (error) {
