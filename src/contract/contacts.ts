@@ -208,7 +208,7 @@ export const ContactMeta = z
       .array(ContactNotice)
       .optional()
       .describe(
-        "Present when part of the change was not applied: an upsert saying `opted_in` leaves a contact who opted out as it is.",
+        "Present when part of the change was not applied: an upsert saying `opted_in` or `not_set` leaves a contact who opted out as it is.",
       ),
   })
   .strict();

@@ -278,6 +278,56 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     expect(contact.opt_in_status).toBe("opted_out");
   });
 
+  it("an upsert saying not_set leaves the contact opted out, so a later opted_in cannot re-subscribe", async () => {
+    for (const status of ["not_set", "opted_in"]) {
+      const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+        body: { phone: anna, opt_in_status: status },
+      });
+      expect(res.statusCode).toBe(200);
+      const body = ContactResponse.parse(res.json());
+      expect(body.data.opt_in_status).toBe("opted_out");
+      expect(body.meta.notices).toEqual([
+        { field: "opt_in_status", message: expect.stringContaining("stays opted out") },
+      ]);
+    }
+  });
+
+  it("two imports, not_set then opted_in, leave the contact opted out and count both rows", async () => {
+    let kept = 0;
+    for (const status of ["not_set", "opted_in"]) {
+      const csv = `phone,opt_in_status\n${anna},${status}\n`;
+      const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+        body: { csv: Buffer.from(csv).toString("base64") },
+      });
+      const importId = ContactImportResponse.parse(res.json()).data.id;
+      await t.runJobs();
+      const record = ContactImportResponse.parse(
+        (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
+      ).data;
+      kept += record.opt_outs_kept;
+    }
+    expect(kept).toBe(2);
+    const contact = ContactResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`)).json(),
+    ).data;
+    expect(contact.opt_in_status).toBe("opted_out");
+  });
+
+  it("a PATCH giving not_set is refused for a contact who opted out, naming opt_in_status", async () => {
+    const res = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "not_set" },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({
+      error_code: "validation_failed",
+      details: [{ field: "opt_in_status", message: expect.stringContaining("opted out") }],
+    });
+    const contact = ContactResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`)).json(),
+    ).data;
+    expect(contact.opt_in_status).toBe("opted_out");
+  });
+
   it("a PATCH re-subscribes only with an opt_in_source", async () => {
     const bare = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
       body: { opt_in_status: "opted_in" },

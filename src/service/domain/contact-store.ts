@@ -328,15 +328,20 @@ export const optOutKeptMessage =
   "the contact opted out and stays opted out: only the contact (START) or a PATCH giving opted_in with an opt_in_source re-subscribes them";
 
 /**
- * The consent rule of upserts and imports: a change saying `opted_in` never re-subscribes a
- * contact who opted out (by STOP, the provider or a PATCH). Returns the change without its
- * opt-in fields in that case, and whether the opt-out was kept.
+ * The consent rule of upserts and imports: a change saying `opted_in` or `not_set` never undoes
+ * the opt-out of a contact who opted out (by STOP, the provider or a PATCH); `not_set` would
+ * only take two steps to re-subscribe them. Returns the change without its opt-in fields in
+ * that case, and whether the opt-out was kept.
  */
 export function keepOptOut(
   existing: Row | undefined,
   changes: ContactChanges,
 ): { changes: ContactChanges; kept: boolean } {
-  if (existing?.opt_in_status !== "opted_out" || changes.opt_in_status !== "opted_in") {
+  if (
+    existing?.opt_in_status !== "opted_out" ||
+    changes.opt_in_status === undefined ||
+    changes.opt_in_status === "opted_out"
+  ) {
     return { changes, kept: false };
   }
   return {

@@ -116,7 +116,7 @@ function isDuplicateKey(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "23505";
 }
 
-/** Changes only the given fields of one contact; all three opt-in statuses are accepted. */
+/** Changes only the given fields of one contact; an opt-out is undone only by opted_in with a source. */
 export async function updateContact(
   services: ContactServices,
   principal: Principal,
@@ -146,6 +146,12 @@ export async function updateContact(
       throw invalidField(
         "opt_in_source",
         "is required to re-subscribe a contact who opted out: say where the new consent came from, e.g. 'signed form 2026-11-22'",
+      );
+    }
+    if (existing.opt_in_status === "opted_out" && body.opt_in_status === "not_set") {
+      throw invalidField(
+        "opt_in_status",
+        "cannot be not_set for a contact who opted out: they stay opted out until they send START, or give opted_in with an opt_in_source",
       );
     }
     const result = writer.update(existing, changes, {
