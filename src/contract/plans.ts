@@ -76,11 +76,15 @@ export const PlanListQuery = z.object({
     .string()
     .optional()
     .describe(`Only plans of this period: one of ${billingPeriods.join(", ")}.`),
+  // Any case, and 1/0: clients send a boolean as their language writes it (Python: True).
   include_private: z
-    .enum(["true", "false"])
+    .preprocess(
+      (v) => (typeof v === "string" ? v.toLowerCase() : v),
+      z.enum(["true", "false", "1", "0"], { error: "expected true or false (or 1, 0)" }),
+    )
     .default("false")
-    .transform((v) => v === "true")
-    .describe("true also lists plans hidden from the public pricing page."),
+    .transform((v) => v === "true" || v === "1")
+    .describe("true (or 1, any case) also lists plans hidden from the public pricing page."),
 });
 
 export const PlanIdParams = z.object({ id: z.string().describe("The plan's integer id.") });

@@ -62,6 +62,19 @@ describe("plan catalogue", () => {
     expect(body.meta.billing_periods.find((p) => p.value === "yearly")?.plan_count).toBe(2);
   });
 
+  it("reads include_private as clients write booleans: True, TRUE, 1 and 0 too", async () => {
+    const yearly = async (value: string) =>
+      PlanListResponse.parse(
+        (await t.request("GET", `/api/v1/plans?include_private=${value}`)).json(),
+      ).data.yearly?.map((p) => p.slug);
+    for (const value of ["True", "TRUE", "1"]) {
+      expect(await yearly(value)).toContain("enterprise-custom");
+    }
+    for (const value of ["False", "0"]) {
+      expect(await yearly(value)).not.toContain("enterprise-custom");
+    }
+  });
+
   it("returns one plan by id, private ones too", async () => {
     const list = PlanListResponse.parse(
       (await t.request("GET", "/api/v1/plans?include_private=true")).json(),
@@ -173,7 +186,7 @@ describe("plan catalogue", () => {
       const body = res.json();
       expect(body.error_code).toBe("validation_failed");
       expect(body.details).toEqual([
-        { field: "include_private", message: 'Invalid option: expected one of "true"|"false"' },
+        { field: "include_private", message: "expected true or false (or 1, 0)" },
       ]);
     });
 
