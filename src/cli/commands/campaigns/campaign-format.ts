@@ -280,6 +280,9 @@ export function funnelText(campaign: Campaign, stats: CampaignStats, paint: Pain
     `  ${"Skipped".padEnd(10)}${n(skipped)}  ${paint.dim(`${count(stats.skipped_no_consent)} not_set, ${count(stats.skipped_opted_out)} opted_out`)}`,
   ];
   if (stats.queued > 0) lines.push(`  ${"Queued".padEnd(10)}${n(stats.queued)}`);
+  if (stats.cancelled > 0) {
+    lines.push(`  ${"Cancelled".padEnd(10)}${n(stats.cancelled)}  ${paint.dim("never sent")}`);
+  }
   lines.push(paint.dim(`  Updated ${when(stats.updated_at)}`));
   return lines.join("\n");
 }
@@ -302,6 +305,7 @@ export function statsView(campaign: Campaign, stats: CampaignStats, table: boole
     field("delivered"),
     field("read"),
     field("failed"),
+    field("cancelled"),
     field("delivery_rate"),
     field("read_rate"),
     {

@@ -79,6 +79,7 @@ describe("reseller campaigns stats", () => {
         "delivered\t1",
         "read\t0",
         "failed\t1",
+        "cancelled\t0",
         "delivery_rate\t0.5",
         "read_rate\t0",
         "failures\tundeliverable=1",
@@ -92,6 +93,24 @@ describe("reseller campaigns stats", () => {
       dispatcher: api.agent,
     });
     expect(JSON.parse(json.stdout)).toEqual(runningStats);
+  });
+
+  it("shows the recipients a cancel left unsent, at a terminal and piped", async () => {
+    const cancelled = { ...runningCampaign, status: "cancelled" };
+    const stats = { ...runningStats, queued: 0, cancelled: 1 };
+    stubPoll(cancelled, stats);
+    const run = await runCli(["campaigns", "stats", draftCampaign.id], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toMatch(/^ {2}Cancelled\s+1 {2}never sent$/m);
+    stubPoll(cancelled, stats);
+    const piped = await runCli(["campaigns", "stats", draftCampaign.id], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(piped.stdout).toContain("\ncancelled\t1\n");
   });
 
   describe("--watch", () => {
