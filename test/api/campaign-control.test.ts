@@ -112,6 +112,23 @@ describe("campaign control", () => {
     expect(recipients.map((r) => r.state).sort()).toEqual(["cancelled", "cancelled", "sent"]);
   });
 
+  it("counts the unsent recipients as cancelled as soon as the cancel answers, mid-batch", async () => {
+    const w = await world(t);
+    const draft = await w.campaign();
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    let during: CampaignStats | undefined;
+    const runner = batchRunner(t, async (messages) => {
+      if (messages[0]?.to === "+4915112345671") {
+        expect((await w.move(draft.id, "cancel")).statusCode).toBe(200);
+        during = await w.stats(draft.id);
+      }
+    });
+    await runner.runDue();
+    // The batch in flight was not yet recorded: all three are waiting, so all count as cancelled.
+    expect(during).toMatchObject({ queued: 0, sent: 0, cancelled: 3 });
+    expect(await w.stats(draft.id)).toMatchObject({ queued: 0, sent: 1, cancelled: 2 });
+  });
+
   it("cancels a paused campaign at once, counting its unsent recipients", async () => {
     const w = await world(t);
     const draft = await w.campaign();

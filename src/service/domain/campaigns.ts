@@ -355,7 +355,24 @@ function rate(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 }
 
-/** The campaign's delivery figures from its counters (never a scan of its recipients). */
+/**
+ * Recipients of a cancelled campaign still waiting to be sent: the run job settles them as
+ * cancelled right after the batch in flight at the cancel (see campaign-control.ts), which may be
+ * a second later. The stats count them as cancelled at once, so a cancel's answer is followed by
+ * stats that add up; one of that last batch then moves from cancelled to sent or failed.
+ */
+async function stillQueued(db: Db, campaign: CampaignTable): Promise<number> {
+  if (campaign.queued === 0) return 0;
+  const row = await db
+    .selectFrom("campaign_recipients")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("campaign_id", "=", campaign.id)
+    .where("state", "=", "queued")
+    .executeTakeFirstOrThrow();
+  return Math.min(campaign.queued, Number(row.n));
+}
+
+/** The campaign's delivery figures from its counters (a cancelled one's may read its queue). */
 export async function campaignStats(
   db: Db,
   principal: Principal,
@@ -372,16 +389,17 @@ export async function campaignStats(
     .orderBy("count", "desc")
     .orderBy("reason")
     .execute();
+  const unsettled = campaign.status === "cancelled" ? await stillQueued(db, campaign) : 0;
   return {
     audience_total: campaign.audience_total,
     skipped_no_consent: campaign.skipped_no_consent,
     skipped_opted_out: campaign.skipped_opted_out,
-    queued: campaign.queued,
+    queued: campaign.queued - unsettled,
     sent: campaign.sent,
     delivered: campaign.delivered,
     read: campaign.read,
     failed: campaign.failed,
-    cancelled: campaign.cancelled,
+    cancelled: campaign.cancelled + unsettled,
     delivery_rate: rate(campaign.delivered, campaign.sent),
     read_rate: rate(campaign.read, campaign.delivered),
     failures,
