@@ -91,6 +91,29 @@ describe("campaign control", () => {
     expect(usage.meta.totals.messages.total.sent).toBe(3);
   });
 
+  it("bills each message in the month it was sent: a campaign resumed next month splits", async () => {
+    const w = await world(t);
+    const draft = await w.campaign();
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    let batches = 0;
+    const runner = batchRunner(t, async () => {
+      batches += 1;
+      if (batches === 1) expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
+    });
+    await runner.runDue();
+    t.clock.advance(10 * 86_400_000); // 22 November → 2 December
+    expect((await w.move(draft.id, "resume")).statusCode).toBe(200);
+    await runner.runDue();
+    expect(await w.status(draft.id)).toBe("completed");
+    const sentIn = async (month: string) =>
+      (await t.request("GET", `/api/v1/usage?month=${month}`)).json().meta.totals.messages.total
+        .sent as number;
+    expect([await sentIn("2026-11"), await sentIn("2026-12")]).toEqual([1, 2]);
+    // The same split as the quota's meter, which counts the current month.
+    const ws = (await t.request("GET", `/api/v1/workspaces/${w.ws}`)).json().data;
+    expect(ws.usage.messages_sent_this_month).toBe(2);
+  });
+
   it("cancels during sending: the rest count as cancelled and are never sent", async () => {
     const w = await world(t);
     const draft = await w.campaign();

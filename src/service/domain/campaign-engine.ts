@@ -93,7 +93,7 @@ async function failCampaign(
     // still every recipient with consent (sends whose answer was lost are settled later).
     const unsent = await trx
       .updateTable("campaign_recipients")
-      .set({ state: "failed", failure_reason: reason, updated_at: now })
+      .set({ state: "failed", failure_reason: reason, outcome_at: now, updated_at: now })
       .where("campaign_id", "=", campaignId)
       .where("state", "=", "queued")
       .executeTakeFirst();
@@ -217,11 +217,17 @@ async function pendingRecipients(
   }));
 }
 
-/** Outcomes of one state, as rows of a `VALUES` list: contact, provider message id, reason. */
-function outcomeValues(outcomes: readonly Outcome[]) {
+/** When an outcome counts as sent or failed: now, but for a send whose answer was lost. */
+function outcomeAt(outcome: Outcome, now: string): string | null {
+  return outcome.state === "outcome_unknown" ? null : now;
+}
+
+/** Outcomes as rows of a `VALUES` list: contact, state, provider message id, reason, time. */
+function outcomeValues(outcomes: readonly Outcome[], now: string) {
   return sql.join(
     outcomes.map(
-      (o) => sql`(${o.contactId}, ${o.state}, ${o.providerMessageId ?? null}, ${o.reason ?? null})`,
+      (o) =>
+        sql`(${o.contactId}, ${o.state}, ${o.providerMessageId ?? null}, ${o.reason ?? null}, ${outcomeAt(o, now)})`,
     ),
   );
 }
@@ -245,12 +251,20 @@ async function writeOutcomes(
   if (outcomes.length === 0) return new Set();
   if (engineOf(trx) === "sqlite") {
     const update = sqliteHandleOf(trx).prepare(
-      `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?, updated_at = ?
+      `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?,
+         outcome_at = ?, updated_at = ?
        WHERE campaign_id = ? AND contact_id = ? AND state IN ('queued', 'sending')`,
     );
     const changed = new Set<string>();
     for (const o of outcomes) {
-      const args = [o.state, o.providerMessageId ?? null, o.reason ?? null, now, campaignId];
+      const args = [
+        o.state,
+        o.providerMessageId ?? null,
+        o.reason ?? null,
+        outcomeAt(o, now),
+        now,
+        campaignId,
+      ];
       if (update.run(...args, o.contactId).changes === 1) changed.add(o.contactId);
     }
     return changed;
@@ -258,8 +272,8 @@ async function writeOutcomes(
   const { rows } = await sql<{ contact_id: string }>`
     UPDATE campaign_recipients
     SET state = v.column2, provider_message_id = v.column3, failure_reason = v.column4,
-      updated_at = ${now}
-    FROM (VALUES ${outcomeValues(outcomes)}) AS v
+      outcome_at = v.column5, updated_at = ${now}
+    FROM (VALUES ${outcomeValues(outcomes, now)}) AS v
     WHERE campaign_recipients.campaign_id = ${campaignId}
       AND campaign_recipients.contact_id = v.column1
       AND campaign_recipients.state IN ('queued', 'sending')
@@ -366,6 +380,44 @@ async function markSending(
   return new Set(rows.map((r) => r.contact_id));
 }
 
+/** A recipient of a batch and the message to send them. */
+interface BatchItem {
+  recipient: PendingRecipient;
+  message: OutboundMessage;
+}
+
+/** A provider with idempotency keys: the batch in one call (a repeat after a crash is harmless). */
+async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<SendOutcome[]> {
+  return items.length > 0 ? deps.sender.send(items.map((s) => s.message)) : [];
+}
+
+/**
+ * A provider without idempotency: each recipient is marked `sending` (committed) just before
+ * its own send, so a crash leaves at most the one send in flight `outcome_unknown`, never the
+ * rest of the batch that was not tried. Stops at a rate limit or a campaign-wide refusal, as
+ * the provider does within a call; the recipients after it stay queued. Answers the items
+ * tried, with their outcomes.
+ */
+async function sendEachMarked(
+  deps: CampaignEngineDeps,
+  campaignId: string,
+  items: BatchItem[],
+): Promise<{ items: BatchItem[]; results: SendOutcome[] }> {
+  const tried: BatchItem[] = [];
+  const results: SendOutcome[] = [];
+  for (const item of items) {
+    const marked = await markSending(deps, campaignId, [item.recipient.contact_id]);
+    // Another instance marked or resolved it meanwhile: it is not sent again.
+    if (!marked.has(item.recipient.contact_id)) continue;
+    const [result] = await deps.sender.send([item.message]);
+    if (!result) break;
+    tried.push(item);
+    results.push(result);
+    if (result.status === "backoff" || result.status === "campaign_failed") break;
+  }
+  return { items: tried, results };
+}
+
 /** Sends one batch of queued recipients and says how it ended. */
 async function sendBatch(
   deps: CampaignEngineDeps,
@@ -405,7 +457,7 @@ async function sendBatch(
   const fail = (contactId: string, reason: string, optOut?: boolean) => {
     outcomes.push({ contactId, state: "failed", reason, ...(optOut ? { optOut } : {}) });
   };
-  let toSend: { recipient: PendingRecipient; message: OutboundMessage }[] = [];
+  let toSend: BatchItem[] = [];
   for (const recipient of recipients) {
     // Consent is checked again at send time: a STOP since the snapshot is honoured.
     if (recipient.opt_in_status !== "opted_in") {
@@ -440,17 +492,12 @@ async function sendBatch(
       },
     });
   }
-  if (!exactlyOnce && toSend.length > 0) {
-    const marked = await markSending(
-      deps,
-      campaign.id,
-      toSend.map((s) => s.recipient.contact_id),
-    );
-    toSend = toSend.filter((s) => marked.has(s.recipient.contact_id));
-  }
+  const sent = exactlyOnce
+    ? { items: toSend, results: await sendAll(deps, toSend) }
+    : await sendEachMarked(deps, campaign.id, toSend);
+  toSend = sent.items;
+  const results = sent.results;
   await grant.settle?.(toSend.length);
-  const results: SendOutcome[] =
-    toSend.length > 0 ? await deps.sender.send(toSend.map((s) => s.message)) : [];
   let end: BatchEnd = { kind: "sent" };
   const notSent: string[] = [];
   results.forEach((result, i) => {

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type {
   MessageCounts,
   MessagesByCategory,
@@ -41,7 +42,7 @@ function monthBounds(month: string): [string, string] {
 
 /**
  * The month's usage of every workspace of the reseller, what it bills clients from: messages by
- * template category (of campaigns started that month), contacts at the month's end, approved
+ * template category (sent or failed that month), contacts at the month's end, approved
  * templates and plan, with totals.
  */
 export async function monthlyUsage(
@@ -73,14 +74,21 @@ export async function monthlyUsage(
     query,
   );
   const reportIds = inReport.select("workspaces.id");
+  // A message counts in the month it was sent or failed, as the quota's meter counts it; rows
+  // from before that was recorded count in the month their campaign started.
+  const billedAt = sql<string>`coalesce(r.outcome_at, c.started_at)`;
   const messages = await db
     .selectFrom("campaign_recipients as r")
     .innerJoin("campaigns as c", "c.id", "r.campaign_id")
     .leftJoin("templates as t", "t.id", "c.template_id")
     .select((eb) => ["c.workspace_id", "t.category", "r.state", eb.fn.countAll<number>().as("n")])
     .where("c.workspace_id", "in", reportIds)
-    .where("c.started_at", ">=", from)
+    // Only campaigns that can have an outcome in the month: started before its end, and counted
+    // something since its start (every outcome moves stats_updated_at).
     .where("c.started_at", "<", to)
+    .where("c.stats_updated_at", ">=", from)
+    .where(billedAt, ">=", from)
+    .where(billedAt, "<", to)
     .groupBy(["c.workspace_id", "t.category", "r.state"])
     .execute();
   const contacts = await db

@@ -183,6 +183,8 @@ export async function applyStatusReports(
         state: to,
         failure_reason: reason,
         provider_message_id: recipient.provider_message_id ?? (report.providerMessageId || null),
+        // A send whose answer was lost counts in the month it is confirmed, as the meter does.
+        ...(unresolved ? { outcome_at: now } : {}),
         updated_at: now,
       })
       .where("campaign_id", "=", recipient.campaign_id)

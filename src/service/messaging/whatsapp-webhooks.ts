@@ -290,7 +290,7 @@ export async function expireUnknownOutcomes(db: Db, clock: Clock): Promise<numbe
       const count = Number(n);
       await trx
         .updateTable("campaign_recipients")
-        .set({ state: "failed", failure_reason: "outcome_unknown", updated_at: at })
+        .set({ state: "failed", failure_reason: "outcome_unknown", outcome_at: at, updated_at: at })
         .where("campaign_id", "=", campaignId)
         .where("state", "=", "outcome_unknown")
         .where("sending_at", "<=", limit)

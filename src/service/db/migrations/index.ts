@@ -14,6 +14,7 @@ import * as contactSearchPrefixes from "./0013-contact-search-prefixes.js";
 import * as dashboardSessions from "./0015-dashboard-sessions.js";
 import * as tagFoldedNames from "./0016-tag-folded-names.js";
 import * as jobsDueByKind from "./0017-jobs-due-by-kind.js";
+import * as recipientOutcomeMonth from "./0018-recipient-outcome-month.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   "0015-dashboard-sessions": dashboardSessions,
   "0016-tag-folded-names": tagFoldedNames,
   "0017-jobs-due-by-kind": jobsDueByKind,
+  "0018-recipient-outcome-month": recipientOutcomeMonth,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -75,6 +75,8 @@ export interface CampaignRecipientTable {
   failure_reason: string | null;
   /** When the send that may have reached the provider began; drives the 24 h outcome_unknown limit. */
   sending_at: string | null;
+  /** When it became sent or failed: the month the usage report bills it in (null before). */
+  outcome_at: string | null;
   updated_at: string;
 }
 
