@@ -28,6 +28,16 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
   });
 
+  it("leaves a template to Meta while the workspace's number is disconnected, never to the sandbox", async () => {
+    // As after Meta refused the channel's token (code 190): the number stays the workspace's.
+    await w.t.database.db.updateTable("channels").set({ status: "disconnected" }).execute();
+    const { template, graphId } = await w.submitTemplate();
+    w.t.clock.advance(60_000);
+    await w.t.runJobs();
+    expect(graphId).not.toBe("");
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+  });
+
   it("approves the template when Meta's status webhook says APPROVED", async () => {
     const { template, graphId } = await w.submitTemplate();
     await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED"));

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import type { MessageSender } from "./message-sender.js";
@@ -10,8 +11,9 @@ export interface MessagingProviders {
   /** The operator of channels whose `provider` is `kind`; the sandbox for any other value. */
   of(kind: string): MessagingProvider;
   /**
-   * The operator that reviews a workspace's templates: Meta, through the workspace's connected
-   * cloud channel (its WABA holds the templates), when it has one; the sandbox otherwise.
+   * The operator that reviews a workspace's templates: Meta, through the workspace's cloud
+   * channel (its WABA holds the templates; a connected one first), when it has one; the sandbox
+   * otherwise.
    */
   forWorkspace(
     workspaceId: string,
@@ -36,7 +38,9 @@ export function messagingProviders(deps: {
         .selectAll()
         .where("workspace_id", "=", workspaceId)
         .where("provider", "=", deps.cloud.kind)
-        .where("status", "=", "connected")
+        // A disconnected number still belongs to the WABA that holds the templates: its templates
+        // wait for Meta (submitted once it is connected again), never approved by the sandbox.
+        .orderBy(sql`CASE WHEN status = 'connected' THEN 0 ELSE 1 END`)
         .orderBy("created_at")
         .executeTakeFirst();
       return channel
