@@ -81,6 +81,14 @@ describe("sandbox magic numbers for the Cloud API outcomes", () => {
     expect(events.map((e) => JSON.parse(e.data).status)).toContain("paused");
   });
 
+  it("sends nothing after 4006 in the same batch, as the Cloud API adapter does", async () => {
+    const { campaign, stats } = await run("+4915112345671", "+4915112344006", "+4915112345672");
+    expect(campaign).toMatchObject({ status: "failed", failure_reason: "template_paused" });
+    expect(stats).toMatchObject({ sent: 1, failed: 2 });
+    const sent = await t.database.db.selectFrom("sandbox_messages").select("to_phone").execute();
+    expect(sent.map((m) => m.to_phone)).toEqual(["+4915112345671"]);
+  });
+
   it("fails a number ending 4007 as user_stopped_marketing and opts the contact out", async () => {
     const { stats, ids } = await run("+4915112344007", "+4915112345671");
     expect(stats).toMatchObject({ sent: 1, failed: 1 });

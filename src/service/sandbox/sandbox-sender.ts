@@ -37,14 +37,25 @@ export function sandboxSender(deps: {
       const reportAt = new Date(now.getTime() + deps.timing.deliveredAfterMs);
       const outcomes: SendOutcome[] = [];
       const accepted: Array<{ index: number; row: SandboxMessageTable }> = [];
+      let wall: SendOutcome | null = null;
       for (const message of messages) {
         const refusal = refusalFor(message.to);
         const error = refusal ? null : graphErrorFor(message.to);
-        if (refusal) {
+        if (wall) {
+          // As the Cloud API adapter: after a rate limit or a campaign-wide refusal the rest of
+          // the batch is not tried (it stays queued, or fails with the campaign).
+          outcomes.push(
+            wall.status === "backoff"
+              ? wall
+              : { status: "backoff", reason: "not_attempted", code: 0 },
+          );
+        } else if (refusal) {
           outcomes.push({ status: "failed", ...refusal });
         } else if (error && !(error.firstAttemptOnly && retried.has(message.idempotencyKey))) {
           if (error.firstAttemptOnly) retried.add(message.idempotencyKey);
-          outcomes.push(sendOutcomeForCode(error.code));
+          const outcome = sendOutcomeForCode(error.code);
+          if (outcome.status === "backoff" || outcome.status === "campaign_failed") wall = outcome;
+          outcomes.push(outcome);
         } else {
           const delivers = reportsFor(message.to).delivered;
           const id = newId("msg");
