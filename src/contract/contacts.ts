@@ -9,7 +9,7 @@ import {
 } from "./contact-rules.js";
 import { successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
-import { e164Hint } from "./phones.js";
+import { checkE164, e164Hint } from "./phones.js";
 import { optInStatuses } from "./vocabulary.js";
 
 export const OptInStatus = z.enum(optInStatuses);
@@ -51,8 +51,13 @@ function nameField(field: string) {
     .transform((v) => (v === "" ? null : v));
 }
 
+// Checked with the other fields, so one answer names every field that is wrong.
 const phone = z
   .string({ error: `phone must be a string in ${e164Hint}` })
+  .superRefine((value, ctx) => {
+    const checked = checkE164(value);
+    if (!checked.ok) ctx.addIssue({ code: "custom", message: checked.message });
+  })
   .describe(`The upsert key, in ${e164Hint}; must be a valid number for its country.`);
 
 const email = z

@@ -197,6 +197,15 @@ describe("contacts", () => {
       );
     });
 
+    it("names a bad phone together with the other bad fields, in one answer", async () => {
+      const res = await upsert({ phone: "+4915112345", email: "not-an-email" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        { field: "phone", message: expect.stringContaining("not a valid number for DE") },
+        { field: "email", message: expect.any(String) },
+      ]);
+    });
+
     it("refuses a consent time in the future", async () => {
       const res = await upsert({
         phone: anna,
@@ -312,6 +321,10 @@ describe("contacts", () => {
         opt_in_status: "opted_in",
         opted_in_at: "2026-11-22T10:30:00Z",
       });
+      const reset = ContactResponse.parse(
+        (await patch(contact.id, { opt_in_status: "not_set" })).json(),
+      ).data;
+      expect(reset.opt_in_status).toBe("not_set");
       t.clock.advance(3_600_000);
       const optedOut = ContactResponse.parse(
         (await patch(contact.id, { opt_in_status: "opted_out" })).json(),
@@ -321,10 +334,6 @@ describe("contacts", () => {
         opted_out_at: "2026-11-22T11:30:00Z",
         opted_in_at: "2026-11-22T10:30:00Z",
       });
-      const reset = ContactResponse.parse(
-        (await patch(contact.id, { opt_in_status: "not_set" })).json(),
-      ).data;
-      expect(reset.opt_in_status).toBe("not_set");
     });
 
     it("refuses a phone change and an unknown contact", async () => {
