@@ -42,50 +42,89 @@ export const Channel = z
   .meta({ id: "Channel" });
 export type Channel = z.infer<typeof Channel>;
 
-export const CreateChannelBody = z.strictObject({
-  provider: z
-    .enum(channelProviders, { error: `provider must be one of ${channelProviders.join(", ")}` })
-    .default("sandbox")
-    .describe("`sandbox` (default) or `whatsapp_cloud`."),
-  phone: z
-    .string({ error: "phone must be a string in E.164 form, e.g. +4915112345678" })
-    .optional()
-    .describe(
-      "sandbox: the number, E.164 (required). whatsapp_cloud: taken from Meta (display_phone_number).",
-    ),
-  name: z
-    .string({ error: "name must be a string" })
-    .trim()
-    .min(1, { error: "name must not be empty" })
-    .max(100, { error: "name must be at most 100 characters" })
-    .optional()
-    .describe(
-      "What the channel is called in lists. Default: Meta's verified name (whatsapp_cloud), or the number.",
-    ),
-  phone_number_id: z
-    .string({ error: "phone_number_id must be a string of digits" })
-    .regex(/^\d{1,30}$/, { error: "phone_number_id must be the number's Graph id (digits)" })
-    .optional()
-    .describe("whatsapp_cloud (required): the phone number id from WhatsApp Manager, API Setup."),
-  waba_id: z
-    .string({ error: "waba_id must be a string of digits" })
-    .regex(/^\d{1,30}$/, { error: "waba_id must be the WhatsApp Business Account id (digits)" })
-    .optional()
-    .describe("whatsapp_cloud (required): the WhatsApp Business Account id."),
-  access_token: z
-    .string({ error: "access_token must be a string" })
-    // A token pasted or read from a file often ends with a newline; none has spaces inside.
-    .trim()
-    .min(1, { error: "access_token must not be empty" })
-    .max(4096, { error: "access_token must be at most 4096 characters" })
-    .regex(/^[\x21-\x7E]+$/, {
-      error: "access_token must be the token Meta gave: letters, digits and punctuation, no spaces",
-    })
-    .optional()
-    .describe(
-      "whatsapp_cloud (required): a system user's permanent access token with whatsapp_business_messaging and whatsapp_business_management. Write-only: stored encrypted, never returned.",
-    ),
-});
+/** The fields each provider needs and those it takes from elsewhere. */
+const cloudFields = ["phone_number_id", "waba_id", "access_token"] as const;
+
+/** The fields a channel request lacks or should not have for its provider, with why. */
+function providerFieldProblems(body: {
+  provider: string;
+  phone?: string | undefined;
+  phone_number_id?: string | undefined;
+  waba_id?: string | undefined;
+  access_token?: string | undefined;
+}): [string, string][] {
+  const problems: [string, string][] = [];
+  if (body.provider === "whatsapp_cloud") {
+    for (const field of cloudFields) {
+      if (body[field] === undefined)
+        problems.push([field, "is required with provider whatsapp_cloud"]);
+    }
+    if (body.phone !== undefined) {
+      problems.push(["phone", "comes from Meta for a whatsapp_cloud channel; leave it out"]);
+    }
+  } else {
+    if (body.phone === undefined) problems.push(["phone", "is required for a sandbox channel"]);
+    for (const field of cloudFields) {
+      if (body[field] !== undefined) {
+        problems.push([field, "is accepted only with provider whatsapp_cloud"]);
+      }
+    }
+  }
+  return problems;
+}
+
+export const CreateChannelBody = z
+  .strictObject({
+    provider: z
+      .enum(channelProviders, { error: `provider must be one of ${channelProviders.join(", ")}` })
+      .default("sandbox")
+      .describe("`sandbox` (default) or `whatsapp_cloud`."),
+    phone: z
+      .string({ error: "phone must be a string in E.164 form, e.g. +4915112345678" })
+      .optional()
+      .describe(
+        "sandbox: the number, E.164 (required). whatsapp_cloud: taken from Meta (display_phone_number).",
+      ),
+    name: z
+      .string({ error: "name must be a string" })
+      .trim()
+      .min(1, { error: "name must not be empty" })
+      .max(100, { error: "name must be at most 100 characters" })
+      .optional()
+      .describe(
+        "What the channel is called in lists. Default: Meta's verified name (whatsapp_cloud), or the number.",
+      ),
+    phone_number_id: z
+      .string({ error: "phone_number_id must be a string of digits" })
+      .regex(/^\d{1,30}$/, { error: "phone_number_id must be the number's Graph id (digits)" })
+      .optional()
+      .describe("whatsapp_cloud (required): the phone number id from WhatsApp Manager, API Setup."),
+    waba_id: z
+      .string({ error: "waba_id must be a string of digits" })
+      .regex(/^\d{1,30}$/, { error: "waba_id must be the WhatsApp Business Account id (digits)" })
+      .optional()
+      .describe("whatsapp_cloud (required): the WhatsApp Business Account id."),
+    access_token: z
+      .string({ error: "access_token must be a string" })
+      // A token pasted or read from a file often ends with a newline; none has spaces inside.
+      .trim()
+      .min(1, { error: "access_token must not be empty" })
+      .max(4096, { error: "access_token must be at most 4096 characters" })
+      .regex(/^[\x21-\x7E]+$/, {
+        error:
+          "access_token must be the token Meta gave: letters, digits and punctuation, no spaces",
+      })
+      .optional()
+      .describe(
+        "whatsapp_cloud (required): a system user's permanent access token with whatsapp_business_messaging and whatsapp_business_management. Write-only: stored encrypted, never returned.",
+      ),
+  })
+  // Checked with the other fields, so one answer names every field missing or out of place.
+  .superRefine((body, ctx) => {
+    for (const [field, message] of providerFieldProblems(body)) {
+      ctx.addIssue({ code: "custom", path: [field], message });
+    }
+  });
 export type CreateChannelBody = z.infer<typeof CreateChannelBody>;
 /** The create body as a client writes it (provider may be left out for a sandbox number). */
 export type CreateChannelInput = z.input<typeof CreateChannelBody>;

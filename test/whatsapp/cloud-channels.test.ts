@@ -95,7 +95,7 @@ describe("WhatsApp Cloud API channels", () => {
     expect(res.json().details[0].field).toBe("phone_number_id");
   });
 
-  it("asks for the missing Graph ids of a cloud channel, one field at a time", async () => {
+  it("asks for the missing Graph ids of a cloud channel", async () => {
     const res = await w.t.request("POST", `${w.base}/channels`, {
       body: {
         provider: "whatsapp_cloud",
@@ -105,7 +105,23 @@ describe("WhatsApp Cloud API channels", () => {
       },
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json().details[0]).toMatchObject({ field: "phone_number_id" });
+    expect(res.json().details).toEqual([
+      { field: "phone_number_id", message: "is required with provider whatsapp_cloud" },
+    ]);
+  });
+
+  it("names every field a cloud channel lacks or should not have, in one answer", async () => {
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: { provider: "whatsapp_cloud", phone: "+4915112340000" },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details.map((d: { field: string }) => d.field)).toEqual([
+      "phone_number_id",
+      "waba_id",
+      "access_token",
+      "phone",
+    ]);
+    expect(w.graph.requests).toHaveLength(0);
   });
 
   it("connects the same number only once", async () => {
