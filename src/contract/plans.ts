@@ -89,6 +89,20 @@ export const PlanListQuery = z.object({
 
 export const PlanIdParams = z.object({ id: z.string().describe("The plan's integer id.") });
 
+/** A feature as a catalogue file writes it: a boolean has no value, a limit or quota has one. */
+const CatalogueFeature = Feature.superRefine((feature, ctx) => {
+  if (feature.type === "boolean" && feature.value !== null) {
+    ctx.addIssue({ code: "custom", path: ["value"], message: "is null for a boolean feature" });
+  }
+  if (feature.type !== "boolean" && feature.value === null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["value"],
+      message: `is the ceiling of a ${feature.type} feature: a whole number, -1 for unlimited`,
+    });
+  }
+});
+
 /** One plan as written in a `serve --plans FILE` catalogue. */
 export const CatalogueEntry = z
   .object({
@@ -104,7 +118,7 @@ export const CatalogueEntry = z
     trial_days: z.number().int().positive().max(3650).nullable().default(null),
     price: z.number().min(0).nullable().default(null),
     billing_period: BillingPeriodValue,
-    features: z.array(Feature).default([]),
+    features: z.array(CatalogueFeature).default([]),
   })
   .transform(({ is_free, ...plan }) => ({ ...plan, is_free: is_free ?? plan.price === 0 }))
   .refine((p) => p.trial_days === null || p.is_free, {

@@ -290,6 +290,23 @@ describe("catalogue from a plans file", () => {
     }
   });
 
+  it("refuses a catalogue whose feature values do not fit their types, naming each", async () => {
+    const features = [
+      { key: "api", name: "API access", type: "boolean", value: 1 },
+      { key: "contacts", name: "Contacts", type: "limit", value: null },
+    ];
+    writeFileSync(
+      file,
+      JSON.stringify({ ...catalogue, plans: [{ ...catalogue.plans[0], features }] }),
+    );
+    const error = await readCatalogueFile(file).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(error).toContain("plans.0.features.0.value: is null for a boolean feature");
+    expect(error).toContain("plans.0.features.1.value: is the ceiling of a limit feature");
+  });
+
   it("keys the list by billing period in the periods' own order, whatever the plans' order", async () => {
     writeFileSync(
       file,
