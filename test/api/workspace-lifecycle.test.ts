@@ -47,6 +47,18 @@ describe("workspace lifecycle", () => {
       expect(sweeps).toHaveLength(1);
     });
 
+    it("ends a trial when trial_ends_at passes, not up to a minute later", async () => {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const endsAt = new Date((await get(id)).trial_ends_at as string).getTime();
+      await scheduleLifecycleSweep(t.database.db, t.clock);
+      t.clock.advance(endsAt - t.clock.now().getTime() - 30_000);
+      await t.runJobs();
+      expect((await get(id)).status).toBe("trial");
+      t.clock.advance(30_000);
+      await t.runJobs();
+      expect(await get(id)).toMatchObject({ status: "suspended", suspended_reason: "trial_ended" });
+    });
+
     it("reactivates a trial-ended workspace through a paid plan", async () => {
       const id = await t.createWorkspace({ plan_id: "1" });
       await scheduleLifecycleSweep(t.database.db, t.clock);

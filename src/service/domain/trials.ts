@@ -2,14 +2,14 @@ import type { Db } from "../db/database.js";
 import { lockNamed } from "../db/write-conflicts.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import type { JobHandler } from "../jobs/job-runner.js";
-import type { Clock } from "./clock.js";
+import { type Clock, isoSeconds } from "./clock.js";
 import { pruneEvents } from "./events.js";
 import { expireTrials } from "./workspaces.js";
 
 /** The kind of the recurring job that ends trials and prunes the event log. */
 export const lifecycleSweepJob = "lifecycle.sweep";
 
-/** How often the sweep runs: a trial ends at most this long after trial_ends_at. */
+/** How often the sweep runs at least (it also runs when a trial is due to end). */
 export const lifecycleSweepIntervalMs = 60_000;
 
 /**
@@ -30,14 +30,28 @@ export async function scheduleLifecycleSweep(db: Db, clock: Clock): Promise<void
   });
 }
 
-/** The sweep: suspends workspaces whose trial ended, drops events past 30 days, runs again later. */
+/**
+ * The sweep: suspends workspaces whose trial ended, drops events past 30 days, and runs again in
+ * a minute, or when the next trial ends if that is sooner, so a trial ends when it is due.
+ */
 export function lifecycleSweepHandler(deps: { db: Db; clock: Clock }): JobHandler {
   return async () => {
     await expireTrials(deps.db, deps.clock);
     await pruneEvents(deps.db, deps.clock);
-    return {
-      state: "retry",
-      at: new Date(deps.clock.now().getTime() + lifecycleSweepIntervalMs),
-    };
+    const now = deps.clock.now();
+    const inAMinute = new Date(now.getTime() + lifecycleSweepIntervalMs);
+    const next = await nextTrialEnd(deps.db, now);
+    return { state: "retry", at: next && next < inAMinute ? next : inAMinute };
   };
+}
+
+/** When the next running trial ends, if any ends after `now`. */
+async function nextTrialEnd(db: Db, now: Date): Promise<Date | null> {
+  const row = await db
+    .selectFrom("workspaces")
+    .select((eb) => eb.fn.min("trial_ends_at").as("next"))
+    .where("status", "=", "trial")
+    .where("trial_ends_at", ">", isoSeconds(now))
+    .executeTakeFirst();
+  return row?.next ? new Date(row.next) : null;
 }
