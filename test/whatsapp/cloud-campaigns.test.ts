@@ -72,6 +72,35 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect((await recipients(campaign.id))[0]?.state).toBe("read");
   });
 
+  it("applies a status only to messages of the number the webhook names", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    const campaign = await w.campaign(channelId);
+    const id = (await recipients(campaign.id))[0]?.provider_message_id ?? "";
+    // Another client's number on the same app: its webhook cannot move this client's message.
+    const other = await w.t.createWorkspace({ name: "Other" });
+    const [channel] = await w.t.database.db
+      .selectFrom("channels")
+      .selectAll()
+      .where("id", "=", channelId)
+      .execute();
+    await w.t.database.db
+      .insertInto("channels")
+      .values({
+        ...(channel as NonNullable<typeof channel>),
+        id: "ch_other",
+        workspace_id: other,
+        phone: "+4915112349999",
+        phone_number_id: "999999",
+      })
+      .execute();
+    await w.deliver(statusWebhook("999999", [{ id, status: "read", to: "4915112345671" }]));
+    expect((await recipients(campaign.id))[0]?.state).toBe("sent");
+    await w.deliver(
+      statusWebhook(phoneNumberId, [{ id, status: "delivered", to: "4915112345671" }]),
+    );
+    expect((await recipients(campaign.id))[0]?.state).toBe("delivered");
+  });
+
   it("stores a repeated webhook delivery once", async () => {
     await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
     const campaign = await w.campaign(channelId);

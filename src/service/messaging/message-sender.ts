@@ -45,6 +45,8 @@ export interface MessageStatusReport {
   providerMessageId: string;
   /** The recipient id the message was sent with (`biz_opaque_callback_data`), when known. */
   recipientId?: string | undefined;
+  /** The channel the report came for (a webhook names its number): only its messages match. */
+  channelId?: string | undefined;
   status: "sent" | "delivered" | "read" | "failed";
   /** For `failed`: the operator's error code. */
   errorCode?: number | undefined;

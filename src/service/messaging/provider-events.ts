@@ -156,6 +156,7 @@ export async function applyStatusReports(
       campaignId && contactId
         ? query.where("r.campaign_id", "=", campaignId).where("r.contact_id", "=", contactId)
         : query.where("r.provider_message_id", "=", report.providerMessageId);
+    if (report.channelId !== undefined) query = query.where("c.channel_id", "=", report.channelId);
     const recipient = await query.executeTakeFirst();
     if (!recipient) {
       unmatched.push(report.providerMessageId);

@@ -230,6 +230,7 @@ async function providerEvent(
     report: {
       providerMessageId: event.id,
       recipientId: event.biz_opaque_callback_data ?? undefined,
+      channelId: channel.id,
       status: event.status as "sent" | "delivered" | "read" | "failed",
       errorCode: event.error_code ?? undefined,
       at: Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : clock.now(),
