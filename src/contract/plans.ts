@@ -72,9 +72,9 @@ export const PlanResponse = successEnvelope(Plan, PlanMeta);
 
 /** Query of `GET /api/v1/plans`; billing_period is checked by the route for its own error code. */
 export const PlanListQuery = z.object({
+  // A repeated parameter arrives as an array: the route answers it as an unknown period.
   billing_period: z
-    .string()
-    .optional()
+    .preprocess((v) => (Array.isArray(v) ? v.join(",") : v), z.string().optional())
     .describe(`Only plans of this period: one of ${billingPeriods.join(", ")}.`),
   // Any case, and 1/0: clients send a boolean as their language writes it (Python: True).
   include_private: z

@@ -180,6 +180,18 @@ describe("plan catalogue", () => {
       });
     });
 
+    it("answers a repeated billing_period as an unknown one, listing the accepted values", async () => {
+      const res = await t.request(
+        "GET",
+        "/api/v1/plans?billing_period=monthly&billing_period=yearly",
+      );
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({
+        error_code: "invalid_billing_period",
+        message: expect.stringContaining("accepted values are monthly"),
+      });
+    });
+
     it("answers a non-boolean include_private with 422 naming the field", async () => {
       const res = await t.request("GET", "/api/v1/plans?include_private=yes");
       expect(res.statusCode).toBe(422);
