@@ -80,7 +80,9 @@ export const CreateCampaignBody = z.strictObject({
           ? "scheduled_at needs a time-zone offset: add Z for UTC or ±hh:mm, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00"
           : "scheduled_at must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z",
     })
-    .optional(),
+    // null as omitted: a client that always sends the field says "not scheduled" so.
+    .nullish()
+    .describe("When the campaign starts by itself; omitted or null: a draft, started by launch."),
   variable_mapping: VariableMapping.optional(),
 });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;

@@ -82,6 +82,9 @@ describe("campaigns", () => {
     expect(draft.id).toMatch(/^cmp_/);
     const later = await w.post("/campaigns", w.body({ scheduled_at: "2026-11-23T08:00:00Z" }));
     expect(later).toMatchObject({ status: "scheduled", scheduled_at: "2026-11-23T08:00:00Z" });
+    // null, as a client that always sends the field writes "not scheduled".
+    const unscheduled = await w.post("/campaigns", w.body({ scheduled_at: null }));
+    expect(unscheduled).toMatchObject({ status: "draft", scheduled_at: null });
   });
 
   it("messages only opted-in contacts and counts the others as skipped", async () => {

@@ -174,7 +174,7 @@ async function checkCampaign(
     }
   }
   let scheduledAt: string | null = null;
-  if (body.scheduled_at !== undefined) {
+  if (body.scheduled_at !== undefined && body.scheduled_at !== null) {
     const when = new Date(body.scheduled_at);
     if (when.getTime() <= clock.now().getTime()) {
       throw invalidField(

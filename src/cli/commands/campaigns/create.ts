@@ -30,7 +30,7 @@ export const run: Handler = async (ctx, { options }) => {
     channel_id: body.channel_id,
     audience: body.audience,
     variable_mapping: body.variable_mapping ?? {},
-    scheduled_at: body.scheduled_at,
+    scheduled_at: body.scheduled_at ?? undefined,
   };
 
   if (dryRun || ctx.canPrompt) {
