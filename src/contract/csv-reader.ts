@@ -44,6 +44,12 @@ export function detectDelimiter(headerRow: string): CsvDelimiter {
   return best;
 }
 
+/**
+ * Excel's first line naming the separator (`sep=;`), which Excel itself reads and hides: the
+ * separator in use unless one is given, and not a row of the file (so not its header).
+ */
+const separatorLine = /^\uFEFF?sep=([,;\t|])(?:\r\n|\n|\r)/i;
+
 /** Whether `text` holds a whole first line (a line break outside quotes). */
 function firstLineComplete(text: string): boolean {
   let quoted = false;
@@ -94,10 +100,16 @@ export class ContactCsvReader {
       if (chunk !== undefined && this.startBytes < headerRowBytes && !firstLineComplete(headText)) {
         return;
       }
-      this.delimiter ??= detectDelimiter(headText.replace(/^\uFEFF/, ""));
+      // "sep=;\r" may be followed by the "\n" of its line break in the next piece.
+      if (chunk !== undefined && /^\uFEFF?sep=.\r$/i.test(headText)) return;
+      const declared = separatorLine.exec(headText);
+      const rest = declared ? head.subarray(Buffer.byteLength(declared[0])) : head;
+      this.delimiter ??=
+        (declared?.[1] as CsvDelimiter | undefined) ??
+        detectDelimiter(headText.replace(/^\uFEFF/, ""));
       this.records = new CsvRecordReader({ delimiter: this.delimiter });
       this.start = [];
-      this.pass(head, chunk === undefined, sink);
+      this.pass(rest, chunk === undefined, sink);
       return;
     }
     this.pass(text, chunk === undefined, sink);

@@ -146,6 +146,13 @@ describe("contact imports of CSV files as people have them", () => {
     expect(await byPhone("+4915112347005")).toMatchObject({ opt_in_status: "opted_in" });
   });
 
+  it("reads the sep=; line Excel writes first as the separator, and imports the rows after it", async () => {
+    const file = Buffer.from("sep=;\r\nphone;first_name\r\n+4915112347010;Anna, B\r\n");
+    const done = await imported(file);
+    expect(done).toMatchObject({ created: 1, error_count: 0, delimiter: ";" });
+    expect(await byPhone("+4915112347010")).toMatchObject({ first_name: "Anna, B" });
+  });
+
   it("refuses a Windows-1252 file sent as UTF-8 with a 422 that names encoding, and imports it with encoding", async () => {
     const refused = await start(fixture("windows-1252.csv"));
     expect(refused.statusCode).toBe(422);

@@ -109,6 +109,19 @@ describe("reading files", () => {
     expect(rows).toEqual([["+4915112345678", "Anna; B"]]);
   });
 
+  it("reads Excel's sep=; first line as the separator, not as the header, whole or a byte at a time", () => {
+    const file = Buffer.from("\ufeffsep=;\r\nphone;first_name\r\n+4915112345678;Anna, B\r\n");
+    for (const pieces of [[file], [...file].map((byte) => Buffer.from([byte]))]) {
+      const reader = openContactCsv();
+      const rows: (string[] | null)[] = [];
+      for (const piece of pieces) reader.feed(piece, (r) => rows.push(r.fields));
+      reader.feed(undefined, (r) => rows.push(r.fields));
+      expect(reader.delimiter).toBe(";");
+      expect(reader.header).toEqual(["phone", "first_name"]);
+      expect(rows).toEqual([["+4915112345678", "Anna, B"]]);
+    }
+  });
+
   it("maps headers case-insensitively and lists every column with its field", () => {
     const header = readHeader(["Mobile", "Name", "Notes"], { mobile: "phone", NAME: "first_name" });
     expect(header).toMatchObject({
