@@ -60,14 +60,26 @@ interface Tally {
   failures: Map<string, number>;
 }
 
-const sleepFor = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
+/**
+ * Waits `ms`, or less when the job is stopped. Leaves no listener on the job's signal: a campaign
+ * waits between batches for its whole run, and each wait's listener used to stay (a leak, and
+ * Node's MaxListenersExceededWarning after ten).
+ */
+export function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) {
       resolve();
-    });
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
   });
+}
 
 function monthOf(now: Date): string {
   return now.toISOString().slice(0, 7);
