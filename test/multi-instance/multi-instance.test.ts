@@ -70,6 +70,19 @@ describe("several instances on one database", () => {
     }
   });
 
+  it("refuses a new token asked for with a token revoked on another instance a moment ago", async () => {
+    const [a, b] = urls() as [string, string, string];
+    const { id, token } = await newToken(["plans:read", "workspaces:read", "workspaces:write"]);
+    // b has seen the token as valid and remembers it for a moment.
+    expect((await call(b, token, "GET", "/api/v1/plans")).status).toBe(200);
+    expect((await call(a, token, "DELETE", `/api/v1/tokens/${id}`)).status).toBe(200);
+    const attempt = await call(b, token, "POST", "/api/v1/tokens", {
+      name: "successor",
+      scopes: ["plans:read"],
+    });
+    expect(attempt.status).toBe(401);
+  });
+
   it("records when a token was last used, whichever instance it called", async () => {
     const { id, token } = await newToken(["plans:read", "workspaces:read", "workspaces:write"]);
     const before = await call(urls()[0] ?? "", token, "GET", "/api/v1/tokens/current");

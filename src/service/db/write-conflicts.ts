@@ -14,6 +14,15 @@ export async function lockWorkspaceRow(trx: Db, workspaceId: string): Promise<vo
 }
 
 /**
+ * Holds a token's row until the transaction ends (PostgreSQL): a revocation of it on another
+ * instance commits before the holder reads it or after the holder is done, never in between.
+ */
+export async function lockTokenRow(trx: Db, tokenId: string): Promise<void> {
+  if (engineOf(trx) !== "postgres") return;
+  await sql`SELECT id FROM tokens WHERE id = ${tokenId} FOR UPDATE`.execute(trx);
+}
+
+/**
  * Whether an error is the database refusing a write because a concurrent one won: a unique key
  * taken meanwhile, or (PostgreSQL) a serialization failure or deadlock. Nothing was written;
  * the request may simply be retried.

@@ -3,9 +3,10 @@ import type { Scope } from "../../contract/scopes.js";
 import type { CreatedToken, CreateTokenBody, Token } from "../../contract/tokens.js";
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
+import { lockTokenRow } from "../db/write-conflicts.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { invalidField, ServiceError } from "./service-error.js";
-import { issueToken, type Principal, toToken } from "./tokens.js";
+import { issueToken, type Principal, stillAuthorised, toToken } from "./tokens.js";
 import { loadWorkspaceFor, requireResellerToken } from "./workspace-access.js";
 
 /** Whose tokens an operation manages: the reseller's own (workspace null) or one workspace's. */
@@ -39,7 +40,15 @@ async function createToken(
   if (expiresAt !== null && expiresAt <= isoSeconds(clock.now())) {
     throw invalidField("expires_at", `must be in the future; ${input.expires_at} has passed`);
   }
-  const issued = await issueToken(db, clock, { ...owner, name: input.name, scopes, expiresAt });
+  const issued = await db.transaction().execute(async (trx) => {
+    // Each instance remembers a token for half a second, so one revoked on another instance
+    // moments ago still passes authentication here; it must not make a token that outlives it.
+    await lockTokenRow(trx, principal.tokenId);
+    if (!(await stillAuthorised(trx, clock, principal))) {
+      throw new ServiceError("unauthenticated", "The token is invalid, revoked or expired.");
+    }
+    return issueToken(trx, clock, { ...owner, name: input.name, scopes, expiresAt });
+  });
   const row = await db
     .selectFrom("tokens")
     .selectAll()
