@@ -72,6 +72,19 @@ describe("admin commands on PostgreSQL", () => {
     expect(run.stderr).toMatch(/createdb/);
   });
 
+  it("says PostgreSQL refused the login when the user does not exist (exit 3)", async () => {
+    const url = new URL(target.url);
+    url.username = "no_such_user";
+    for (const command of [
+      ["admin", "migrate"],
+      ["admin", "resellers", "create", "--name", "X"],
+    ]) {
+      const run = await runCli([...command, "--database", url.toString()]);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/PostgreSQL refused the login \(.*no_such_user/);
+    }
+  });
+
   it("never prints the database password", async () => {
     const url = new URL(target.url);
     url.password = "s3cret-pass";

@@ -183,8 +183,9 @@ async function openSqlite(
  * name): the operator's to fix, so its message says where and why without a stack.
  */
 export class DatabaseUnavailableError extends Error {
-  constructor(location: string, reason: string) {
-    super(`Cannot open the database ${location}: ${reason}`);
+  /** `cause` keeps the driver's error, whose code says what went wrong (e.g. 28000, no such role). */
+  constructor(location: string, reason: string, cause?: unknown) {
+    super(`Cannot open the database ${location}: ${reason}`, { cause });
     this.name = "DatabaseUnavailableError";
   }
 }
@@ -318,7 +319,7 @@ export async function openDatabase(
     await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;
     if (isConnectionError(cause)) {
-      throw new DatabaseUnavailableError(redactedUrl(target), (cause as Error).message);
+      throw new DatabaseUnavailableError(redactedUrl(target), (cause as Error).message, cause);
     }
     throw error;
   }

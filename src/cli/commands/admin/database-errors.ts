@@ -26,7 +26,7 @@ function driverCode(error: unknown): { code: string | undefined; message: string
 export function explainedDatabaseError(error: unknown, label: string): unknown {
   const { code, message } = driverCode(error);
   const detail =
-    /database "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
+    /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
       message,
     )?.[0];
   if (
