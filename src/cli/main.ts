@@ -40,8 +40,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {
-    const code = (error as { code?: string }).code;
+    const { code, exitCode: commanderExit } = error as { code?: string; exitCode?: number };
     if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
+    // `reseller help [command]` asked for help (exit 0); a group named alone shows it as an error.
+    if (code === "commander.help" && commanderExit === 0) return 0;
     if (typeof code === "string" && code.startsWith("commander.")) {
       // Commander has told people on stderr; with --json a script reads the same on stdout.
       if (asksForJson(argv)) {

@@ -52,6 +52,14 @@ describe("usage errors caught while parsing the command line", () => {
     });
   });
 
+  it("`reseller help` and `reseller help <group>` show help and exit 0, as --help does", async () => {
+    for (const args of [["help"], ["help", "plans"], ["plans", "help", "list"]]) {
+      const run = await runCli(args);
+      expect(run.code, args.join(" ")).toBe(0);
+      expect(run.stdout + run.stderr).toContain("Usage: reseller");
+    }
+  });
+
   it("without --json leaves stdout empty and says it on stderr only", async () => {
     const run = await runCli(["plans", "list", "--bogus"]);
     expect(run.code).toBe(2);
