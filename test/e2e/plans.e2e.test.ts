@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -166,6 +167,20 @@ describe("reseller serve", () => {
       signal: undefined,
     });
     expect(stderr).toContain("Stopped.");
+  });
+
+  it("says the port is in use as a usage error (exit 2), not an unexpected one", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const db = join(mkdtempSync(join(tmpdir(), "reseller-port-")), "r.db");
+      const run = await reseller(["serve", "--port", port, "--db", db]);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain(`Cannot listen on 127.0.0.1:${port}: the port is in use.`);
+    } finally {
+      taken.close();
+    }
   });
 
   it("refuses a malformed --rate-limit as a usage error", async () => {

@@ -70,6 +70,18 @@ describe("reseller contacts export", () => {
     expect(rows[1]?.slice(9)).toEqual(["", 'says "hi", twice', "44"]);
   });
 
+  it("refuses an --output file it cannot write before fetching anything (exit 2)", async () => {
+    const output = join(tmpdir(), "no-such-folder-for-reseller", "out.csv");
+    const run = await runCli(["contacts", "export", "--output", output, "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `Cannot write --output file '${output}': its folder does not exist.`,
+    );
+  });
+
   it("streams to standard output and passes the filters", async () => {
     stubPages({ tag: "vip" });
     const run = await runCli(["contacts", "export", "--tag", "vip", "-w", ws], {

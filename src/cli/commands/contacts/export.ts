@@ -6,6 +6,7 @@ import { exportHeader, exportRow } from "../../../contract/contact-csv.js";
 import { type Contact, ContactListResponse } from "../../../contract/contacts.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
+import { openOutputFile } from "../../output/output-file.js";
 import { workspacePath } from "./contact-format.js";
 
 /**
@@ -19,6 +20,9 @@ import { workspacePath } from "./contact-format.js";
 export const run: Handler = async (ctx, { options }) => {
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
+  // Opened first: a file that cannot be written is said before the contacts are fetched.
+  const output = stringOption(options, "output");
+  const out = output === undefined ? null : await openOutputFile(output, "--output");
   const dir = await mkdtemp(join(tmpdir(), "reseller-export-"));
   const spool = join(dir, "contacts.ndjson");
   const keys = new Set<string>();
@@ -51,8 +55,6 @@ export const run: Handler = async (ctx, { options }) => {
       await writer.close();
     }
     const customKeys = [...keys].sort();
-    const output = stringOption(options, "output");
-    const out = output === undefined ? null : await open(output, "w");
     const write = async (text: string) => {
       if (out) await out.write(text);
       else if (!ctx.io.stdout.write(text)) await new Promise((r) => ctx.io.stdout.once("drain", r));
@@ -83,12 +85,12 @@ export const run: Handler = async (ctx, { options }) => {
       if (json) await write("]\n");
     } finally {
       await reader.close();
-      await out?.close();
     }
     return {
       message: `Exported ${count.toLocaleString("en-US")} contacts${output ? ` to ${output}` : ""}.`,
     };
   } finally {
+    await out?.close();
     await rm(dir, { recursive: true, force: true });
   }
 };

@@ -1,8 +1,8 @@
-import { open } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import type { ApiClient } from "../../../client/api-client.js";
 import { ImportErrorListResponse, type ImportRowError } from "../../../contract/contact-imports.js";
 import { neutraliseRows } from "../../../contract/csv-formulas.js";
+import { openOutputFile } from "../../output/output-file.js";
 import { workspacePath } from "./contact-format.js";
 
 export const errorCsvHeader = ["row", "phone", "field", "message"];
@@ -19,7 +19,7 @@ export async function writeImportErrors(
   importId: string,
   file: string,
 ): Promise<number> {
-  const handle = await open(file, "w");
+  const handle = await openOutputFile(file, "--errors");
   let written = 0;
   try {
     await handle.write(stringify([errorCsvHeader]));

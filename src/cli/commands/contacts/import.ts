@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
@@ -7,6 +7,7 @@ import { CliError, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, stringOption } from "../../options.js";
+import { openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import {
   errorColumns,
@@ -51,8 +52,14 @@ async function checkLocally(
     read,
   );
   const errorsFile = stringOption(options, "errors");
-  if (errorsFile !== undefined)
-    await writeFile(errorsFile, stringify([errorCsvHeader, ...errorCsvRows(allErrors)]));
+  if (errorsFile !== undefined) {
+    const handle = await openOutputFile(errorsFile, "--errors");
+    try {
+      await handle.write(stringify([errorCsvHeader, ...errorCsvRows(allErrors)]));
+    } finally {
+      await handle.close();
+    }
+  }
   const summary = recordView(report, [
     { header: "Rows", key: "rows", value: (r) => r.rows },
     { header: "Valid", key: "valid_rows", value: (r) => r.valid_rows },

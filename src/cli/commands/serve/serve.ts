@@ -11,7 +11,7 @@ import { serveSettings } from "./serve-settings.js";
 
 /**
  * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
- * bad --plans file as a usage error (exit 2) that names the file and each bad field.
+ * bad --plans file or an address it cannot listen on as a usage error (exit 2) that says why.
  */
 export async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
   try {
@@ -29,6 +29,14 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         "usage",
         error.message,
         'Fix the file given to --plans: {"currency": {…}, "plans": […]} (the project\'s docs/guide.md and examples/plans.json show one).',
+      );
+    }
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      throw new CliError(
+        "usage",
+        `Cannot listen on ${options.host}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "not allowed (ports under 1024 need privileges)" : "no such address on this machine"}.`,
+        "Pick another --port (0 picks a free one) or --host, or stop what listens there.",
       );
     }
     throw error;
