@@ -43,8 +43,9 @@ export function commandReference(program: Command): string {
   return `# Command reference
 
 Generated from the command tree by \`npm run generate\`; do not edit by hand. Every command prints
-the same text with \`--help\`. The options of \`${model.name}\` itself (\`--json\`, \`--quiet\`,
-\`--base-url\`, …) work with every command.
+the same text with \`--help\`, followed there by its "Global Options": the options of
+\`${model.name}\` itself (\`--json\`, \`--quiet\`, \`--base-url\`, …), listed once below under
+\`${model.name}\`, which work with every command.
 
 ${contents.join("\n")}
 

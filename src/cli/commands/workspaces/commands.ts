@@ -160,6 +160,10 @@ export const workspaceCommands: GroupSpec = {
         { flags: "--no-invite", description: "do not send the invitation email" },
         { flags: "--import <file>", description: "import contacts from this CSV file" },
         {
+          flags: "--default-country <cc>",
+          description: "for --import: two-letter country of numbers written without +country, e.g. DE",
+        },
+        {
           flags: "--pricing-token",
           description: "also create a plans:read workspace token for the client's pricing page",
         },
@@ -167,7 +171,7 @@ export const workspaceCommands: GroupSpec = {
       ],
       examples: [
         "reseller workspaces onboard",
-        "reseller workspaces onboard --name 'Acme Bakery' --email owner@acme.test --plan starter-monthly --import customers.csv --yes",
+        "reseller workspaces onboard --name 'Acme Bakery' --email owner@acme.test --plan starter-monthly --import customers.csv --default-country DE --yes",
         "reseller workspaces onboard --name Acme --email o@acme.test --plan 2 --pricing-token --json | jq -r .pricing_token.token",
       ],
       handler: "workspaces/onboard",

@@ -307,17 +307,18 @@ describe("reseller workspaces onboard", () => {
       'Retry with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
     );
   });
-  function stubImport() {
+  /** The upload (with `query` among its options) and, unless it was stubbed already, its polls. */
+  function stubImport(query = "duplicate_handling=update", polls = true) {
     api.pool
       .intercept({
         // The file is streamed as text/csv, the options in the query.
         path: (p: string) =>
-          p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?") &&
-          p.includes("duplicate_handling=update"),
+          p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?") && p.includes(query),
         method: "POST",
         headers: { "content-type": "text/csv" },
       })
       .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    if (!polls) return;
     api.pool
       .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
       .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
@@ -328,7 +329,7 @@ describe("reseller workspaces onboard", () => {
     const file = csvFile();
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
-    stubImport();
+    stubImport("default_country=DE");
     const prompter = scriptedPrompter({
       "Client business name": "Acme",
       "Contact email": "o@acme.test",
@@ -336,6 +337,7 @@ describe("reseller workspaces onboard", () => {
       "Send the invitation": true,
       "Import contacts": true,
       "CSV file": file,
+      "Country of numbers": "de",
       "pricing page": false,
       "Create workspace": true,
     });
@@ -393,7 +395,7 @@ describe("reseller workspaces onboard", () => {
     expect(process.listenerCount("SIGINT")).toBe(0);
   });
 
-  it("imports with --import without a terminal, the import in the JSON; a missing file is a usage error", async () => {
+  it("imports with --import (and --default-country) without a terminal, the import in the JSON; a missing file is a usage error", async () => {
     const file = csvFile();
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
@@ -409,6 +411,14 @@ describe("reseller workspaces onboard", () => {
       contact_import: contactImport("completed", 2),
       pricing_token: null,
     });
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubImport("default_country=DE", false);
+    const national = await runCli(
+      [...argv, "--plan", "2", "--import", file, "--default-country", "DE", "--json"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(national.code, national.stderr).toBe(0);
     const missing = await runCli([...argv, "--plan", "2", "--import", "/no/such.csv"], {
       env: api.env,
       dispatcher: api.agent,

@@ -120,6 +120,26 @@ async function importFile(
   ).trim();
 }
 
+/**
+ * The country of the file's numbers written without +country: --default-country, else asked at
+ * a terminal once a file was chosen there (Enter: none), else none.
+ */
+async function importCountry(
+  ctx: Context,
+  options: Options,
+  asked: boolean,
+): Promise<string | undefined> {
+  const given = stringOption(options, "defaultCountry");
+  if (given !== undefined || !asked) return given;
+  const answer = (
+    await ctx.prompter.input({
+      message: "Country of numbers written without +country, e.g. DE (Enter: none)",
+      validate: (v) => (/^([A-Za-z]{2})?$/.test(v.trim()) ? true : "Two letters, e.g. DE."),
+    })
+  ).trim();
+  return answer === "" ? undefined : answer.toUpperCase();
+}
+
 /** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
 function withoutIds(view: View): View {
   return view.kind === "stack"
@@ -197,6 +217,9 @@ export const run: Handler = async (ctx, { options }) => {
     `Send the invitation to ${email}?`,
   );
   const csvFile = await importFile(ctx, options, yes);
+  const country = csvFile
+    ? await importCountry(ctx, options, stringOption(options, "import") === undefined)
+    : undefined;
   const wantsToken = await choice(
     ctx,
     booleanOption(options, "pricingToken") ? true : undefined,
@@ -280,7 +303,14 @@ export const run: Handler = async (ctx, { options }) => {
           "the contact import",
           importContacts(
             { ...ctx, workspaceId: async () => workspace.id },
-            { args: [csvFile], options: { onDuplicate: "update", wait: true } },
+            {
+              args: [csvFile],
+              options: {
+                onDuplicate: "update",
+                wait: true,
+                defaultCountry: country,
+              },
+            },
           ),
         );
         data.contact_import = imported.data;
