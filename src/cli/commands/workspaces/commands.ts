@@ -161,7 +161,8 @@ export const workspaceCommands: GroupSpec = {
         { flags: "--import <file>", description: "import contacts from this CSV file" },
         {
           flags: "--default-country <cc>",
-          description: "for --import: two-letter country of numbers written without +country, e.g. DE",
+          description:
+            "for --import: two-letter country of numbers written without +country, e.g. DE",
         },
         {
           flags: "--pricing-token",
