@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChannelProvider } from "../../src/contract/channels.js";
+import { type ChannelProvider, CreateChannelBody } from "../../src/contract/channels.js";
 import type { MessagingProvider } from "../../src/service/messaging/provider.js";
 import { messagingProviders } from "../../src/service/messaging/provider-routing.js";
 import { sandboxMessagingProvider } from "../../src/service/sandbox/sandbox-provider.js";
@@ -29,10 +29,14 @@ describe("the sandbox as a messaging provider", () => {
     });
   });
 
-  it("refuses Cloud API credentials, naming the field", async () => {
-    await expect(
-      sandbox.connectNumber("ws_1", { phone: "+4915112345678", access_token: "EAAG" }),
-    ).rejects.toMatchObject({ details: [{ field: "access_token" }] });
+  it("is asked for by a request that carries no Cloud API credentials, each one named", () => {
+    const parsed = CreateChannelBody.safeParse({ phone: "+4915112345678", access_token: "EAAG" });
+    expect(parsed.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ["access_token"],
+        message: "is accepted only with provider whatsapp_cloud",
+      }),
+    ]);
   });
 
   it("is exactly-once and has no template status to catch up on", async () => {

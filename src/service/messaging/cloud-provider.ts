@@ -161,6 +161,7 @@ function numberCheckFailure(error: unknown): Error {
   );
 }
 
+/** A field the request's rule (CreateChannelBody) already required; this narrows its type. */
 function required(request: NumberRequest, field: "phone_number_id" | "waba_id" | "access_token") {
   const value = request[field];
   if (value === undefined) throw invalidField(field, "is required with provider whatsapp_cloud");
@@ -204,9 +205,6 @@ export class WhatsappCloudProvider implements MessagingProvider {
     const phoneNumberId = required(request, "phone_number_id");
     const wabaId = required(request, "waba_id");
     const token = required(request, "access_token");
-    if (request.phone !== undefined) {
-      throw invalidField("phone", "comes from Meta for a whatsapp_cloud channel; leave it out");
-    }
     const otherWaba = await this.deps.db
       .selectFrom("channels")
       .select(["id", "waba_id"])
