@@ -9,12 +9,12 @@ interface Doc {
     Record<
       string,
       {
-        parameters?: { name: string; schema: { enum?: string[] } }[];
-        responses: Record<string, { description: string }>;
+        parameters?: { name: string; in?: string; schema: { enum?: string[] } }[];
+        responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
       }
     >
   >;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; headers?: Record<string, unknown> };
 }
 
 describe("the OpenAPI document", () => {
@@ -35,6 +35,26 @@ describe("the OpenAPI document", () => {
         }
       }
     }
+  });
+
+  it("declares the Idempotency-Key header on every POST, and the answers' headers", () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const post = operations.post;
+      if (!post) continue;
+      const key = post.parameters?.find((p) => p.name === "Idempotency-Key");
+      expect(key?.in, `POST ${path}`).toBe("header");
+    }
+    const plans = doc.paths["/api/v1/plans"]?.get?.responses;
+    expect(Object.keys(plans?.["200"]?.headers ?? {})).toEqual([
+      "X-Request-Id",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+    ]);
+    expect(plans?.["429"]?.headers).toHaveProperty("Retry-After");
+    const created = doc.paths["/api/v1/workspaces"]?.post?.responses["201"];
+    expect(created?.headers).toHaveProperty("Idempotent-Replayed");
+    expect(Object.keys(doc.components.headers ?? {})).toContain("RateLimit-Reset");
   });
 
   it("offers billing_period as an enum of the five periods", () => {

@@ -127,6 +127,92 @@ function optionalBodies(paths: unknown): void {
   }
 }
 
+/** Headers the hooks add to answers, declared once and referred to by every response. */
+const headerComponents = {
+  "X-Request-Id": {
+    description: "The request's id, also in the service's log line for it.",
+    schema: { type: "string" },
+  },
+  "RateLimit-Limit": {
+    description:
+      "Requests the token (or, without a valid one, the client address) may make per window.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Remaining": {
+    description: "Requests left in the current window.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until the window starts again.",
+    schema: { type: "integer" },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before trying again.",
+    schema: { type: "integer" },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
+    schema: { type: "string", enum: ["true"] },
+  },
+} as const;
+
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Any string of 1 to 255 characters. The same key from the same token within 24 hours replays the first answer (with `Idempotent-Replayed: true`) and does nothing again; with another body it is a 422 `idempotency_key_reused`.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
+const headerRef = (name: keyof typeof headerComponents) => ({
+  $ref: `#/components/headers/${name}`,
+});
+
+/**
+ * The headers of the wire contract that the route schemas cannot say: `Idempotency-Key` on every
+ * POST, and on the answers `X-Request-Id`, the RateLimit-* budget (API paths), `Retry-After` on
+ * 429 and 503 and `Idempotent-Replayed` on a POST's success.
+ */
+function documentHeaders(document: {
+  paths?: unknown;
+  components?: Record<string, unknown>;
+}): void {
+  document.components = { ...document.components, headers: headerComponents };
+  for (const [path, operations] of Object.entries(
+    (document.paths ?? {}) as Record<string, unknown>,
+  )) {
+    const budgeted = path.startsWith("/api/v1/");
+    for (const [method, operation] of Object.entries(
+      (operations ?? {}) as Record<string, unknown>,
+    )) {
+      const op = operation as {
+        parameters?: unknown[];
+        responses?: Record<string, { headers?: Record<string, unknown> }>;
+      };
+      if (method === "post") op.parameters = [...(op.parameters ?? []), idempotencyKeyParameter];
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+        if (budgeted) {
+          for (const name of [
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+          ] as const) {
+            headers[name] = headerRef(name);
+          }
+        }
+        if (status === "429" || status === "503") headers["Retry-After"] = headerRef("Retry-After");
+        if (method === "post" && status.startsWith("2")) {
+          headers["Idempotent-Replayed"] = headerRef("Idempotent-Replayed");
+        }
+        response.headers = { ...response.headers, ...headers };
+      }
+    }
+  }
+}
+
 /**
  * The contract's named schemas come out twice, as read (`X`) and as written (`XInput`); an
  * `XInput` no request uses would name a response type in generated clients. Only what the
@@ -155,6 +241,7 @@ const withoutUnusedInputs: typeof jsonSchemaTransformObject = (input) => {
     }
   };
   optionalBodies(document.paths);
+  documentHeaders(document);
   visit(document.paths);
   for (const name of Object.keys(schemas)) {
     if (name.endsWith("Input") && !used.has(name)) delete schemas[name];
