@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import type { App } from "./app-types.js";
@@ -44,7 +45,10 @@ export interface ServeOptions {
 /** A running service. */
 export interface RunningService {
   app: App;
+  /** Where it listens. */
   url: string;
+  /** The base of links in answers and emails (sign-up links): --public-url, else where it listens. */
+  linkUrl: string;
   bootstrap: BootstrapResult;
   /** Stops taking requests, finishes the ones in flight, closes the database. */
   close(): Promise<void>;
@@ -108,10 +112,14 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   }
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  listeningUrl = `http://${host}:${address.port}`;
+  const url = `http://${host}:${address.port}`;
+  // Listening on every address, the links in answers and emails name the machine instead.
+  const everywhere = address.address === "0.0.0.0" || address.address === "::";
+  listeningUrl = everywhere ? `http://${hostname()}:${address.port}` : url;
   return {
     app,
-    url: listeningUrl,
+    url,
+    linkUrl: options.publicUrl ?? listeningUrl,
     bootstrap: result,
     close: async () => {
       await app.close();

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
@@ -167,6 +167,21 @@ describe("reseller serve", () => {
       signal: undefined,
     });
     expect(stderr).toContain("Stopped.");
+  });
+
+  it("listening on every address, builds sign-up links on the machine's name and says to set --public-url", async () => {
+    const served = await startServe({ args: ["--host", "0.0.0.0"] });
+    try {
+      const port = new URL(served.url).port;
+      const plans = await fetch(`http://127.0.0.1:${port}/api/v1/plans`, {
+        headers: { authorization: `Bearer ${served.token}` },
+      }).then((r) => r.json() as Promise<{ data: Record<string, { registration_url: string }[]> }>);
+      const link = Object.values(plans.data).flat()[0]?.registration_url;
+      expect(link).toMatch(new RegExp(`^http://${hostname()}:${port}/register\\?plan=`));
+    } finally {
+      const { stderr } = await served.stop();
+      expect(stderr).toContain("set --public-url to the address your clients reach");
+    }
   });
 
   it("says the port is in use as a usage error (exit 2), not an unexpected one", async () => {

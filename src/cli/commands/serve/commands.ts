@@ -32,7 +32,8 @@ export const serveCommand: CommandSpec = {
     },
     {
       flags: "--public-url <url>",
-      description: "base of sign-up links (default: the address it listens on)",
+      description:
+        "base of sign-up links (default: the address it listens on; the machine's name when listening on every address)",
     },
     {
       flags: "--rate-limit <n/window>",

@@ -64,6 +64,11 @@ export const run: Handler = async (ctx, { options }) => {
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
     `Dashboard: ${service.url}/dashboard   one-time sign-in link (10 minutes): ${await dashboardSignInLink(service.app, service.url)}`,
   ];
+  if (settings.publicUrl === undefined && service.linkUrl !== service.url) {
+    lines.push(
+      `Sign-up links (registration_url, invitations) use ${service.linkUrl}: set --public-url to the address your clients reach.`,
+    );
+  }
   if (service.bootstrap.catalogue === "demo")
     lines.push("Loaded the demo plan catalogue (use --plans FILE for your own).");
   const token = service.bootstrap.createdToken;
