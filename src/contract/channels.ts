@@ -138,10 +138,17 @@ export const ChannelResponse = successEnvelope(Channel, EmptyMeta);
 export const ChannelListResponse = listEnvelope(Channel);
 
 /** Meta's webhook verification request (GET /webhooks/whatsapp). */
+// A repeated parameter arrives as an array: read as one text that matches nothing, so the
+// handshake answers it with its 403, as any other wrong value.
+const handshakeText = z.preprocess(
+  (v) => (Array.isArray(v) ? v.join(",") : v),
+  z.string().optional(),
+);
+
 export const WhatsappVerifyQuery = z.object({
-  "hub.mode": z.string().optional().describe("`subscribe`."),
-  "hub.verify_token": z.string().optional().describe("Must equal RESELLER_WHATSAPP_VERIFY_TOKEN."),
-  "hub.challenge": z.string().optional().describe("Echoed back as plain text when verified."),
+  "hub.mode": handshakeText.describe("`subscribe`."),
+  "hub.verify_token": handshakeText.describe("Must equal RESELLER_WHATSAPP_VERIFY_TOKEN."),
+  "hub.challenge": handshakeText.describe("Echoed back as plain text when verified."),
 });
 
 /** The answer to a verified webhook: how many of its events were new (repeats are dropped). */

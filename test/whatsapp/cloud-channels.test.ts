@@ -205,6 +205,12 @@ describe("WhatsApp Cloud API channels", () => {
     });
     expect(wrong.statusCode).toBe(403);
     expect(wrong.body).not.toContain("1158201444");
+    // A repeated parameter is a wrong value too, not a validation error.
+    const repeated = await w.t.app.inject({
+      method: "GET",
+      url: `/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.verify_token=${verifyToken}&hub.challenge=1`,
+    });
+    expect(repeated.statusCode).toBe(403);
   });
 });
 
