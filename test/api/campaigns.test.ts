@@ -308,6 +308,18 @@ describe("campaigns", () => {
       ]);
     });
 
+    it("refuses a variable mapping key the template does not have, listing the keys it has", async () => {
+      const w = await campaignWorld(t);
+      const res = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ variable_mapping: { "1": "first_name", "2": "last_name" } }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        { field: "variable_mapping", message: 'the template has no "2"; its keys: "1"' },
+      ]);
+      expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
+    });
+
     it("refuses a scheduled_at in the past, an unknown channel and unknown contact ids", async () => {
       const w = await campaignWorld(t);
       const past = await t.request("POST", `${w.base}/campaigns`, {

@@ -41,16 +41,19 @@ export function templateVariables(texts: TemplateTexts): number[] {
   return [...new Set(all)].sort((a, b) => a - b);
 }
 
+/** Every key a mapping of this template may hold: its variable numbers, then `button.<index>`. */
+export function mappingKeys(texts: TemplateTexts): string[] {
+  return [
+    ...templateVariables(texts).map(String),
+    ...(texts.buttons ?? []).map((b) => buttonKey(b.index)),
+  ];
+}
+
 /** Mapping keys the mapping leaves out (`{{n}}` for text variables, `button.<index>`), for the create check. */
 export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, string>): string[] {
-  return [
-    ...templateVariables(texts)
-      .filter((n) => mapping[String(n)] === undefined)
-      .map((n) => `{{${n}}}`),
-    ...(texts.buttons ?? [])
-      .map((b) => buttonKey(b.index))
-      .filter((key) => mapping[key] === undefined),
-  ];
+  return mappingKeys(texts)
+    .filter((key) => mapping[key] === undefined)
+    .map((key) => (key.startsWith("button.") ? key : `{{${key}}}`));
 }
 
 function fieldValue(contact: ContactFields, field: string): string {

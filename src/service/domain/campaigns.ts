@@ -13,6 +13,7 @@ import type { JobScheduler } from "../services.js";
 import { countAudience, unknownContactIds } from "./campaign-audience.js";
 import {
   type MediaHeader,
+  mappingKeys,
   type TemplateTexts,
   unmappedVariables,
   type VariableButton,
@@ -156,6 +157,16 @@ async function checkCampaign(
     throw invalidField(
       "variable_mapping",
       `must map every variable of the template; missing ${missing.join(", ")}`,
+    );
+  }
+  // A key the template lacks is a typo or a stale mapping: refused rather than silently unused.
+  const keys = mappingKeys(texts);
+  const stray = Object.keys(mapping).filter((key) => !keys.includes(key));
+  if (stray.length > 0) {
+    const quoted = (list: string[]) => list.map((key) => `"${key}"`).join(", ");
+    throw invalidField(
+      "variable_mapping",
+      `the template has no ${quoted(stray)}; its keys: ${keys.length > 0 ? quoted(keys) : "none (it has no variables)"}`,
     );
   }
   if (texts.media && !texts.media.link) {

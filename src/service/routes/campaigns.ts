@@ -60,7 +60,7 @@ export function campaignRoutes(app: App, services: Services): void {
         operationId: "createCampaign",
         summary: "Create a campaign (scheduled with scheduled_at, otherwise a draft)",
         description:
-          "Checks: the channel exists; the template of that name and language is approved (else 422 template_not_approved); the audience has exactly one option; variable_mapping covers every variable of the header and body and every URL (ending in {{1}}) or COPY_CODE button (key button.<index>); a media header's template example is an http(s) link; scheduled_at is in the future. Only opted_in contacts are ever messaged.",
+          "Checks: the channel exists; the template of that name and language is approved (else 422 template_not_approved); the audience has exactly one option; variable_mapping covers every variable of the header and body and every URL (ending in {{1}}) or COPY_CODE button (key button.<index>), and holds no other key; a media header's template example is an http(s) link; scheduled_at is in the future. Only opted_in contacts are ever messaged.",
         params: WorkspaceIdParams,
         body: CreateCampaignBody,
         response: { 201: CampaignResponse, ...errorResponses(...postErrors, 404) },
