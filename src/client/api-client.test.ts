@@ -67,3 +67,37 @@ describe("the API client behind a broken HTTP_PROXY", () => {
     expect(ms).toBeLessThan(5_000);
   });
 });
+
+/** A service that took the request and went quiet is not asked again: the wait would multiply. */
+describe("the API client and a service that never answers", () => {
+  let server: Server | undefined;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await new Promise((r) => (server ? server.close(r) : r(null)));
+  });
+
+  it("gives up after one response timeout instead of repeating the request", async () => {
+    let requests = 0;
+    server = createServer(() => {
+      requests += 1;
+    });
+    server.on("connection", (socket) => sockets.push(socket));
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const client = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      userAgent: "test",
+      responseTimeoutMs: 300,
+      retry: { maxRetries: 3, baseBackoffMs: 1 },
+    });
+    const error = await client.get("/api/v1/plans", z.unknown()).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).kind).toBe("timeout");
+    expect((error as ApiError).message).toContain("did not answer in time");
+    expect(requests).toBe(1);
+  });
+});

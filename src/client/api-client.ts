@@ -86,7 +86,9 @@ export interface ApiResponse<T> {
 }
 
 // Failures a later attempt may not meet: a refused connection included, since a service being
-// restarted (or an instance behind a balancer being replaced) refuses for a moment.
+// restarted (or an instance behind a balancer being replaced) refuses for a moment. A response
+// timeout is not among them: the service has the request and went quiet, and asking again would
+// keep a user waiting four times the timeout for the same silence.
 const networkErrorCodes = new Set([
   "ECONNREFUSED",
   "EAI_AGAIN",
@@ -95,8 +97,6 @@ const networkErrorCodes = new Set([
   "ETIMEDOUT",
   "UND_ERR_SOCKET",
   "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
 ]);
 
 /** How long a connection may take to open, and an answer to start, unless told otherwise. */
