@@ -106,6 +106,34 @@ describe("workspace lifecycle", () => {
       expect((await get(id)).status).toBe("trial");
     });
 
+    it("lets only a reseller token lift a suspension or suspend; a workspace token may still rename", async () => {
+      const id = await t.createWorkspace({ plan_id: "3" });
+      const created = await t.request("POST", `/api/v1/workspaces/${id}/tokens`, {
+        body: { name: "client", scopes: ["workspaces:read", "workspaces:write"] },
+      });
+      const clientToken = created.json().data.token;
+      expect((await patch(id, { status: "suspended" })).statusCode).toBe(200);
+      const lift = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token: clientToken,
+        body: { status: "active" },
+      });
+      expect(lift.statusCode).toBe(403);
+      expect(lift.json().message).toContain("cannot change a workspace's status");
+      expect((await get(id)).status).toBe("suspended");
+      expect((await patch(id, { status: "active" })).statusCode).toBe(200);
+      const suspend = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token: clientToken,
+        body: { status: "suspended" },
+      });
+      expect(suspend.statusCode).toBe(403);
+      const rename = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token: clientToken,
+        body: { name: "Renamed by the client" },
+      });
+      expect(rename.statusCode).toBe(200);
+      expect((await get(id)).status).toBe("active");
+    });
+
     it("ends a running trial on status active, so it is never suspended for it", async () => {
       const id = await t.createWorkspace({ plan_id: "1" });
       const res = await patch(id, { status: "active" });

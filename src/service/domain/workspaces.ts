@@ -261,6 +261,7 @@ function planChanges(
  * Changes only the given fields: name, status (active or suspended; active also restores an
  * archived workspace) and plan_id (see planChanges and requirePlanFits). An archived workspace
  * takes only its restore. Status active ends a trial, running or ended, as a paid plan does.
+ * Plan and status are changed by reseller tokens only; a workspace token may rename.
  * An empty change changes nothing and records no event.
  */
 export async function updateWorkspace(
@@ -290,10 +291,9 @@ export async function updateWorkspace(
     Object.assign(changes, planChanges(row, plan));
   }
   if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
-    // Ending a trial is what a paid plan does: the reseller's to decide, as the plan is.
-    if (input.status === "active" && (row.trial_ends_at !== null || row.status === "trial")) {
-      requireResellerToken(principal, "end a workspace's trial");
-    }
+    // Suspending, restoring and ending a trial are the reseller's enforcement and billing, as
+    // the plan is: a client's own token cannot lift its suspension.
+    requireResellerToken(principal, "change a workspace's status");
     changes.status = input.status;
     changes.suspended_reason = null;
     // The interface's rule: status active makes any workspace active. The reseller has decided
