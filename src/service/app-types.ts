@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from "fastify";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RawServerDefault,
+} from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Scope } from "../contract/scopes.js";
 import type { Principal } from "./domain/tokens.js";
@@ -18,6 +24,11 @@ declare module "fastify" {
   interface FastifyInstance {
     /** The durable job runner: `serve` starts it; tests call `runDue()`. */
     jobs: JobRunner;
+    /**
+     * Sets an answer's RateLimit-* headers from its client address's budget, unless counted
+     * already; for answers given outside any route (rate-limiting.ts).
+     */
+    announceBudget(request: FastifyRequest, reply: FastifyReply): void;
   }
   interface FastifyContextConfig {
     /**

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const template = JSON.parse(
@@ -167,6 +169,20 @@ describe("HTTP edges", () => {
     expect(body).toMatchObject({ status: "error", error_code: "bad_request" });
   });
 
+  it("answers a path whose escapes do not decode with 400 invalid_url, its request id and rate budget", async () => {
+    const answer = await raw(
+      port,
+      "GET /api/v1/plans%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    const { head, body } = envelopeOf(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(head).toMatch(/\r\nRateLimit-Limit: \d+/i);
+    expect(head).toMatch(/\r\nRateLimit-Remaining: \d+/i);
+    expect(head).toMatch(/\r\nRateLimit-Reset: \d+/i);
+    expect(body).toMatchObject({ status: "error", error_code: "invalid_url" });
+  });
+
   it("answers 2,000 headers with the envelope too", async () => {
     const headers = Array.from({ length: 2000 }, (_, i) => `X-H${i}: ${i}\r\n`).join("");
     const answer = await raw(port, `GET /api/v1/plans HTTP/1.1\r\nHost: x\r\n${headers}\r\n`);
@@ -174,6 +190,40 @@ describe("HTTP edges", () => {
     expect(head).toMatch(/^HTTP\/1\.1 4\d\d /);
     expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
     expect(body).toMatchObject({ status: "error" });
+  });
+});
+
+describe("a client that hangs up mid-body", () => {
+  it("is logged as the client's doing, never as the database failing", async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino(
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const t = await startTestApp({ logger });
+    try {
+      await t.app.listen({ host: "127.0.0.1", port: 0 });
+      const { port } = t.app.server.address() as AddressInfo;
+      const socket = connect(port, "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(
+        `POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"a",`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await vi.waitFor(() =>
+        expect(lines.map((line) => line.msg)).toContain(
+          "the client closed the connection before the request's body ended",
+        ),
+      );
+      expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });
 

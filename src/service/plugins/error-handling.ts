@@ -163,6 +163,11 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
   }
   if (error.statusCode === 429) return send(reply, "rate_limited");
+  // A client that hung up before its body ended: its connection's reset is no database's fault.
+  if (request.raw.readableAborted) {
+    request.log.info("the client closed the connection before the request's body ended");
+    return send(reply, "bad_request", "The request's body ended before its Content-Length.");
+  }
   const unavailable = databaseUnavailable(error);
   if (unavailable) {
     request.log[unavailable.level]({ err: error }, unavailable.log);
@@ -200,11 +205,10 @@ function routeMatcher(app: App) {
  * Errors the router raises before any route runs (fastify's `frameworkErrors` option): a path
  * whose percent-escapes do not decode, and a path parameter too long to be any id.
  */
-export function frameworkErrors(
-  error: FastifyError,
-  _request: FastifyRequest,
-  reply: FastifyReply,
-) {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // Outside any route, so no hook adds what every answer carries.
+  reply.header("x-request-id", request.id);
+  request.server.announceBudget(request, reply);
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
     return send(reply, "not_found", "No resource has an id that long.");
   }

@@ -1,4 +1,4 @@
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-types.js";
 import type { RateLimit } from "../config.js";
 import type { Db } from "../db/database.js";
@@ -32,8 +32,11 @@ export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock
   };
   // The contract: every response carries the headers. A public page (a load balancer's health
   // check, a provider's webhook) is not counted, so it says what its address has left.
-  app.addHook("onSend", (request, reply, _payload, done) => {
+  app.decorate("announceBudget", (request: FastifyRequest, reply: FastifyReply) => {
     if (!reply.hasHeader("RateLimit-Limit")) announce(reply, counter.peek(`address:${request.ip}`));
+  });
+  app.addHook("onSend", (request, reply, _payload, done) => {
+    app.announceBudget(request, reply);
     done();
   });
   return async (request, reply, caller) => {
