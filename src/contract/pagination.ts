@@ -2,10 +2,18 @@ import { z } from "zod";
 import { successEnvelope } from "./envelope.js";
 import { paging } from "./vocabulary.js";
 
-const wholeNumber = (field: string, range: string) =>
-  z.coerce
-    .number({ error: `${field} must be a whole number ${range}` })
-    .int({ error: `${field} must be a whole number ${range}` });
+/**
+ * A query parameter of digits only: `z.coerce.number` alone would take "1e1" as 10 and "0x10"
+ * as 16, which no client means by a page number.
+ */
+const wholeNumber = (field: string, min: number, max: number | undefined, fallback: number) => {
+  const error = `${field} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${max}`}`;
+  const number = z.coerce.number({ error }).int({ error }).min(min, { error });
+  return z.preprocess(
+    (value) => (typeof value === "string" && !/^\d+$/.test(value) ? Number.NaN : value),
+    (max === undefined ? number : number.max(max, { error })).default(fallback),
+  );
+};
 
 /**
  * The paging query of every list endpoint.
@@ -17,17 +25,12 @@ const wholeNumber = (field: string, range: string) =>
  * plus one), which can drift when rows are added or removed during the walk.
  */
 export const PageQuery = z.object({
-  page: wholeNumber("page", "of 1 or more")
-    .min(1, { error: "page must be a whole number of 1 or more" })
-    .default(1)
-    .describe("Page number, from 1. Ignored when `cursor` is given."),
-  per_page: wholeNumber("per_page", `from 1 to ${paging.maxPerPage}`)
-    .min(1, { error: `per_page must be a whole number from 1 to ${paging.maxPerPage}` })
-    .max(paging.maxPerPage, {
-      error: `per_page must be a whole number from 1 to ${paging.maxPerPage}`,
-    })
-    .default(paging.defaultPerPage)
-    .describe(`Rows per page, 1 to ${paging.maxPerPage}; out of range is a 422, never clamped.`),
+  page: wholeNumber("page", 1, undefined, 1).describe(
+    "Page number, from 1. Ignored when `cursor` is given.",
+  ),
+  per_page: wholeNumber("per_page", 1, paging.maxPerPage, paging.defaultPerPage).describe(
+    `Rows per page, 1 to ${paging.maxPerPage}; out of range is a 422, never clamped.`,
+  ),
   cursor: z
     .string()
     .min(1)

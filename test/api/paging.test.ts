@@ -77,6 +77,18 @@ describe("paging of lists", () => {
     }
   });
 
+  it("takes page and per_page as plain digits only, not as 1e1, 0x10 or with spaces", async () => {
+    for (const value of ["1e1", "0x10", "%205", "1.0"]) {
+      expect((await refused(`?page=${value}`)).details).toEqual([
+        { field: "page", message: "page must be a whole number of 1 or more" },
+      ]);
+      expect((await refused(`?per_page=${value}`)).details.map((d) => d.field)).toEqual([
+        "per_page",
+      ]);
+    }
+    expect((await list("?page=02&per_page=010")).data).toHaveLength(10);
+  });
+
   it("walks every row exactly once by cursor, in the same order as pages", async () => {
     const seen: string[] = [];
     const pages: number[] = [];
