@@ -4,8 +4,8 @@ import { type ImportRowError, importLimits } from "../../../contract/contact-imp
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
 import { CsvHeaderError, openContactCsv } from "../../../contract/csv-reader.js";
-import { countryCode } from "../../../contract/phones.js";
-import { CliError, usageError } from "../../cli-error.js";
+import { CliError } from "../../cli-error.js";
+import { defaultCountryFlag } from "./default-country.js";
 
 /** What `contacts import --dry-run` found in a file. */
 export interface DryRunReport {
@@ -33,13 +33,7 @@ export function dryRun(
   now: Date,
   read: CsvReadOptions = {},
 ): { report: DryRunReport; allErrors: ImportRowError[] } {
-  const defaultCountry =
-    defaultCountryText === undefined ? undefined : countryCode(defaultCountryText);
-  if (defaultCountryText !== undefined && defaultCountry === undefined) {
-    throw usageError(
-      `--default-country expects a two-letter country code such as DE; got '${defaultCountryText}'.`,
-    );
-  }
+  const defaultCountry = defaultCountryFlag(defaultCountryText);
   if (bytes.length > importLimits.csvBytes) {
     throw new CliError(
       "refused",

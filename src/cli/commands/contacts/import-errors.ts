@@ -1,8 +1,8 @@
+import type { FileHandle } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import type { ApiClient } from "../../../client/api-client.js";
 import { ImportErrorListResponse, type ImportRowError } from "../../../contract/contact-imports.js";
 import { neutraliseRows } from "../../../contract/csv-formulas.js";
-import { openOutputFile } from "../../output/output-file.js";
 import { workspacePath } from "./contact-format.js";
 
 export const errorCsvHeader = ["row", "phone", "field", "message"];
@@ -12,14 +12,13 @@ export function errorCsvRows(errors: readonly ImportRowError[]): string[][] {
   return neutraliseRows(errors.map((e) => [String(e.row), e.phone ?? "", e.field, e.message]));
 }
 
-/** Writes every row error of an import (walked by cursor) as CSV to `file`; returns how many. */
+/** Writes every row error of an import (walked by cursor) as CSV to `handle`, then closes it; returns how many. */
 export async function writeImportErrors(
   client: ApiClient,
   workspaceId: string,
   importId: string,
-  file: string,
+  handle: FileHandle,
 ): Promise<number> {
-  const handle = await openOutputFile(file, "--errors");
   let written = 0;
   try {
     await handle.write(stringify([errorCsvHeader]));

@@ -6,6 +6,7 @@ import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { CsvReadOptions } from "../../../contract/csv-options.js";
 import { usageError } from "../../cli-error.js";
 import { workspacePath } from "./contact-format.js";
+import { defaultCountryFlag } from "./default-country.js";
 
 /** What an upload says besides the file. */
 export interface UploadOptions {
@@ -26,6 +27,7 @@ export async function uploadImport(
   filePath: string,
   options: UploadOptions = {},
 ): Promise<ApiResponse<z.output<typeof ContactImportResponse>>> {
+  const defaultCountry = defaultCountryFlag(options.defaultCountry);
   const found = await stat(filePath).catch((error: NodeJS.ErrnoException) => {
     throw usageError(`Cannot read '${filePath}': ${error.code ?? String(error)}.`);
   });
@@ -33,7 +35,7 @@ export async function uploadImport(
   return client.call("POST", workspacePath(workspaceId, "contacts/import"), ContactImportResponse, {
     query: {
       duplicate_handling: options.duplicateHandling ?? "update",
-      default_country: options.defaultCountry,
+      default_country: defaultCountry,
       mapping: options.csv?.mapping === undefined ? undefined : JSON.stringify(options.csv.mapping),
       delimiter: options.csv?.delimiter === "\t" ? "tab" : options.csv?.delimiter,
       encoding: options.csv?.encoding,

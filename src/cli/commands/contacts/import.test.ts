@@ -320,4 +320,52 @@ describe("reseller contacts import", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("Cannot read '/nonexistent/file.csv'");
   });
+
+  it("refuses an --errors path it cannot write, an unknown --default-country and --errors with --no-wait before any request", async () => {
+    // No stub: any request would fail the test (mockApi refuses unmatched requests).
+    const file = tempFile("c.csv", csv);
+    const folder = await runCli(["contacts", "import", file, "--errors", "/nonexistent/e.csv"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain("Cannot write --errors file '/nonexistent/e.csv'");
+    const country = await runCli(["contacts", "import", file, "--default-country", "germany"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(country.code).toBe(2);
+    expect(country.stderr).toContain("--default-country expects a two-letter country code");
+    const noWait = await runCli(
+      ["contacts", "import", file, "--no-wait", "--errors", tempFile("e.csv")],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(noWait.code).toBe(2);
+    expect(noWait.stderr).toContain("reseller contacts imports get <import_id> --errors FILE");
+  });
+
+  it("stops following on Ctrl-C, restoring the terminal and saying the import goes on", async () => {
+    stubUpload({});
+    api.pool.intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" }).reply(() => {
+      process.emit("SIGINT");
+      return {
+        statusCode: 200,
+        data: envelope(importRecord({ status: "processing", processed_rows: 2 })),
+        responseOptions: { headers: jsonHeaders },
+      };
+    });
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain(
+      "Stopped following import imp_01x; it goes on in the service. Follow it with `reseller contacts imports get imp_01x`.",
+    );
+    // The bar hid the cursor and turned wrapping off; both come back.
+    expect(run.stderr).toContain("\u001b[?25h");
+    expect(run.stderr).toContain("\u001b[?7h");
+    expect(process.listenerCount("SIGINT")).toBe(0);
+  });
 });

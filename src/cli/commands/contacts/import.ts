@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { type FileHandle, readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
 import { delimiterName } from "../../../contract/csv-options.js";
-import { CliError, usageError } from "../../cli-error.js";
+import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, stringOption } from "../../options.js";
@@ -112,13 +112,16 @@ export function timeLeft(rows: number, rate: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-/** Waits for the import to end, with a progress bar at a terminal. */
+/**
+ * Waits for the import to end, with a progress bar at a terminal. Ctrl-C stops the waiting, not
+ * the import (`stopped`), and the bar's stop gives the terminal its cursor and wrapping back.
+ */
 async function follow(
   ctx: Context,
   path: string,
   first: ContactImport,
   firstRaw: unknown,
-): Promise<{ record: ContactImport; raw: unknown }> {
+): Promise<{ record: ContactImport; raw: unknown; stopped: boolean }> {
   const client = await ctx.client();
   const showBar = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
   const { SingleBar } = showBar ? await import("cli-progress") : { SingleBar: null };
@@ -133,10 +136,16 @@ async function follow(
   const started = ctx.now().getTime();
   let current = first;
   let raw = firstRaw;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+  };
+  process.on("SIGINT", stop);
   bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0, left: "…" });
   try {
-    while (current.status === "queued" || current.status === "processing") {
+    while ((current.status === "queued" || current.status === "processing") && !stopped) {
       await ctx.sleep(pollMs);
+      if (stopped) break;
       const response = await client.get(path, ContactImportResponse);
       current = response.body.data;
       raw = response.raw.data;
@@ -149,18 +158,51 @@ async function follow(
       });
     }
   } finally {
+    process.off("SIGINT", stop);
     bar?.stop();
   }
-  return { record: current, raw };
+  return { record: current, raw, stopped };
 }
 
 /** `reseller contacts import <file>`: upload, then follow the import to its summary. */
 export const run: Handler = async (ctx, { args, options }) => {
   const file = args[0] ?? "";
   if (booleanOption(options, "dryRun")) return checkLocally(ctx, file, options);
+  const errorsFile = stringOption(options, "errors");
+  if (errorsFile !== undefined && options.wait === false) {
+    throw usageError(
+      "--errors writes the row errors when the import ends, which --no-wait does not wait for.",
+      "Write them later with `reseller contacts imports get <import_id> --errors FILE`.",
+    );
+  }
   const workspaceId = await ctx.workspaceId();
-  const client = await ctx.client();
+  // Credentials first: a missing token is told before the file is read or anything written.
+  await ctx.client();
   const csv = await resolveCsvOptions(ctx, file, options);
+  // Opened before the upload: a path that cannot be written is a usage error before any request.
+  const errorsHandle =
+    errorsFile === undefined ? undefined : await openOutputFile(errorsFile, "--errors");
+  try {
+    return await importFile(ctx, { file, workspaceId, options, csv, errorsFile, errorsHandle });
+  } finally {
+    await errorsHandle?.close();
+  }
+};
+
+/** What `run` has settled before the upload. */
+interface ImportPlan {
+  file: string;
+  workspaceId: string;
+  options: Readonly<Record<string, unknown>>;
+  csv: Awaited<ReturnType<typeof resolveCsvOptions>>;
+  errorsFile: string | undefined;
+  errorsHandle: FileHandle | undefined;
+}
+
+/** Uploads the file and, unless --no-wait, follows the import to its summary. */
+async function importFile(ctx: Context, plan: ImportPlan): Promise<CommandResult> {
+  const { file, workspaceId, options, csv, errorsFile, errorsHandle } = plan;
+  const client = await ctx.client();
   // Streamed: the file is never read whole (import-upload.ts).
   const response = await uploadImport(client, workspaceId, file, {
     duplicateHandling: stringOption(options, "onDuplicate"),
@@ -198,9 +240,17 @@ export const run: Handler = async (ctx, { args, options }) => {
     });
   }
   const { record: done, raw } = followed;
+  if (followed.stopped) {
+    return {
+      data: raw,
+      view: importView(done),
+      message: `Stopped following import ${done.id}; it goes on in the service. Follow it with \`reseller contacts imports get ${done.id}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
+      exitCode: exitCodes.interrupted.code,
+    };
+  }
   if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
-  const errorsFile = stringOption(options, "errors");
-  if (errorsFile !== undefined) await writeImportErrors(client, workspaceId, done.id, errorsFile);
+  if (errorsHandle !== undefined)
+    await writeImportErrors(client, workspaceId, done.id, errorsHandle);
   const refused =
     booleanOption(options, "strict") && done.error_count > 0
       ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
@@ -211,4 +261,4 @@ export const run: Handler = async (ctx, { args, options }) => {
     message: `${importSummary(done, errorsFile)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
     exitCode: refused ? 6 : 0,
   };
-};
+}

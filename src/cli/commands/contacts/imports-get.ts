@@ -1,6 +1,7 @@
 import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
+import { openOutputFile } from "../../output/output-file.js";
 import { importSummary, importView, workspacePath } from "./contact-format.js";
 import { writeImportErrors } from "./import-errors.js";
 
@@ -15,8 +16,10 @@ export const run: Handler = async (ctx, { args, options }) => {
   );
   const imported = response.body.data;
   const errorsFile = stringOption(options, "errors");
-  if (errorsFile !== undefined)
-    await writeImportErrors(client, workspaceId, imported.id, errorsFile);
+  if (errorsFile !== undefined) {
+    const handle = await openOutputFile(errorsFile, "--errors");
+    await writeImportErrors(client, workspaceId, imported.id, handle);
+  }
   return {
     data: response.raw.data,
     view: importView(imported),
