@@ -126,7 +126,8 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     canPrompt,
     color: wantsColor(globals, env, isTTY),
     output: outputMode(globals, isTTY),
-    prompter: deps.prompter ?? inquirerPrompter(io),
+    prompter:
+      deps.prompter ?? inquirerPrompter(io, wantsColor(globals, env, io.stderr.isTTY === true)),
     now: deps.now ?? (() => new Date()),
     sleep,
     info,

@@ -17,19 +17,30 @@ export interface Prompter {
   }): Promise<T>;
 }
 
-/** The real prompter: @inquirer/prompts on the command's own streams (stderr for the questions). */
-export function inquirerPrompter(io: Io): Prompter {
+/**
+ * The real prompter: @inquirer/prompts on the command's own streams (stderr for the questions),
+ * in colour only when the rest of the output is (`--no-color` included).
+ */
+export function inquirerPrompter(io: Io, color: boolean): Prompter {
   // Read at the first question: touching process.stdin builds its stream, which most runs never use.
   const context = () => ({ input: io.stdin, output: io.stderr });
+  const inquirer = () => {
+    // inquirer's colours are settled from the environment when it loads, so --no-color has to
+    // be said there (FORCE_COLOR would outrank NO_COLOR).
+    if (!color) {
+      process.env.NO_COLOR = "1";
+      delete process.env.FORCE_COLOR;
+    }
+    return import("@inquirer/prompts");
+  };
   return {
-    input: async (q) => (await import("@inquirer/prompts")).input(q, context()),
-    password: async (q) =>
-      (await import("@inquirer/prompts")).password({ ...q, mask: "*" }, context()),
+    input: async (q) => (await inquirer()).input(q, context()),
+    password: async (q) => (await inquirer()).password({ ...q, mask: "*" }, context()),
     // inquirer's own confirm takes any answer not starting with n as its default (`maybe`:
     // yes); this one accepts only yes or no (or Enter for the default) and asks again otherwise.
     confirm: async (q) => {
       const hint = q.default === undefined ? "(y/n)" : q.default ? "(Y/n)" : "(y/N)";
-      const answer = await (await import("@inquirer/prompts")).input(
+      const answer = await (await inquirer()).input(
         {
           message: `${q.message} ${hint}`,
           validate: (value) =>
@@ -39,7 +50,7 @@ export function inquirerPrompter(io: Io): Prompter {
       );
       return parseYesNo(answer, q.default) ?? false;
     },
-    select: async (q) => (await import("@inquirer/prompts")).select(q, context()),
+    select: async (q) => (await inquirer()).select(q, context()),
   };
 }
 
