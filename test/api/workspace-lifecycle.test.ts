@@ -134,6 +134,34 @@ describe("workspace lifecycle", () => {
       expect((await get(id)).status).toBe("active");
     });
 
+    it("refuses a client's own token a rename or a new token while suspended (409), but lets it revoke one", async () => {
+      const id = await t.createWorkspace({ plan_id: "3" });
+      const create = (token?: string) =>
+        t.request("POST", `/api/v1/workspaces/${id}/tokens`, {
+          ...(token ? { token } : {}),
+          body: { name: "client", scopes: ["workspaces:read", "workspaces:write"] },
+        });
+      const clientToken = (await create()).json().data.token;
+      const spare = (await create()).json().data;
+      expect((await patch(id, { status: "suspended" })).statusCode).toBe(200);
+      const rename = await t.request("PATCH", `/api/v1/workspaces/${id}`, {
+        token: clientToken,
+        body: { name: "Renamed while suspended" },
+      });
+      expect(rename.statusCode).toBe(409);
+      expect(rename.json().error_code).toBe("workspace_not_active");
+      const minted = await create(clientToken);
+      expect(minted.statusCode).toBe(409);
+      expect(minted.json().error_code).toBe("workspace_not_active");
+      const revoke = await t.request("DELETE", `/api/v1/workspaces/${id}/tokens/${spare.id}`, {
+        token: clientToken,
+      });
+      expect(revoke.statusCode).toBe(200);
+      // The reseller still manages the account while it is suspended.
+      expect((await patch(id, { name: "Renamed by the reseller" })).statusCode).toBe(200);
+      expect((await create()).statusCode).toBe(201);
+    });
+
     it("ends a running trial on status active, so it is never suspended for it", async () => {
       const id = await t.createWorkspace({ plan_id: "1" });
       const res = await patch(id, { status: "active" });

@@ -7,7 +7,11 @@ import { lockTokenRow } from "../db/write-conflicts.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import { issueToken, type Principal, stillAuthorised, toToken } from "./tokens.js";
-import { loadWorkspaceFor, requireResellerToken } from "./workspace-access.js";
+import {
+  loadWorkspaceFor,
+  requireActiveForClient,
+  requireResellerToken,
+} from "./workspace-access.js";
 
 /** Whose tokens an operation manages: the reseller's own (workspace null) or one workspace's. */
 interface TokenOwner {
@@ -144,6 +148,7 @@ export async function createWorkspaceToken(
       `Workspace '${workspace.id}' is archived and its tokens do not work; restore it first with status active.`,
     );
   }
+  requireActiveForClient(principal, workspace);
   const owner = { resellerId: workspace.reseller_id, workspaceId: workspace.id };
   return createToken(db, clock, principal, owner, input);
 }

@@ -85,6 +85,15 @@ export function requireActiveWorkspace(workspace: WorkspaceRow): WorkspaceRow {
   return workspace;
 }
 
+/**
+ * A write about the workspace itself (its name, a new token): a client's own token makes it only
+ * while the workspace is active or trial (else 409), as every write inside it; the reseller's
+ * token manages the account in any state.
+ */
+export function requireActiveForClient(principal: Principal, workspace: WorkspaceRow): void {
+  if (principal.workspaceId !== null) requireActiveWorkspace(workspace);
+}
+
 /** The workspace for a write: visible to the principal (else 404) and active or trial (else 409). */
 export async function loadActiveWorkspaceFor(
   db: Db,

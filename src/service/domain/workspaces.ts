@@ -20,7 +20,11 @@ import { planIdFrom } from "./plans.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { computeUsage, isMetered, meteredUsage } from "./usage.js";
-import { loadWorkspaceFor, requireResellerToken } from "./workspace-access.js";
+import {
+  loadWorkspaceFor,
+  requireActiveForClient,
+  requireResellerToken,
+} from "./workspace-access.js";
 
 /** What the workspace rules need beyond the database: time, links and mail. */
 export interface WorkspaceServices {
@@ -285,7 +289,10 @@ export async function updateWorkspace(
     );
   }
   const changes: WorkspaceChanges = {};
-  if (input.name !== undefined && input.name !== row.name) changes.name = input.name;
+  if (input.name !== undefined && input.name !== row.name) {
+    requireActiveForClient(principal, row);
+    changes.name = input.name;
+  }
   if (plan) {
     await requirePlanFits(db, clock, row.id, plan);
     Object.assign(changes, planChanges(row, plan));
