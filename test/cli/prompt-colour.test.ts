@@ -26,5 +26,5 @@ it("asks its questions without colour under --no-color, even where colour is for
   expect(await answer).toBe("Acme");
   expect(shown).toContain("Client business name");
   // No SGR sequence (colour, bold, dim); cursor movements may stay.
-  expect(shown).not.toMatch(/\u001b\[[0-9;]*m/);
+  expect(shown).not.toMatch(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`));
 });

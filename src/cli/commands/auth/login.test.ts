@@ -98,6 +98,21 @@ describe("reseller login", () => {
     expect(prompter.asked).toEqual(["Service base URL", "API token (rsk_… or wsk_…)"]);
   });
 
+  it("asks for the token again when Enter is pressed with nothing typed", async () => {
+    stubCurrent("rsk_typed_token_1234");
+    const prompter = scriptedPrompter({ "base URL": mockBaseUrl });
+    const typed = ["", "  ", "rsk_typed_token_1234"];
+    prompter.password = async (q) => {
+      prompter.asked.push(q.message);
+      return typed.shift() ?? "";
+    };
+    const run = await runCli(["login"], { tty: true, prompter, dispatcher: api.agent });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked.filter((q) => q.startsWith("API token"))).toHaveLength(3);
+    expect(run.stderr).toContain("A token is required.");
+    expect(run.stderr).not.toContain("--token-stdin");
+  });
+
   it("is a usage error naming --token-stdin when there is no terminal and no token", async () => {
     const run = await runCli(["login", "--base-url", mockBaseUrl], { dispatcher: api.agent });
     expect(run.code).toBe(2);

@@ -2,10 +2,20 @@ import { CurrentTokenResponse } from "../../../contract/tokens.js";
 import { baseUrlProblem, baseUrlSource } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import type { Context } from "../../context.js";
 import { booleanOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { readStdin } from "../../read-stdin.js";
 import { tokenFields } from "./token-fields.js";
+
+/** The token typed at a terminal; Enter alone asks again, as every required answer does. */
+async function askToken(ctx: Context): Promise<string> {
+  for (;;) {
+    const token = (await ctx.prompter.password({ message: "API token (rsk_… or wsk_…)" })).trim();
+    if (token !== "") return token;
+    ctx.info("A token is required.");
+  }
+}
 
 /** `reseller login`: validates a token with the service, then stores it in the profile. */
 export const run: Handler = async (ctx, { options }) => {
@@ -37,7 +47,7 @@ export const run: Handler = async (ctx, { options }) => {
   } else if (ctx.globals.token) {
     token = ctx.globals.token;
   } else if (ctx.canPrompt) {
-    token = (await ctx.prompter.password({ message: "API token (rsk_… or wsk_…)" })).trim();
+    token = await askToken(ctx);
   }
   if (!token) {
     throw usageError(

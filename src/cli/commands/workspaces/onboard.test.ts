@@ -32,11 +32,14 @@ const contactImport = (status: string, processed: number) => ({
   finished_at: status === "completed" ? "2026-11-22T09:30:02Z" : null,
 });
 
-function csvFile(): string {
+function csvFile(content = "phone,first_name\n+4915112345678,Anna\n+4915112345679,Ben\n"): string {
   const file = join(tempConfigDir(), "customers.csv");
-  writeFileSync(file, "phone,first_name\n+4915112345678,Anna\n+4915112345679,Ben\n");
+  writeFileSync(file, content);
   return file;
 }
+
+/** A file the service refuses as it is: no column is named phone. */
+const withoutPhoneColumn = "Name,Mobile\nAnna,+4915112345678\nBen,+4915112345679\n";
 
 describe("reseller workspaces onboard", () => {
   let api = mockApi();
@@ -179,6 +182,51 @@ describe("reseller workspaces onboard", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain("pricing-page token");
+  });
+
+  it("asks nothing with --yes at a terminal: a value it cannot default is a usage error naming its flag", async () => {
+    for (const [argv, flag] of [
+      [["--email", "o@acme.test", "--plan", "2"], "--name"],
+      [["--name", "Iota", "--plan", "2"], "--email"],
+      [["--name", "Iota", "--email", "o@acme.test"], "--plan"],
+    ] as const) {
+      const prompter = scriptedPrompter({});
+      const run = await runCli(["workspaces", "onboard", ...argv, "--yes"], {
+        tty: true,
+        env: api.env,
+        dispatcher: api.agent,
+        prompter,
+      });
+      expect(prompter.asked).toEqual([]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`Error: Missing ${flag}.`);
+    }
+  });
+
+  it("asks again for a business name longer than the service takes", async () => {
+    let validate: ((v: string) => true | string) | undefined;
+    const prompter = scriptedPrompter({});
+    prompter.input = async (q) => {
+      validate = q.validate;
+      throw new Error("stop after the first question");
+    };
+    await runCli(["workspaces", "onboard"], { tty: true, env: api.env, prompter });
+    expect(validate?.("x".repeat(201))).toBe(
+      "A name can have at most 200 characters; this one has 201.",
+    );
+    expect(validate?.("x".repeat(200))).toBe(true);
+    expect(validate?.("  ")).toBe("A name is required.");
+  });
+
+  it("is a usage error, before any request, when --name is longer than the service takes", async () => {
+    const run = await runCli(
+      ["workspaces", "onboard", "--name", "x".repeat(201), "--email", "o@acme.test", "--plan", "2"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "Error: Invalid --name: A name can have at most 200 characters; this one has 201.",
+    );
   });
 
   it("runs without a terminal from flags, --no-invite and --pricing-token included, printing both records as JSON", async () => {
@@ -393,6 +441,104 @@ describe("reseller workspaces onboard", () => {
       'Not created: the pricing-page token. Create it with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
     );
     expect(process.listenerCount("SIGINT")).toBe(0);
+  });
+
+  it("refuses a file the import would refuse before creating anything, at a terminal with --yes as without one", async () => {
+    const file = csvFile(withoutPhoneColumn);
+    const argv = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test"];
+    for (const tty of [false, true]) {
+      const prompter = scriptedPrompter({});
+      const run = await runCli([...argv, "--plan", "2", "--import", file, "--yes"], {
+        tty,
+        env: api.env,
+        dispatcher: api.agent,
+        prompter,
+      });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(
+        "Error: The file cannot be imported: the header has no 'phone' column (found 'Name', 'Mobile')",
+      );
+      expect(run.stderr).toContain(`Hint: Nothing was created. Fix ${file}`);
+      expect(prompter.asked).toEqual([]);
+    }
+  });
+
+  it("maps the columns of a file without a phone column before the last question, and imports with that mapping", async () => {
+    const file = csvFile(withoutPhoneColumn);
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    let mapping: unknown;
+    api.pool
+      .intercept({
+        path: (p: string) => {
+          if (!p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?")) return false;
+          mapping = JSON.parse(new URLSearchParams(p.split("?")[1]).get("mapping") ?? "null");
+          return true;
+        },
+        method: "POST",
+      })
+      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
+      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
+      .persist();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": true,
+      "CSV file": file,
+      "Country of numbers": "",
+      "column 'Name'": "first_name",
+      "column 'Mobile'": "phone",
+      "pricing page": false,
+      "Create workspace": true,
+    });
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked.slice(6)).toEqual([
+      expect.stringContaining("Country of numbers"),
+      expect.stringContaining("Field for column 'Name'"),
+      expect.stringContaining("Field for column 'Mobile'"),
+      "Create a plans:read token for the client's pricing page?",
+      expect.stringContaining("Create workspace 'Acme'"),
+    ]);
+    expect(mapping).toEqual({ Name: "first_name", Mobile: "phone" });
+  });
+
+  it("creates nothing when Ctrl-C stops the column mapping", async () => {
+    const file = csvFile(withoutPhoneColumn);
+    stubCatalogue();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": true,
+      "CSV file": file,
+      "Country of numbers": "",
+    });
+    const input = prompter.input;
+    prompter.input = async (q) => {
+      if (q.message.startsWith("Field for column")) {
+        throw Object.assign(new Error("User force closed the prompt"), { name: "ExitPromptError" });
+      }
+      return input(q);
+    };
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: api.env,
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code).toBe(130);
+    expect(run.stderr).not.toContain("Onboarded");
   });
 
   it("imports with --import (and --default-country) without a terminal, the import in the JSON; a missing file is a usage error", async () => {

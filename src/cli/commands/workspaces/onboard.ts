@@ -1,14 +1,18 @@
 import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { ApiError } from "../../../client/api-error.js";
+import type { CsvMapping, CsvReadOptions } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
-import { Workspace } from "../../../contract/workspaces.js";
+import { CreateWorkspaceBody, Workspace } from "../../../contract/workspaces.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
 import { exitKindOf } from "../../report-error.js";
+import { dryRun } from "../contacts/dry-run.js";
 import { run as importContacts } from "../contacts/import.js";
+import { resolveCsvOptions } from "../contacts/import-mapping.js";
 import { periodLabel, priceLabel } from "../plans/plan-format.js";
 import { planCatalogue, planIdIn } from "../plans/plan-lookup.js";
 import { createToken } from "../tokens/token-actions.js";
@@ -19,6 +23,19 @@ import { when, workspaceFields } from "./workspace-format.js";
 type Options = Readonly<Record<string, unknown>>;
 
 const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
+
+/** The service's limit (contract/workspaces.ts): a longer name would be refused after every question. */
+const nameMaxLength = CreateWorkspaceBody.shape.name.maxLength ?? Number.POSITIVE_INFINITY;
+
+/** Why the service would refuse this business name, or undefined when it takes it. */
+function nameProblem(value: string): string | undefined {
+  const name = value.trim();
+  if (name === "") return "A name is required.";
+  if (name.length > nameMaxLength) {
+    return `A name can have at most ${nameMaxLength} characters; this one has ${name.length}.`;
+  }
+  return undefined;
+}
 
 /** The name and scope of the token for a client's pricing page. */
 export const pricingToken = { name: "pricing page", scope: "plans:read" } as const;
@@ -41,22 +58,21 @@ async function flagOrAsk(
   if (!ctx.canPrompt) {
     throw usageError(
       `Missing ${flag}.`,
-      "Without a terminal pass --name, --email and --plan (see `reseller plans list`).",
+      "With --yes or without a terminal pass --name, --email and --plan (see `reseller plans list`).",
     );
   }
   return (await ask()).trim();
 }
 
-/** A yes/no step: its flag when given (or --yes: the default), else asked at a terminal. */
+/** A yes/no step: its flag when given, else asked at a terminal, else the default. */
 async function choice(
   ctx: Context,
   given: boolean | undefined,
-  yes: boolean,
   fallback: boolean,
   message: string,
 ): Promise<boolean> {
   if (given !== undefined) return given;
-  if (yes || !ctx.canPrompt) return fallback;
+  if (!ctx.canPrompt) return fallback;
   return ctx.prompter.confirm({ message, default: fallback });
 }
 
@@ -98,15 +114,9 @@ const isFile = (path: string) => {
   }
 };
 
-/** The CSV file to import: --import FILE, else asked at a terminal (optional), else none. */
-async function importFile(
-  ctx: Context,
-  options: Options,
-  yes: boolean,
-): Promise<string | undefined> {
-  const given = stringOption(options, "import");
-  if (given !== undefined) return given;
-  if (yes || !ctx.canPrompt) return undefined;
+/** The CSV file to import when none was given by flag: asked at a terminal (optional), else none. */
+async function importFile(ctx: Context): Promise<string | undefined> {
+  if (!ctx.canPrompt) return undefined;
   const wanted = await ctx.prompter.confirm({
     message: "Import contacts from a CSV file now?",
     default: false,
@@ -121,16 +131,12 @@ async function importFile(
 }
 
 /**
- * The country of the file's numbers written without +country: --default-country, else asked at
- * a terminal once a file was chosen there (Enter: none), else none.
+ * The country of the file's numbers written without +country: --default-country, else asked once
+ * a file was chosen at a terminal (Enter: none).
  */
-async function importCountry(
-  ctx: Context,
-  options: Options,
-  asked: boolean,
-): Promise<string | undefined> {
+async function importCountry(ctx: Context, options: Options): Promise<string | undefined> {
   const given = stringOption(options, "defaultCountry");
-  if (given !== undefined || !asked) return given;
+  if (given !== undefined) return given;
   const answer = (
     await ctx.prompter.input({
       message: "Country of numbers written without +country, e.g. DE (Enter: none)",
@@ -138,6 +144,52 @@ async function importCountry(
     })
   ).trim();
   return answer === "" ? undefined : answer.toUpperCase();
+}
+
+/** A file to import, checked, with the way its columns are read. */
+interface ContactsFile {
+  path: string;
+  country: string | undefined;
+  read: CsvReadOptions;
+}
+
+/**
+ * The file checked as `contacts import --dry-run` checks it, its columns mapped at a terminal,
+ * all before the workspace exists: otherwise a file the service refuses, or Ctrl-C at the
+ * mapping, would leave a workspace created (and its invitation sent) without its contacts.
+ */
+async function checkedImport(
+  ctx: Context,
+  path: string,
+  country: string | undefined,
+): Promise<ContactsFile> {
+  const read = await resolveCsvOptions(ctx, path, {});
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw usageError(`Cannot read '${path}': ${error.code ?? String(error)}.`);
+  });
+  try {
+    dryRun(bytes, country, ctx.now(), read);
+  } catch (error) {
+    // The dry run's exit 6 mirrors the service's refusal; here nothing was sent, so it is exit 2.
+    if (error instanceof CliError && error.exitCode === exitCodes.refused.code) {
+      throw usageError(
+        error.message,
+        `Nothing was created. Fix ${path}, or onboard without it and import it afterwards with \`reseller contacts import\` (--map and --preset say which column holds what).`,
+      );
+    }
+    throw error;
+  }
+  return { path, country, read };
+}
+
+/** The mapping as `contacts import --map` flags, so the import reads the columns as checked. */
+function mapFlags(mapping: CsvMapping | undefined): string[] {
+  return (
+    Object.entries(mapping ?? {})
+      // A nameless column cannot be named by a flag; ignored, it needs none.
+      .filter(([header, field]) => header.trim() !== "" || field !== null)
+      .map(([header, field]) => `${header}=${field ?? ""}`)
+  );
 }
 
 /** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
@@ -180,15 +232,19 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
  * `reseller workspaces onboard`: a new client from start to finish. Every question has a flag;
  * the workspace is created first, then the follow-ups, each reported even if a later one fails.
  */
-export const run: Handler = async (ctx, { options }) => {
+export const run: Handler = async (command, { options }) => {
   const yes = booleanOption(options, "yes");
-  if (ctx.canPrompt && !yes) ctx.info("Onboarding a new client: a workspace, its plan and more.");
+  // --yes promises no question: it answers as a run without a terminal does.
+  const ctx: Context = { ...command, canPrompt: command.canPrompt && !yes };
+  if (ctx.canPrompt) ctx.info("Onboarding a new client: a workspace, its plan and more.");
   const name = await flagOrAsk(ctx, options, "name", "--name", () =>
     ctx.prompter.input({
       message: "Client business name",
-      validate: (v) => (v.trim() === "" ? "A name is required." : true),
+      validate: (v) => nameProblem(v) ?? true,
     }),
   );
+  const badName = nameProblem(name);
+  if (badName) throw usageError(`Invalid --name: ${badName}`);
   const email = await flagOrAsk(ctx, options, "email", "--email", () =>
     ctx.prompter.input({
       message: "Contact email (receives the invitation)",
@@ -206,28 +262,34 @@ export const run: Handler = async (ctx, { options }) => {
   if (importFlag !== undefined && !isFile(importFlag)) {
     throw usageError(`Cannot read --import file '${importFlag}'.`);
   }
+  const flagImport =
+    importFlag === undefined
+      ? undefined
+      : await checkedImport(ctx, importFlag, stringOption(options, "defaultCountry"));
   const { plans, meta } = await planCatalogue(ctx);
   const planId = await pickPlan(ctx, options, plans, meta);
   const plan = plans.find((p) => String(p.id) === planId);
   const invite = await choice(
     ctx,
     options.invite === false ? false : undefined,
-    yes,
     true,
     `Send the invitation to ${email}?`,
   );
-  const csvFile = await importFile(ctx, options, yes);
-  const country = csvFile
-    ? await importCountry(ctx, options, stringOption(options, "import") === undefined)
-    : undefined;
+  let contacts = flagImport;
+  if (importFlag === undefined) {
+    const chosen = await importFile(ctx);
+    if (chosen !== undefined) {
+      contacts = await checkedImport(ctx, chosen, await importCountry(ctx, options));
+    }
+  }
+  const csvFile = contacts?.path;
   const wantsToken = await choice(
     ctx,
     booleanOption(options, "pricingToken") ? true : undefined,
-    yes,
     false,
     `Create a ${pricingToken.scope} token for the client's pricing page?`,
   );
-  if (ctx.canPrompt && !yes) {
+  if (ctx.canPrompt) {
     const planShown = plan ? planText(plan, meta) : `plan ${planId}`;
     const go = await ctx.prompter.confirm({
       message: `Create workspace '${name}' for ${email} on ${planShown}${invite ? ", invitation sent" : ""}${csvFile ? `, contacts from ${csvFile}` : ""}${wantsToken ? ", with a pricing-page token" : ""}?`,
@@ -295,20 +357,25 @@ export const run: Handler = async (ctx, { options }) => {
   }
 
   async function finishOnboarding(): Promise<CommandResult> {
-    if (csvFile) {
-      const retry = `reseller contacts import ${csvFile} -w ${workspace.id}`;
+    if (contacts) {
+      const retry = [
+        `reseller contacts import ${contacts.path} -w ${workspace.id}`,
+        ...mapFlags(contacts.read.mapping).map((flag) => `--map ${JSON.stringify(flag)}`),
+      ].join(" ");
       try {
         // The contacts import itself (upload, progress bar, summary), inside the new workspace.
         const imported = await interrupt.race(
           "the contact import",
           importContacts(
-            { ...ctx, workspaceId: async () => workspace.id },
+            // No question after the workspace exists: the columns were mapped before.
+            { ...ctx, canPrompt: false, workspaceId: async () => workspace.id },
             {
-              args: [csvFile],
+              args: [contacts.path],
               options: {
                 onDuplicate: "update",
                 wait: true,
-                defaultCountry: country,
+                defaultCountry: contacts.country,
+                map: mapFlags(contacts.read.mapping),
               },
             },
           ),
