@@ -162,6 +162,26 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(otherNetwork.statusCode).toBe(201);
   });
 
+  it("does not count a form shown again for a mistake against the five sign-ups", async () => {
+    for (let i = 0; i < 3; i++) {
+      const mistyped = await post({
+        plan: "starter-monthly",
+        business_name: "Shop",
+        contact_email: "not-an-email",
+      });
+      expect(mistyped.statusCode).toBe(422);
+    }
+    for (let i = 0; i < 5; i++) {
+      const ok = await post({
+        plan: "starter-monthly",
+        business_name: `Shop ${i}`,
+        contact_email: `s${i}@shop.test`,
+      });
+      expect(ok.statusCode).toBe(201);
+    }
+    expect(await workspaces()).toHaveLength(5);
+  });
+
   it("limits sign-ups per address to five an hour, then asks to wait", async () => {
     for (let i = 0; i < 5; i++) {
       const ok = await post({

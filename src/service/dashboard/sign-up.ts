@@ -56,20 +56,29 @@ export async function signUpOwner(db: Db): Promise<{ id: string; name: string } 
   return row ?? null;
 }
 
-/** What a sign-up form may answer: the workspace, or the fields at fault. */
+/** A valid form refused all the same: too many sign-ups from its address. */
+export interface SignUpRefusal {
+  ok: false;
+  retryAfterSeconds: number;
+}
+
+/** What a sign-up form may answer: the workspace, the fields at fault, or a refusal. */
 export type SignUpOutcome =
   | { ok: true; workspace: Workspace }
-  | { ok: false; errors: Record<string, string> };
+  | { ok: false; errors: Record<string, string> }
+  | SignUpRefusal;
 
 /**
  * Creates the client's workspace on the plan (trial or active as the plan says) with its
- * invitation, through the same rule the API's create uses, as the sign-up owner.
+ * invitation, through the same rule the API's create uses, as the sign-up owner. `mayCreate`
+ * is asked only for a valid form, so a mistyped form does not spend the visitor's sign-ups.
  */
 export async function signUp(
   services: WorkspaceServices,
   ownerId: string,
   plan: Plan,
   form: { business_name: string; contact_email: string },
+  mayCreate: () => Promise<SignUpRefusal | null>,
 ): Promise<SignUpOutcome> {
   const body = {
     name: form.business_name,
@@ -90,6 +99,8 @@ export async function signUp(
     }
     return { ok: false, errors };
   }
+  const refusal = await mayCreate();
+  if (refusal) return refusal;
   const principal: Principal = {
     tokenId: "public-sign-up",
     resellerId: ownerId,

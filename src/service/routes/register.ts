@@ -98,11 +98,6 @@ export function registerRoutes(
         const found = await findPublicPlan(db, publicUrl, slug);
         if (!found)
           return page(reply, 404, unknownPlanPage(slug, (await publicPlans(db, publicUrl)).plans));
-        const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
-        const wait = decision.allowed ? 0 : Math.max(1, Math.ceil(decision.resetMs / 1000));
-        if (wait > 0) {
-          return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
-        }
         const input = {
           business_name: text(body.business_name),
           contact_email: text(body.contact_email),
@@ -118,7 +113,15 @@ export function registerRoutes(
         }
         const owner = await signUpOwner(db);
         if (!owner) return closed(reply);
-        const outcome = await signUp(services, owner.id, found.plan, input);
+        const outcome = await signUp(services, owner.id, found.plan, input, async () => {
+          const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
+          if (decision.allowed) return null;
+          return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.resetMs / 1000)) };
+        });
+        if ("retryAfterSeconds" in outcome) {
+          const wait = outcome.retryAfterSeconds;
+          return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
+        }
         const locale = visitorLocale(request.headers["accept-language"]);
         if (!outcome.ok) {
           return page(
