@@ -55,7 +55,7 @@ export const CreateTokenBody = z.strictObject({
     })
     .nullish()
     .describe(
-      "When the token stops working, ISO 8601 in the future (kept to the second); left out or null, it never expires.",
+      "When the token stops working, ISO 8601 in the future (kept to the second), and no later than the creating token's own expiry; left out or null, the creating token's expiry (never, when it has none).",
     ),
 });
 export type CreateTokenBody = z.infer<typeof CreateTokenBody>;

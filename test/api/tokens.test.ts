@@ -114,6 +114,43 @@ describe("tokens", () => {
       expect(after.json()).toMatchObject({ error_code: "unauthenticated" });
     });
 
+    it("never lets a token outlive the expiring token that made it", async () => {
+      const parent = CreatedTokenResponse.parse(
+        (
+          await createResellerToken({
+            name: "contractor",
+            scopes: ["workspaces:read", "workspaces:write"],
+            expires_at: "2026-11-22T10:30:00Z",
+          })
+        ).json(),
+      ).data;
+      const child = (expires_at?: string) =>
+        createResellerToken(
+          { name: "child", scopes: ["workspaces:read"], ...(expires_at ? { expires_at } : {}) },
+          parent.token,
+        );
+      const inherited = await child();
+      expect(inherited.statusCode).toBe(201);
+      expect(inherited.json().data.expires_at).toBe("2026-11-22T10:30:00Z");
+      const later = await child("2026-11-22T11:00:00Z");
+      expect(later.statusCode).toBe(422);
+      expect(later.json().details).toEqual([
+        {
+          field: "expires_at",
+          message:
+            "must be no later than the expiry of the token creating it (2026-11-22T10:30:00Z); a token cannot outlive the token that made it",
+        },
+      ]);
+      const sooner = await child("2026-11-22T10:00:00Z");
+      expect(sooner.json().data.expires_at).toBe("2026-11-22T10:00:00Z");
+      const wsId = await t.createWorkspace();
+      const workspaceChild = await t.request("POST", `/api/v1/workspaces/${wsId}/tokens`, {
+        token: parent.token,
+        body: { name: "pricing", scopes: ["workspaces:read"] },
+      });
+      expect(workspaceChild.json().data.expires_at).toBe("2026-11-22T10:30:00Z");
+    });
+
     it("refuses an expiry that has passed or is not a time, naming expires_at", async () => {
       for (const expires_at of ["2026-11-22T09:00:00Z", "next week", "2026-12-01T09:00:00"]) {
         const res = await createResellerToken({ name: "x", scopes: ["plans:read"], expires_at });

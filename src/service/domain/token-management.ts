@@ -32,6 +32,31 @@ function grantableScopes(principal: Principal, requested: readonly Scope[]): Sco
   return unique;
 }
 
+/**
+ * The new token's expiry: the one asked for, in the future, and never after the creating
+ * token's own, so a short-lived credential cannot mint a lasting one; without one asked for, the
+ * creating token's (null: never).
+ */
+function grantableExpiry(
+  clock: Clock,
+  principal: Principal,
+  asked: string | null | undefined,
+): string | null {
+  const expiresAt = asked ? isoSeconds(new Date(asked)) : null;
+  if (expiresAt !== null && expiresAt <= isoSeconds(clock.now())) {
+    throw invalidField("expires_at", `must be in the future; ${asked} has passed`);
+  }
+  const limit = principal.expiresAt;
+  if (limit === null) return expiresAt;
+  if (expiresAt !== null && expiresAt > limit) {
+    throw invalidField(
+      "expires_at",
+      `must be no later than the expiry of the token creating it (${limit}); a token cannot outlive the token that made it`,
+    );
+  }
+  return expiresAt ?? limit;
+}
+
 async function createToken(
   db: Db,
   clock: Clock,
@@ -40,10 +65,7 @@ async function createToken(
   input: CreateTokenBody,
 ): Promise<CreatedToken> {
   const scopes = grantableScopes(principal, input.scopes);
-  const expiresAt = input.expires_at ? isoSeconds(new Date(input.expires_at)) : null;
-  if (expiresAt !== null && expiresAt <= isoSeconds(clock.now())) {
-    throw invalidField("expires_at", `must be in the future; ${input.expires_at} has passed`);
-  }
+  const expiresAt = grantableExpiry(clock, principal, input.expires_at);
   const issued = await db.transaction().execute(async (trx) => {
     // Each instance remembers a token for half a second, so one revoked on another instance
     // moments ago still passes authentication here; it must not make a token that outlives it.
