@@ -7,6 +7,8 @@ import { jsonHeaders, mockApi } from "../helpers/mock-api.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
 const ansi = /\u001b\[/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
+const colours = /\u001b\[[0-9;]*m/g;
 
 describe("colour and --quiet, the same for every command", () => {
   let api = mockApi();
@@ -95,6 +97,26 @@ describe("the output writer", () => {
       },
     ]);
     expect(await render(record, "plain", true)).toBe("status\tactive\n");
+  });
+
+  it("prints a service's text at a terminal without its control characters, colour kept", async () => {
+    const rows = [
+      { id: "c1", name: "Eve\u001b[2J\u001b]0;owned\u0007\tTab\nLine", status: "active" },
+    ];
+    const table = tableView(rows, [
+      { header: "Name", key: "name", value: (r) => r.name, display: (r, p) => p.bold(r.name) },
+      { header: "Status", key: "status", value: (r) => r.status },
+    ]);
+    const shown = await render(table, "table", true);
+    for (const control of ["\u001b[2J", "\u001b]", "\u0007", "\t"]) {
+      expect(shown).not.toContain(control);
+    }
+    expect(shown).toMatch(ansi);
+    // One row: the line break became a space, so the columns stay in line.
+    expect(shown.trimEnd().split("\n")).toHaveLength(2);
+    expect(shown.replace(colours, "")).toContain("Eve[2J]0;owned Tab Line  active");
+    const record = recordView(rows[0], [{ header: "Name", key: "name", value: (r) => r?.name }]);
+    expect(await render(record, "table", false)).toBe("Name: Eve[2J]0;owned Tab\n      Line\n");
   });
 
   it("prints the ids of every part with --quiet, nothing for free text without ids", async () => {

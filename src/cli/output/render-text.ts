@@ -7,6 +7,7 @@ import { neutraliseFormula } from "../../contract/csv-formulas.js";
 import type { CommandResult } from "../command-spec.js";
 import { createPaint } from "./paint.js";
 import type { OutputMode, OutputTarget } from "./render.js";
+import { terminalText } from "./terminal-text.js";
 import { cellText, type Paint, type View } from "./view.js";
 
 const borderless = {
@@ -37,7 +38,7 @@ function renderTable(headers: string[], rows: string[][], paint: Paint): string 
     chars: borderless,
     style: { "padding-left": 0, "padding-right": 0, head: [], border: [] },
   });
-  table.push(...rows);
+  table.push(...rows.map((row) => row.map((cell) => terminalText(cell, "one"))));
   return `${table
     .toString()
     .split("\n")
@@ -49,7 +50,7 @@ function renderRecord(labels: string[], values: string[], paint: Paint): string 
   const width = Math.max(0, ...labels.map((l) => l.length));
   return labels
     .map((label, i) => {
-      const value = values[i] ?? "";
+      const value = terminalText(values[i] ?? "", "many");
       const [first = "", ...rest] = value.split("\n");
       const pad = " ".repeat(width + 2);
       return `${paint.dim(`${label}:`.padEnd(width + 2))}${first}${rest.map((r) => `\n${pad}${r}`).join("")}`;
@@ -96,18 +97,18 @@ function human(view: View, mode: "table" | "plain", paint: Paint): string {
         )
         .join("");
     case "text": {
-      const text = view.text(paint);
+      const text = terminalText(view.text(paint), "many");
       return text.endsWith("\n") ? text : `${text}\n`;
     }
   }
 }
 
-/** A raw cell on one tab-separated line: tabs and newlines would break the columns. */
 /** A `--csv` cell: formulas neutralised, so a spreadsheet opening it runs nothing. */
 function csvCell(cell: Parameters<typeof cellText>[0]): string {
   return neutraliseFormula(cellText(cell));
 }
 
+/** A raw cell on one tab-separated line: tabs and newlines would break the columns. */
 function plainCell(cell: Parameters<typeof cellText>[0]): string {
   return cellText(cell).replace(/[\t\r\n]+/g, " ");
 }
