@@ -9,7 +9,13 @@ import type { ModuleImporter } from "./module-loader.js";
 import type { OutputMode } from "./output/render.js";
 import type { ProfileStore } from "./profile-store.js";
 import { inquirerPrompter, type Prompter } from "./prompts.js";
-import { maskToken, resolveProfileName, resolveSettings, type Settings } from "./settings.js";
+import {
+  maskToken,
+  noSuchProfile,
+  resolveProfileName,
+  resolveSettings,
+  type Settings,
+} from "./settings.js";
 import { cliVersion } from "./version.js";
 
 /** Options every command understands (declared on the root program). */
@@ -150,6 +156,15 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       const resolved = await ctx.settings();
       const token = overrides.token ?? resolved.token.value;
       if (!token) {
+        // A profile named by flag or environment that does not exist is the likelier mistake.
+        const { profile } = resolved;
+        if (profile.source === "flag" || profile.source === "env") {
+          const store = await ctx.profiles();
+          if (!store.get(profile.value)) {
+            const known = store.list().map((p) => p.name);
+            throw noSuchProfile(profile.value, known, profile.source);
+          }
+        }
         // Exit 3 and the code of the service's 401 for a request without a token, as `auth
         // status` exits: a script tells "log in" apart from a bad flag.
         throw new CliError(

@@ -1,3 +1,4 @@
+import { type CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Profile } from "./profile-store.js";
 
@@ -76,4 +77,16 @@ export function resolveSettings(
 /** A token safe to print: its prefix and last four characters. */
 export function maskToken(token: string): string {
   return token.length <= 10 ? "****" : `${token.slice(0, 4)}…${token.slice(-4)}`;
+}
+
+/** The usage error for a profile name that names no stored profile, with the ones there are. */
+export function noSuchProfile(name: string, known: string[], source?: "flag" | "env"): CliError {
+  const from =
+    source === "flag" ? " (from --profile)" : source === "env" ? " (from RESELLER_PROFILE)" : "";
+  return usageError(
+    `No profile named '${name}'${from}.`,
+    known.length
+      ? `Known profiles: ${known.join(", ")}. Create '${name}' with \`reseller login --profile ${name}\`.`
+      : `Create one with \`reseller login --profile ${name}\`.`,
+  );
 }

@@ -179,6 +179,18 @@ describe("reseller auth status", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toContain("valid\tfalse\n");
   });
+
+  it("says a profile named by --profile or RESELLER_PROFILE does not exist, instead of 'not logged in'", async () => {
+    const byFlag = await runCli(["--profile", "nope", "contacts", "list", "-w", "ws_1"], {});
+    expect(byFlag.code).toBe(2);
+    expect(byFlag.stderr).toContain("No profile named 'nope' (from --profile).");
+    expect(byFlag.stderr).toContain("reseller login --profile nope");
+    const byEnv = await runCli(["contacts", "list", "-w", "ws_1"], {
+      env: { RESELLER_PROFILE: "nope" },
+    });
+    expect(byEnv.code).toBe(2);
+    expect(byEnv.stderr).toContain("No profile named 'nope' (from RESELLER_PROFILE).");
+  });
 });
 
 describe("reseller logout", () => {
