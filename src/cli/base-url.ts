@@ -13,6 +13,10 @@ export function baseUrlProblem(value: string): string | undefined {
     return `'${value}' is not an http or https URL; expected one like http://127.0.0.1:8420.`;
   }
   if (url.search || url.hash) return `'${value}' has a query or fragment; give the base URL only.`;
+  // The API's own path is added to every request: copied from the docs, it would be doubled.
+  if (/\/api(\/v\d+)?\/*$/.test(url.pathname)) {
+    return `'${value}' ends in the API's path; give the service's address without it, e.g. ${url.origin}.`;
+  }
   return undefined;
 }
 

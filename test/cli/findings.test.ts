@@ -58,6 +58,16 @@ describe("the base URL", () => {
     expect(run.stderr).toContain("is not an http or https URL");
   });
 
+  it("refuses a base URL that ends in the API's path, which every request adds again", async () => {
+    for (const url of ["http://127.0.0.1:8420/api/v1", "https://api.example.com/api/v1/"]) {
+      const run = await runCli(["plans", "list"], {
+        env: { RESELLER_BASE_URL: url, RESELLER_TOKEN: "rsk_x" },
+      });
+      expect(run.code, url).toBe(2);
+      expect(run.stderr).toContain("ends in the API's path; give the service's address without it");
+    }
+  });
+
   it("any command refuses a bad RESELLER_BASE_URL before any request, exit 2", async () => {
     const run = await runCli(["plans", "list"], {
       env: { RESELLER_BASE_URL: "127.0.0.1:8420", RESELLER_TOKEN: "rsk_x" },
