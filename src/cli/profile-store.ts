@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type Conf from "conf";
+import { usageError } from "./cli-error.js";
 import { defaultProfileName } from "./settings.js";
 
 /** What a profile remembers; every field can be overridden by flags and environment. */
@@ -17,6 +18,45 @@ interface StoredConfig {
 }
 
 const defaults: StoredConfig = { active_profile: defaultProfileName, profiles: {} };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The config file's content, or a usage error naming the file: a hand-edited file that is not
+ * what the CLI writes would otherwise be silently ignored, or fail later with a stack.
+ * (Checked by hand: a schema library here would load on every command's start.)
+ */
+function storedConfig(text: string, file: string): Partial<StoredConfig> {
+  const broken = (why: string) =>
+    usageError(
+      `The config file ${file} ${why}.`,
+      "Fix it, or delete it and run `reseller login` again.",
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw broken(`is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(parsed)) throw broken("does not hold a JSON object");
+  if (parsed.active_profile !== undefined && typeof parsed.active_profile !== "string") {
+    throw broken("has an active_profile that is not a string");
+  }
+  if (parsed.profiles !== undefined) {
+    if (!isObject(parsed.profiles)) throw broken("has profiles that are not an object");
+    for (const [name, profile] of Object.entries(parsed.profiles)) {
+      if (!isObject(profile)) throw broken(`has a profile '${name}' that is not an object`);
+      for (const field of ["base_url", "token", "workspace"] as const) {
+        const value = profile[field];
+        if (value !== undefined && typeof value !== "string") {
+          throw broken(`has a ${field} in profile '${name}' that is not a string`);
+        }
+      }
+    }
+  }
+  return parsed as Partial<StoredConfig>;
+}
 
 /**
  * The folder conf keeps the profiles in (env-paths' config folder for "reseller", as conf
@@ -51,13 +91,13 @@ export class ProfileStore {
   private read(): StoredConfig {
     if (this.conf) return this.conf.store;
     if (!this.cached) {
-      let stored: Partial<StoredConfig> = {};
+      let text: string | undefined;
       try {
-        stored = JSON.parse(readFileSync(this.path, "utf8")) as Partial<StoredConfig>;
+        text = readFileSync(this.path, "utf8");
       } catch {
         // Missing or unreadable: conf would start from the defaults too (and rewrite it on save).
       }
-      this.cached = { ...defaults, ...stored };
+      this.cached = { ...defaults, ...(text === undefined ? {} : storedConfig(text, this.path)) };
     }
     return this.cached;
   }

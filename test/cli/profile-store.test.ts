@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Conf from "conf";
 import { describe, expect, it } from "vitest";
 import { ProfileStore, profileDirectory } from "../../src/cli/profile-store.js";
+import { runCli } from "../helpers/cli.js";
 
 describe("the profile store", () => {
   it("creates its folder readable by its owner only (0700) and the file 0600", async () => {
@@ -36,10 +37,31 @@ describe("the profile store", () => {
     expect(join(profileDirectory(), "config.json")).toBe(conf.path);
   });
 
-  it("starts from no profiles when the file is missing or unreadable", () => {
+  it("starts from no profiles when the file is missing", () => {
     const dir = mkdtempSync(join(tmpdir(), "reseller-store-"));
     expect(new ProfileStore(dir).list()).toEqual([]);
-    writeFileSync(join(dir, "config.json"), "{not json");
     expect(new ProfileStore(dir).activeName).toBe("default");
+  });
+
+  it("names a hand-edited file that is not what it writes, with what is wrong, as a usage error", async () => {
+    const cases: [string, string][] = [
+      ["{not json", "is not valid JSON"],
+      ["[]", "does not hold a JSON object"],
+      [
+        '{"profiles":{"default":{"token":123}}}',
+        "has a token in profile 'default' that is not a string",
+      ],
+      ['{"profiles":{"default":"x"}}', "has a profile 'default' that is not an object"],
+    ];
+    for (const [content, why] of cases) {
+      const dir = mkdtempSync(join(tmpdir(), "reseller-store-"));
+      writeFileSync(join(dir, "config.json"), content);
+      const run = await runCli(["contacts", "list", "-w", "ws_1"], {
+        env: { RESELLER_CONFIG_DIR: dir },
+      });
+      expect(run.code, content).toBe(2);
+      expect(run.stderr).toContain(`The config file ${join(dir, "config.json")} ${why}`);
+      expect(run.stderr).not.toContain("Unexpected error");
+    }
   });
 });
