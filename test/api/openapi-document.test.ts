@@ -10,6 +10,7 @@ interface Doc {
       string,
       {
         parameters?: { name: string; in?: string; schema: { enum?: string[] } }[];
+        requestBody?: { content: Record<string, { schema: { type?: string } }> };
         responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
       }
     >
@@ -55,6 +56,12 @@ describe("the OpenAPI document", () => {
     const created = doc.paths["/api/v1/workspaces"]?.post?.responses["201"];
     expect(created?.headers).toHaveProperty("Idempotent-Replayed");
     expect(Object.keys(doc.components.headers ?? {})).toContain("RateLimit-Reset");
+  });
+
+  it("declares the contact import's file streamed as a text/csv body beside the JSON body", () => {
+    const body = doc.paths["/api/v1/workspaces/{id}/contacts/import"]?.post?.requestBody;
+    expect(Object.keys(body?.content ?? {})).toEqual(["application/json", "text/csv"]);
+    expect(body?.content["text/csv"]?.schema.type).toBe("string");
   });
 
   it("offers billing_period as an enum of the five periods", () => {

@@ -127,6 +127,34 @@ function optionalBodies(paths: unknown): void {
   }
 }
 
+/**
+ * Bodies a route takes besides JSON through its own content-type parser, which the route's zod
+ * schema cannot declare: the contact import's file streamed as the body itself.
+ */
+const rawBodies: Record<string, Record<string, { schema: Record<string, unknown> }>> = {
+  importContacts: {
+    "text/csv": {
+      schema: {
+        type: "string",
+        description:
+          "The CSV file itself, streamed; the options (duplicate_handling, default_country, mapping, delimiter, encoding) go in the query.",
+      },
+    },
+  },
+};
+
+/** Adds the raw bodies of `rawBodies` beside each operation's JSON body. */
+function documentRawBodies(paths: unknown): void {
+  for (const operations of Object.values((paths ?? {}) as Record<string, unknown>)) {
+    for (const operation of Object.values((operations ?? {}) as Record<string, unknown>)) {
+      const op = operation as { operationId?: string; requestBody?: RequestBody } | null;
+      const raw = op?.operationId ? rawBodies[op.operationId] : undefined;
+      if (!raw || !op?.requestBody) continue;
+      op.requestBody.content = { ...op.requestBody.content, ...raw };
+    }
+  }
+}
+
 /** Headers the hooks add to answers, declared once and referred to by every response. */
 const headerComponents = {
   "X-Request-Id": {
@@ -241,6 +269,7 @@ const withoutUnusedInputs: typeof jsonSchemaTransformObject = (input) => {
     }
   };
   optionalBodies(document.paths);
+  documentRawBodies(document.paths);
   documentHeaders(document);
   visit(document.paths);
   for (const name of Object.keys(schemas)) {
