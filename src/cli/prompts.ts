@@ -73,7 +73,7 @@ export async function confirmOrYes(
   if (!ctx.canPrompt) {
     throw usageError(
       `${question.replace(/\?.*$/s, "")}: confirmation needed`,
-      "Pass --yes to confirm without a terminal.",
+      "Pass --yes to confirm where nothing is asked (no terminal, or CI set).",
     );
   }
   return ctx.prompter.confirm({ message: question, default: false });
