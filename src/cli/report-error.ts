@@ -20,6 +20,7 @@ export function exitKindOf(error: ApiError): ExitKind {
 }
 
 function hintFor(error: ApiError): string | undefined {
+  if (error.hint) return error.hint;
   if (error.kind === "network" || error.kind === "timeout") {
     return "Is the service running? Start one with `reseller serve`, or check --base-url / RESELLER_BASE_URL.";
   }

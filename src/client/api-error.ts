@@ -28,6 +28,8 @@ export class ApiError extends Error {
   readonly requestId: string | null;
   /** Seconds the service asked us to wait (429/503), when it said. */
   readonly retryAfter: number | null;
+  /** What to do about it, when the command knows better than the status alone says. */
+  readonly hint: string | null;
 
   constructor(init: {
     kind: ApiErrorKind;
@@ -37,6 +39,7 @@ export class ApiError extends Error {
     details?: ApiErrorDetail[];
     requestId?: string | null;
     retryAfter?: number | null;
+    hint?: string | null;
     cause?: unknown;
   }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -47,5 +50,21 @@ export class ApiError extends Error {
     this.details = init.details ?? [];
     this.requestId = init.requestId ?? null;
     this.retryAfter = init.retryAfter ?? null;
+    this.hint = init.hint ?? null;
+  }
+
+  /** The same error with a hint of the command's own. */
+  withHint(hint: string): ApiError {
+    return new ApiError({
+      kind: this.kind,
+      message: this.message,
+      status: this.status,
+      errorCode: this.errorCode,
+      details: this.details,
+      requestId: this.requestId,
+      retryAfter: this.retryAfter,
+      hint,
+      cause: this.cause,
+    });
   }
 }

@@ -68,7 +68,7 @@ describe("reseller login", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it("saves nothing when the service refuses the token", async () => {
+  it("saves nothing when the service refuses the token, and says where tokens come from", async () => {
     stubCurrent("rsk_wrong_token_0000", 401);
     const dir = tempConfigDir();
     const run = await runCli(["login", "--base-url", mockBaseUrl, "--token-stdin"], {
@@ -77,6 +77,8 @@ describe("reseller login", () => {
       dispatcher: api.agent,
     });
     expect(run.code).toBe(3);
+    expect(run.stderr).toContain("Check the token: a reseller token (rsk_…) comes from");
+    expect(run.stderr).not.toContain("Run `reseller login`");
     const stored = (() => {
       try {
         return JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles;

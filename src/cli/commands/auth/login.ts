@@ -1,3 +1,4 @@
+import { ApiError } from "../../../client/api-error.js";
 import { CurrentTokenResponse } from "../../../contract/tokens.js";
 import { baseUrlProblem, baseUrlSource } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
@@ -57,7 +58,15 @@ export const run: Handler = async (ctx, { options }) => {
   }
 
   const client = await ctx.client({ baseUrl, token });
-  const response = await client.get("/api/v1/tokens/current", CurrentTokenResponse);
+  const response = await client
+    .get("/api/v1/tokens/current", CurrentTokenResponse)
+    .catch((error: unknown) => {
+      // "Run `reseller login`" is no advice to someone running it.
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      throw error.withHint(
+        "Check the token: a reseller token (rsk_…) comes from `reseller tokens create` or your operator (`reseller admin resellers create`), a workspace token (wsk_…) from `reseller workspaces tokens create`. Nothing was saved.",
+      );
+    });
 
   const store = await ctx.profiles();
   const profile = settings.profile.value;
