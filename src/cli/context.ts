@@ -7,6 +7,7 @@ import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
 import type { ModuleImporter } from "./module-loader.js";
 import type { OutputMode } from "./output/render.js";
+import { terminalText } from "./output/terminal-text.js";
 import type { ProfileStore } from "./profile-store.js";
 import { inquirerPrompter, type Prompter } from "./prompts.js";
 import {
@@ -109,7 +110,9 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   let store: ProfileStore | undefined;
   let settings: Settings | undefined;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const info = (message: string) => io.stderr.write(`${message}\n`);
+  // Messages often quote the service's data: printed as any text for people is (terminal-text.ts).
+  const info = (message: string) =>
+    io.stderr.write(`${terminalText(message, "many", wantsColor(globals, env, isTTY))}\n`);
   let keys: (() => string) | undefined;
   /** The invocation's one sequence of POST keys, shared by every client it makes. */
   const postKeys = () => {

@@ -2,6 +2,7 @@ import { ApiError } from "../client/api-error.js";
 import { CliError, type ErrorJson, type ExitKind, errorJsonText, exitCodes } from "./cli-error.js";
 import type { GlobalOptions } from "./context.js";
 import type { Io } from "./io.js";
+import { terminalText } from "./output/terminal-text.js";
 
 /** The exit code of a service answer, per the CLI contract's table. */
 export function exitKindOf(error: ApiError): ExitKind {
@@ -121,7 +122,8 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
       request_id: null,
     };
   }
-  io.stderr.write(`${lines.join("\n")}\n`);
+  // An error quotes the service's message and the fields a person sent: no control codes.
+  io.stderr.write(`${terminalText(lines.join("\n"), "many", false)}\n`);
   if (globals.json) io.stdout.write(errorJsonText(json));
   return exitCode;
 }

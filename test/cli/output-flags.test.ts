@@ -54,6 +54,23 @@ describe("colour and --quiet, the same for every command", () => {
     expect(run.stdout.split("\n")[0]).toMatch(/^1\tFree/);
   });
 
+  it("prints a service's error message without its control characters", async () => {
+    api.pool.intercept({ path: "/api/v1/plans", method: "GET" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: "Bad \u001b]0;owned\u0007name \u001b[2J",
+        details: [],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["plans", "list"], { tty: true, env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("Bad ]0;ownedname [2J");
+    expect(run.stderr).not.toContain("\u001b");
+  });
+
   it("prints ids only with --quiet, at a terminal too", async () => {
     const run = await plansList(["--quiet"], { tty: true });
     expect(run.stdout).toBe("1\n2\n3\n");
@@ -115,6 +132,13 @@ describe("the output writer", () => {
     // One row: the line break became a space, so the columns stay in line.
     expect(shown.trimEnd().split("\n")).toHaveLength(2);
     expect(shown.replace(colours, "")).toContain("Eve[2J]0;owned Tab Line  active");
+    // A colour of the data's own (hidden text) is dropped; ours stays.
+    const hidden = tableView(
+      [{ name: "\u001b[8mhidden" }],
+      [{ header: "Name", key: "name", value: (r) => r.name, display: (r, p) => p.bold(r.name) }],
+    );
+    expect(await render(hidden, "table", true)).not.toContain("\u001b[8m");
+    expect(await render(hidden, "table", false)).not.toMatch(ansi);
     const record = recordView(rows[0], [{ header: "Name", key: "name", value: (r) => r?.name }]);
     expect(await render(record, "table", false)).toBe("Name: Eve[2J]0;owned Tab\n      Line\n");
   });

@@ -31,14 +31,14 @@ const borderless = {
 /** The packages of the mode in use, loaded by renderText before it renders. */
 const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
 
-function renderTable(headers: string[], rows: string[][], paint: Paint): string {
+function renderTable(headers: string[], rows: string[][], paint: Paint, colour: boolean): string {
   const Table = loaded.Table as typeof TableClass;
   const table = new Table({
     head: headers.map((h) => paint.bold(h.toUpperCase())),
     chars: borderless,
     style: { "padding-left": 0, "padding-right": 0, head: [], border: [] },
   });
-  table.push(...rows.map((row) => row.map((cell) => terminalText(cell, "one"))));
+  table.push(...rows.map((row) => row.map((cell) => terminalText(cell, "one", colour))));
   return `${table
     .toString()
     .split("\n")
@@ -46,11 +46,11 @@ function renderTable(headers: string[], rows: string[][], paint: Paint): string 
     .join("\n")}\n`;
 }
 
-function renderRecord(labels: string[], values: string[], paint: Paint): string {
+function renderRecord(labels: string[], values: string[], paint: Paint, colour: boolean): string {
   const width = Math.max(0, ...labels.map((l) => l.length));
   return labels
     .map((label, i) => {
-      const value = terminalText(values[i] ?? "", "many");
+      const value = terminalText(values[i] ?? "", "many", colour);
       const [first = "", ...rest] = value.split("\n");
       const pad = " ".repeat(width + 2);
       return `${paint.dim(`${label}:`.padEnd(width + 2))}${first}${rest.map((r) => `\n${pad}${r}`).join("")}`;
@@ -77,27 +77,27 @@ function csv(view: View): string {
   }
 }
 
-function human(view: View, mode: "table" | "plain", paint: Paint): string {
+function human(view: View, mode: "table" | "plain", paint: Paint, colour: boolean): string {
   switch (view.kind) {
     case "table":
       if (mode === "plain") return view.raw.map((r) => `${r.map(plainCell).join("\t")}\n`).join("");
       return view.raw.length === 0
         ? `${paint.dim(view.empty)}\n`
-        : renderTable(view.headers, view.display(paint), paint);
+        : renderTable(view.headers, view.display(paint), paint, colour);
     case "record":
       if (mode === "plain")
         return view.keys.map((k, i) => `${k}\t${plainCell(view.raw[i])}\n`).join("");
-      return renderRecord(view.labels, view.display(paint), paint);
+      return renderRecord(view.labels, view.display(paint), paint, colour);
     case "stack":
       return view.parts
         .map(
           (p) =>
             (p.title && mode === "table" ? `\n${paint.bold(p.title)}\n` : "") +
-            human(p.view, mode, paint),
+            human(p.view, mode, paint, colour),
         )
         .join("");
     case "text": {
-      const text = terminalText(view.text(paint), "many");
+      const text = terminalText(view.text(paint), "many", colour);
       return text.endsWith("\n") ? text : `${text}\n`;
     }
   }
@@ -133,5 +133,5 @@ export async function renderText(
     return;
   }
   // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
-  out.write(human(view, mode, createPaint(out.color)));
+  out.write(human(view, mode, createPaint(out.color), out.color));
 }

@@ -1,3 +1,5 @@
+import { withoutControls } from "./terminal-text.js";
+
 /** A value in a table cell or record field, before formatting. */
 export type Cell = string | number | boolean | null | undefined;
 
@@ -68,8 +70,9 @@ export function tableView<Row>(
     headers: shown.map((c) => c.header),
     keys: columns.map((c) => c.key),
     raw: rows.map((row) => columns.map((c) => c.value(row))),
+    // Cleaned before display functions paint it: data carries no colour or cursor codes of its own.
     display: (paint) =>
-      rows.map((row) =>
+      withoutControls(rows).map((row) =>
         shown.map((c) => (c.display ? c.display(row, paint) : cellText(c.value(row)))),
       ),
     ids: rows.flatMap((row) => (options.ids ? [options.ids(row)] : idOf(row))),
@@ -84,8 +87,10 @@ export function recordView<T>(data: T, fields: Column<T>[]): View {
     labels: fields.map((f) => f.header),
     keys: fields.map((f) => f.key),
     raw: fields.map((f) => f.value(data)),
-    display: (paint) =>
-      fields.map((f) => (f.display ? f.display(data, paint) : cellText(f.value(data)))),
+    display: (paint) => {
+      const clean = withoutControls(data);
+      return fields.map((f) => (f.display ? f.display(clean, paint) : cellText(f.value(clean))));
+    },
     ids: idOf(data),
   };
 }
