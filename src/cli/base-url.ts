@@ -14,8 +14,10 @@ export function baseUrlProblem(value: string): string | undefined {
   }
   if (url.search || url.hash) return `'${value}' has a query or fragment; give the base URL only.`;
   // The API's own path is added to every request: copied from the docs, it would be doubled.
-  if (/\/api(\/v\d+)?\/*$/.test(url.pathname)) {
-    return `'${value}' ends in the API's path; give the service's address without it, e.g. ${url.origin}.`;
+  const apiPath = /\/api\/v1\/*$/;
+  if (apiPath.test(url.pathname)) {
+    const base = `${url.origin}${url.pathname.replace(apiPath, "")}`;
+    return `'${value}' ends in the API's path /api/v1; give the service's address without it: ${base}.`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { baseUrlProblem } from "../../src/cli/base-url.js";
 import { type Prompter, parseYesNo } from "../../src/cli/prompts.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -59,13 +60,18 @@ describe("the base URL", () => {
   });
 
   it("refuses a base URL that ends in the API's path, which every request adds again", async () => {
-    for (const url of ["http://127.0.0.1:8420/api/v1", "https://api.example.com/api/v1/"]) {
+    for (const [url, base] of [
+      ["http://127.0.0.1:8420/api/v1", "http://127.0.0.1:8420"],
+      ["https://example.com/reseller/api/v1/", "https://example.com/reseller"],
+    ]) {
       const run = await runCli(["plans", "list"], {
-        env: { RESELLER_BASE_URL: url, RESELLER_TOKEN: "rsk_x" },
+        env: { RESELLER_BASE_URL: url as string, RESELLER_TOKEN: "rsk_x" },
       });
       expect(run.code, url).toBe(2);
-      expect(run.stderr).toContain("ends in the API's path; give the service's address without it");
+      expect(run.stderr).toContain(`give the service's address without it: ${base}.`);
     }
+    // A service mounted at /api behind a proxy is an address like any other.
+    expect(baseUrlProblem("https://example.com/api")).toBeUndefined();
   });
 
   it("any command refuses a bad RESELLER_BASE_URL before any request, exit 2", async () => {

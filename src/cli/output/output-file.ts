@@ -1,4 +1,6 @@
-import { type FileHandle, open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, type FileHandle, open } from "node:fs/promises";
+import { dirname } from "node:path";
 import { usageError } from "../cli-error.js";
 
 /**
@@ -9,9 +11,28 @@ export async function openOutputFile(path: string, flag: string): Promise<FileHa
   try {
     return await open(path, "w");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw usageError(
-      `Cannot write ${flag} file '${path}': ${code === "ENOENT" ? "its folder does not exist" : (code ?? String(error))}.`,
-    );
+    throw cannotWrite(path, flag, error);
   }
+}
+
+/**
+ * Checks, before long work, that `openOutputFile` will be able to write the file, without
+ * creating or emptying it: the same usage error now rather than after the work.
+ */
+export async function checkOutputFile(path: string, flag: string): Promise<void> {
+  try {
+    await access(path, constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw cannotWrite(path, flag, error);
+    await access(dirname(path), constants.W_OK).catch((folder: unknown) => {
+      throw cannotWrite(path, flag, folder);
+    });
+  }
+}
+
+function cannotWrite(path: string, flag: string, error: unknown) {
+  const code = (error as NodeJS.ErrnoException).code;
+  return usageError(
+    `Cannot write ${flag} file '${path}': ${code === "ENOENT" ? "its folder does not exist" : (code ?? String(error))}.`,
+  );
 }

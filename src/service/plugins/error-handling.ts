@@ -112,6 +112,12 @@ function databaseUnavailable(error: FastifyError): Unavailable | null {
   return null;
 }
 
+/** The error of reading a body whose client closed the connection before sending all of it. */
+function isBodyCutShort(error: FastifyError, request: FastifyRequest): boolean {
+  const reset = error.code === "ECONNRESET" || error.message === "aborted";
+  return reset && !request.raw.complete && request.raw.readableAborted;
+}
+
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
@@ -163,9 +169,13 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, mapped, mapped === "invalid_json" && !own ? undefined : error.message);
   }
   if (error.statusCode === 429) return send(reply, "rate_limited");
-  // A client that hung up before its body ended: its connection's reset is no database's fault.
-  if (request.raw.readableAborted) {
-    request.log.info("the client closed the connection before the request's body ended");
+  // A client that hung up before its body ended: the reset of the body's stream is no
+  // database's fault. (Any other error of a request whose client has gone is reported as itself.)
+  if (isBodyCutShort(error, request)) {
+    request.log.info(
+      { err: error },
+      "the client closed the connection before the request's body ended",
+    );
     return send(reply, "bad_request", "The request's body ended before its Content-Length.");
   }
   const unavailable = databaseUnavailable(error);

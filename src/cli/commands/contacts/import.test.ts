@@ -344,6 +344,17 @@ describe("reseller contacts import", () => {
     expect(noWait.stderr).toContain("reseller contacts imports get <import_id> --errors FILE");
   });
 
+  it("leaves an --errors file of an earlier run as it was when the service refuses the file", async () => {
+    stubRefusal("the header has no 'phone' column");
+    const errors = tempFile("errors.csv", "row,phone,field,message\n1,x,phone,earlier\n");
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv), "--errors", errors], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(readFileSync(errors, "utf8")).toBe("row,phone,field,message\n1,x,phone,earlier\n");
+  });
+
   it("stops following on Ctrl-C, restoring the terminal and saying the import goes on", async () => {
     stubUpload({});
     api.pool.intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" }).reply(() => {

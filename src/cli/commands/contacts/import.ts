@@ -1,4 +1,4 @@
-import { type FileHandle, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
@@ -7,7 +7,7 @@ import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, stringOption } from "../../options.js";
-import { openOutputFile } from "../../output/output-file.js";
+import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import {
   errorColumns,
@@ -175,34 +175,12 @@ export const run: Handler = async (ctx, { args, options }) => {
       "Write them later with `reseller contacts imports get <import_id> --errors FILE`.",
     );
   }
+  // Checked before the upload, written only at the end: a file of an earlier run is kept
+  // when this one fails.
+  if (errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
   const workspaceId = await ctx.workspaceId();
-  // Credentials first: a missing token is told before the file is read or anything written.
-  await ctx.client();
-  const csv = await resolveCsvOptions(ctx, file, options);
-  // Opened before the upload: a path that cannot be written is a usage error before any request.
-  const errorsHandle =
-    errorsFile === undefined ? undefined : await openOutputFile(errorsFile, "--errors");
-  try {
-    return await importFile(ctx, { file, workspaceId, options, csv, errorsFile, errorsHandle });
-  } finally {
-    await errorsHandle?.close();
-  }
-};
-
-/** What `run` has settled before the upload. */
-interface ImportPlan {
-  file: string;
-  workspaceId: string;
-  options: Readonly<Record<string, unknown>>;
-  csv: Awaited<ReturnType<typeof resolveCsvOptions>>;
-  errorsFile: string | undefined;
-  errorsHandle: FileHandle | undefined;
-}
-
-/** Uploads the file and, unless --no-wait, follows the import to its summary. */
-async function importFile(ctx: Context, plan: ImportPlan): Promise<CommandResult> {
-  const { file, workspaceId, options, csv, errorsFile, errorsHandle } = plan;
   const client = await ctx.client();
+  const csv = await resolveCsvOptions(ctx, file, options);
   // Streamed: the file is never read whole (import-upload.ts).
   const response = await uploadImport(client, workspaceId, file, {
     duplicateHandling: stringOption(options, "onDuplicate"),
@@ -249,8 +227,10 @@ async function importFile(ctx: Context, plan: ImportPlan): Promise<CommandResult
     };
   }
   if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
-  if (errorsHandle !== undefined)
-    await writeImportErrors(client, workspaceId, done.id, errorsHandle);
+  if (errorsFile !== undefined) {
+    const handle = await openOutputFile(errorsFile, "--errors");
+    await writeImportErrors(client, workspaceId, done.id, handle);
+  }
   const refused =
     booleanOption(options, "strict") && done.error_count > 0
       ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
@@ -261,4 +241,4 @@ async function importFile(ctx: Context, plan: ImportPlan): Promise<CommandResult
     message: `${importSummary(done, errorsFile)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
     exitCode: refused ? 6 : 0,
   };
-}
+};
