@@ -37,7 +37,7 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
         operationId: "createWorkspaceToken",
         summary: "Create a workspace token",
         description:
-          "A `wsk_` token that reaches only this workspace. The secret is in `token` of this response only; scopes must be ones the creating token holds (422 otherwise). A retry with the same Idempotency-Key replays this answer; it is stored sealed with the asking token, never readable. An archived workspace's tokens do not work, so creating one there is a 409 `workspace_not_active`.",
+          "A `wsk_` token that reaches only this workspace. The secret is in `token` of this response only; scopes must be ones the creating token holds (422 otherwise). A retry with the same Idempotency-Key replays this answer; it is stored sealed with the asking token, never readable. An archived workspace's tokens do not work, so creating one there is a 409 `workspace_not_active`; a workspace token creates none in its suspended workspace either (409).",
         params: WorkspaceIdParams,
         body: CreateTokenBody,
         response: { 201: CreatedTokenResponse, ...errorResponses(...postErrors, 404) },

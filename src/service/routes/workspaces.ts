@@ -96,7 +96,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
         operationId: "updateWorkspace",
         summary: "Change a workspace's name, status or plan",
         description:
-          "Only the given fields change. `status` accepts `active` (which also restores an archived workspace) or `suspended`; trial is set by the service, archived by POST …/archive. `plan_id` moves the workspace to another plan: a paid plan makes a trial or trial-ended workspace active (trial_ends_at null); a plan whose limits are below current usage is a 409 plan_limit_exceeded with one detail per feature. An archived workspace takes only `status: active`. `status: active` ends a trial, running or ended (trial_ends_at null), as a paid plan does. Only a reseller token may change `status` or `plan_id` (403 insufficient_scope for a workspace token, which may rename its workspace).",
+          "Only the given fields change. `status` accepts `active` (which also restores an archived workspace) or `suspended`; trial is set by the service, archived by POST …/archive. `plan_id` moves the workspace to another plan: a paid plan makes a trial or trial-ended workspace active (trial_ends_at null); a plan whose limits are below current usage is a 409 plan_limit_exceeded with one detail per feature. An archived workspace takes only `status: active`. `status: active` ends a trial, running or ended (trial_ends_at null), as a paid plan does. Only a reseller token may change `status` or `plan_id` (403 insufficient_scope for a workspace token, which may rename its workspace while it is active or trial, else 409 workspace_not_active).",
         params: WorkspaceIdParams,
         body: UpdateWorkspaceBody,
         response: {

@@ -12,7 +12,7 @@ const createOptions: OptionSpec[] = [
   {
     flags: "--expires-at <time>",
     description:
-      "when the token stops working, ISO 8601, e.g. 2027-01-31T23:59:59Z (default: never)",
+      "when the token stops working, ISO 8601, e.g. 2027-01-31T23:59:59Z (default: your own token's expiry; never if it has none)",
   },
 ];
 

@@ -406,8 +406,10 @@ export const run: Handler = async (command, { options }) => {
         );
         data.pricing_token = token.data;
         if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+        // A token takes the expiry of the token that made it: a pricing page must know.
+        const expiresAt = (token.data as { expires_at?: string | null } | undefined)?.expires_at;
         notes.push(
-          `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.`,
+          `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.${expiresAt ? ` It expires at ${expiresAt}, as the token that created it does.` : ""}`,
         );
       } catch (error) {
         failed("create the pricing-page token", retry, error);
