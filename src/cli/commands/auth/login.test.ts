@@ -193,6 +193,14 @@ describe("reseller auth status", () => {
     expect(byEnv.code).toBe(2);
     expect(byEnv.stderr).toContain("No profile named 'nope' (from RESELLER_PROFILE).");
   });
+
+  it("names a missing profile in auth status too", async () => {
+    const run = await runCli(["auth", "status", "--json", "--profile", "nope"], {});
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout).problem).toBe(
+      "no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
+    );
+  });
 });
 
 describe("reseller logout", () => {

@@ -24,7 +24,14 @@ export const run: Handler = async (ctx) => {
   const store = await ctx.profiles();
   const token = settings.token.value;
   let current: Token | null = null;
-  let problem: string | null = token ? null : "no token: run `reseller login`";
+  const { profile } = settings;
+  const missingProfile =
+    (profile.source === "flag" || profile.source === "env") && !store.get(profile.value);
+  let problem: string | null = token
+    ? null
+    : missingProfile
+      ? `no profile named '${profile.value}' (from ${profile.source === "flag" ? "--profile" : "RESELLER_PROFILE"}): create it with \`reseller login --profile ${profile.value}\``
+      : "no token: run `reseller login`";
   // Why the token could not be confirmed, as an exit code: 3 unless the check itself failed
   // for another reason (the service unreachable is 8, as for any command).
   let failure: ExitKind = "auth";

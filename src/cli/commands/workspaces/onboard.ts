@@ -24,17 +24,10 @@ type Options = Readonly<Record<string, unknown>>;
 
 const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
 
-/** The service's limit (contract/workspaces.ts): a longer name would be refused after every question. */
-const nameMaxLength = CreateWorkspaceBody.shape.name.maxLength ?? Number.POSITIVE_INFINITY;
-
-/** Why the service would refuse this business name, or undefined when it takes it. */
+/** Why the service would refuse this business name (its own rule, contract/workspaces.ts), or undefined. */
 function nameProblem(value: string): string | undefined {
-  const name = value.trim();
-  if (name === "") return "A name is required.";
-  if (name.length > nameMaxLength) {
-    return `A name can have at most ${nameMaxLength} characters; this one has ${name.length}.`;
-  }
-  return undefined;
+  const checked = CreateWorkspaceBody.shape.name.safeParse(value);
+  return checked.success ? undefined : checked.error.issues[0]?.message;
 }
 
 /** The name and scope of the token for a client's pricing page. */
