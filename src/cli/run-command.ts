@@ -20,6 +20,7 @@ export async function runCommand(
   await renderResult(result, ctx.output, {
     write: (t) => ctx.io.stdout.write(t),
     color: ctx.color,
+    columns: ctx.io.stdout.columns,
   });
   if (result.message && ctx.output !== "json" && ctx.output !== "quiet") ctx.info(result.message);
   for (const warning of result.warnings ?? []) ctx.info(warning);

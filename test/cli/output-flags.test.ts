@@ -143,6 +143,42 @@ describe("the output writer", () => {
     expect(await render(record, "table", false)).toBe("Name: Eve[2J]0;owned Tab\n      Line\n");
   });
 
+  it("fits a table to the terminal's width, cutting long values with an ellipsis, colour kept whole", async () => {
+    const rows = [
+      {
+        id: "ct_1",
+        name: "A".repeat(90),
+        email: `${"e".repeat(60)}@example.com`,
+        status: "active",
+      },
+      { id: "ct_2", name: "Ben", email: "ben@example.com", status: "active" },
+    ];
+    const table = tableView(rows, [
+      { header: "Id", key: "id", value: (r) => r.id },
+      { header: "Name", key: "name", value: (r) => r.name },
+      { header: "Email", key: "email", value: (r) => r.email },
+      {
+        header: "Status",
+        key: "status",
+        value: (r) => r.status,
+        display: (r, p) => p.status(r.status),
+      },
+    ]);
+    let text = "";
+    await renderResult({ view: table }, "table", {
+      write: (t) => (text += t),
+      color: true,
+      columns: 70,
+    });
+    const lines = text.replace(colours, "").trimEnd().split("\n");
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(70);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^ct_1 {2}A{26}… {2}e{26}… {2}active$/);
+    expect(lines[2]).toMatch(/^ct_2 {2}Ben +ben@example\.com +active$/);
+    // Unknown width (a test's stream, say): the natural layout, nothing cut.
+    expect(await render(table, "table", false)).toContain("A".repeat(90));
+  });
+
   it("prints the ids of every part with --quiet, nothing for free text without ids", async () => {
     expect(await render(tableView([{ id: "x" }, { id: 7 }], []), "quiet", false)).toBe("x\n7\n");
     expect(

@@ -8,10 +8,10 @@ import { main } from "../../src/cli/main.js";
 import type { Prompter } from "../../src/cli/prompts.js";
 
 /** A stream that records what is written and can claim to be a terminal. */
-function sink(isTTY: boolean) {
+function sink(isTTY: boolean, columns = 120) {
   const stream = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   stream.isTTY = isTTY;
-  stream.columns = 120;
+  stream.columns = columns;
   let text = "";
   stream.on("data", (chunk: Buffer) => {
     text += chunk.toString("utf8");
@@ -28,6 +28,8 @@ export interface CliRun {
 export interface CliOptions {
   /** stdout, stderr and stdin are terminals. */
   tty?: boolean;
+  /** The terminal's width (120 unless said). */
+  columns?: number;
   env?: Env;
   stdin?: string;
   dispatcher?: Dispatcher;
@@ -41,7 +43,7 @@ export function tempConfigDir(): string {
 
 /** Runs the CLI in process with fake streams, as the handler tier of the tests does. */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliRun> {
-  const stdout = sink(options.tty ?? false);
+  const stdout = sink(options.tty ?? false, options.columns);
   const stderr = sink(options.tty ?? false);
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
   stdin.isTTY = options.tty ?? false;

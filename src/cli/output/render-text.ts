@@ -31,14 +31,86 @@ const borderless = {
 /** The packages of the mode in use, loaded by renderText before it renders. */
 const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
 
-function renderTable(headers: string[], rows: string[][], paint: Paint, colour: boolean): string {
+/** Space between two columns (the borderless table's `middle`). */
+const gap = borderless.middle.length;
+/**
+ * The narrowest a long column is cut to when a table is fitted to the terminal; a column this
+ * narrow or narrower (an id, a date, a status) is never cut.
+ */
+const narrowest = 24;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: our colour sequences, kept whole.
+const colourCodes = /(\u001b\[[0-9;]*m)/;
+
+/** Characters a cell shows (colour codes aside; a wide character counts as one). */
+function visibleLength(text: string): number {
+  return [
+    ...text
+      .split(colourCodes)
+      .filter((_part, i) => i % 2 === 0)
+      .join(""),
+  ].length;
+}
+
+/** The cell cut to `width` visible characters, the last one "…", its colour codes kept whole. */
+function cut(text: string, width: number): string {
+  if (visibleLength(text) <= width) return text;
+  let left = width - 1;
+  let kept = "";
+  for (const [i, part] of text.split(colourCodes).entries()) {
+    if (i % 2 === 1) kept += part;
+    else if (left > 0) {
+      const chars = [...part].slice(0, left);
+      kept += chars.join("");
+      left -= chars.length;
+      if (left === 0) kept += "…";
+    }
+  }
+  return kept;
+}
+
+/**
+ * Column widths that fit `columns`: the widest column is narrowed first, one character at a
+ * time, never under `narrowest` (nor under what it needs); undefined when the natural widths fit.
+ */
+export function fittedWidths(natural: number[], columns: number): number[] | undefined {
+  const room = columns - gap * (natural.length - 1);
+  const widths = [...natural];
+  const total = () => widths.reduce((sum, width) => sum + width, 0);
+  if (total() <= room) return undefined;
+  while (total() > room) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if ((widths[widest] ?? 0) <= narrowest) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+  return widths;
+}
+
+function renderTable(
+  headers: string[],
+  rows: string[][],
+  paint: Paint,
+  colour: boolean,
+  columns: number | undefined,
+): string {
   const Table = loaded.Table as typeof TableClass;
+  let head = headers.map((h) => paint.bold(h.toUpperCase()));
+  let cells = rows.map((row) => row.map((cell) => terminalText(cell, "one", colour)));
+  const natural = head.map((h, c) =>
+    Math.max(visibleLength(h), ...cells.map((row) => visibleLength(row[c] ?? ""))),
+  );
+  // A table wider than the terminal shows its long values cut, as `gh` does: whole values are
+  // in `get`, --json and piped output.
+  const fitted = columns === undefined ? undefined : fittedWidths(natural, columns);
+  if (fitted) {
+    head = head.map((h, c) => cut(h, fitted[c] ?? h.length));
+    cells = cells.map((row) => row.map((cell, c) => cut(cell, fitted[c] ?? cell.length)));
+  }
   const table = new Table({
-    head: headers.map((h) => paint.bold(h.toUpperCase())),
+    head,
     chars: borderless,
     style: { "padding-left": 0, "padding-right": 0, head: [], border: [] },
   });
-  table.push(...rows.map((row) => row.map((cell) => terminalText(cell, "one", colour))));
+  table.push(...cells);
   return `${table
     .toString()
     .split("\n")
@@ -77,13 +149,19 @@ function csv(view: View): string {
   }
 }
 
-function human(view: View, mode: "table" | "plain", paint: Paint, colour: boolean): string {
+function human(
+  view: View,
+  mode: "table" | "plain",
+  paint: Paint,
+  out: { colour: boolean; columns: number | undefined },
+): string {
+  const { colour, columns } = out;
   switch (view.kind) {
     case "table":
       if (mode === "plain") return view.raw.map((r) => `${r.map(plainCell).join("\t")}\n`).join("");
       return view.raw.length === 0
         ? `${paint.dim(view.empty)}\n`
-        : renderTable(view.headers, view.display(paint), paint, colour);
+        : renderTable(view.headers, view.display(paint), paint, colour, columns);
     case "record":
       if (mode === "plain")
         return view.keys.map((k, i) => `${k}\t${plainCell(view.raw[i])}\n`).join("");
@@ -93,7 +171,7 @@ function human(view: View, mode: "table" | "plain", paint: Paint, colour: boolea
         .map(
           (p) =>
             (p.title && mode === "table" ? `\n${paint.bold(p.title)}\n` : "") +
-            human(p.view, mode, paint, colour),
+            human(p.view, mode, paint, out),
         )
         .join("");
     case "text": {
@@ -133,5 +211,5 @@ export async function renderText(
     return;
   }
   // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
-  out.write(human(view, mode, createPaint(out.color), out.color));
+  out.write(human(view, mode, createPaint(out.color), { colour: out.color, columns: out.columns }));
 }

@@ -6,6 +6,8 @@ export type OutputMode = "json" | "csv" | "quiet" | "table" | "plain";
 export interface OutputTarget {
   write(text: string): void;
   color: boolean;
+  /** The terminal's width, which tables fit; undefined when unknown (piped, or a test's stream). */
+  columns?: number | undefined;
 }
 
 /** Writes a command's result to stdout in the chosen mode; the one output writer of the CLI. */

@@ -25,6 +25,7 @@ describe("reseller campaigns list", () => {
     });
     const run = await runCli(["campaigns", "list", "-w", workspaceId], {
       tty: true,
+      columns: 200,
       env: { ...api.env, NO_COLOR: "1" },
       dispatcher: api.agent,
     });
