@@ -143,19 +143,20 @@ describe("the output writer", () => {
     expect(await render(record, "table", false)).toBe("Name: Eve[2J]0;owned Tab\n      Line\n");
   });
 
-  it("fits a table to the terminal's width, cutting long values with an ellipsis, colour kept whole", async () => {
+  it("fits a table to the terminal's width, cutting long values with an ellipsis, never an id", async () => {
+    const id = "ct_01JD3FZK8Q2W7N5V4X6B9C1A0E";
     const rows = [
+      { id, name: "A".repeat(90), email: `${"e".repeat(60)}@example.com`, status: "active" },
       {
-        id: "ct_1",
-        name: "A".repeat(90),
-        email: `${"e".repeat(60)}@example.com`,
+        id: "ct_01JD3FZK8Q2W7N5V4X6B9C1A0F",
+        name: "Ben",
+        email: "ben@example.com",
         status: "active",
       },
-      { id: "ct_2", name: "Ben", email: "ben@example.com", status: "active" },
     ];
     const table = tableView(rows, [
       { header: "Id", key: "id", value: (r) => r.id },
-      { header: "Name", key: "name", value: (r) => r.name },
+      { header: "Name", key: "name", value: (r) => r.name, display: (r, p) => p.bold(r.name) },
       { header: "Email", key: "email", value: (r) => r.email },
       {
         header: "Status",
@@ -164,18 +165,22 @@ describe("the output writer", () => {
         display: (r, p) => p.status(r.status),
       },
     ]);
-    let text = "";
-    await renderResult({ view: table }, "table", {
-      write: (t) => (text += t),
-      color: true,
-      columns: 70,
-    });
-    const lines = text.replace(colours, "").trimEnd().split("\n");
-    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(70);
+    const shown = async (columns: number) => {
+      let text = "";
+      await renderResult({ view: table }, "table", {
+        write: (t) => (text += t),
+        color: true,
+        columns,
+      });
+      return text.replace(colours, "").trimEnd().split("\n");
+    };
+    const lines = await shown(100);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(/^ct_1 {2}A{26}… {2}e{26}… {2}active$/);
-    expect(lines[2]).toMatch(/^ct_2 {2}Ben +ben@example\.com +active$/);
-    // Unknown width (a test's stream, say): the natural layout, nothing cut.
+    expect(lines[1]).toMatch(new RegExp(`^${id} {2}A{20,}… {2}e{20,}… {2}active$`));
+    expect(lines[2]).toMatch(/^ct_01JD3FZK8Q2W7N5V4X6B9C1A0F {2}Ben +ben@example\.com +active$/);
+    // No width known (0 from a pseudo-terminal without a size, or none): nothing cut.
+    expect((await shown(0)).join("\n")).toContain("A".repeat(90));
     expect(await render(table, "table", false)).toContain("A".repeat(90));
   });
 

@@ -35,20 +35,23 @@ const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
 const gap = borderless.middle.length;
 /**
  * The narrowest a long column is cut to when a table is fitted to the terminal; a column this
- * narrow or narrower (an id, a date, a status) is never cut.
+ * narrow or narrower (a date, a status) is never cut, nor one of ids, whatever their length.
  */
 const narrowest = 24;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: our colour sequences, kept whole.
 const colourCodes = /(\u001b\[[0-9;]*m)/;
 
+/** The text without its colour codes. */
+function uncoloured(text: string): string {
+  return text
+    .split(colourCodes)
+    .filter((_part, i) => i % 2 === 0)
+    .join("");
+}
+
 /** Characters a cell shows (colour codes aside; a wide character counts as one). */
 function visibleLength(text: string): number {
-  return [
-    ...text
-      .split(colourCodes)
-      .filter((_part, i) => i % 2 === 0)
-      .join(""),
-  ].length;
+  return [...uncoloured(text)].length;
 }
 
 /** The cell cut to `width` visible characters, the last one "…", its colour codes kept whole. */
@@ -68,18 +71,26 @@ function cut(text: string, width: number): string {
   return kept;
 }
 
+/** An id of ours (`ws_01J…`): a value people copy, so never cut. */
+const idPattern = /^[a-z]+_[0-9A-Za-z]{20,}$/;
+
 /**
- * Column widths that fit `columns`: the widest column is narrowed first, one character at a
- * time, never under `narrowest` (nor under what it needs); undefined when the natural widths fit.
+ * Column widths that fit `columns`: the widest cuttable column is narrowed first, one character
+ * at a time, never under `narrowest`; undefined when the natural widths fit.
  */
-export function fittedWidths(natural: number[], columns: number): number[] | undefined {
+export function fittedWidths(
+  natural: number[],
+  columns: number,
+  cuttable: boolean[] = natural.map(() => true),
+): number[] | undefined {
   const room = columns - gap * (natural.length - 1);
   const widths = [...natural];
   const total = () => widths.reduce((sum, width) => sum + width, 0);
   if (total() <= room) return undefined;
   while (total() > room) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if ((widths[widest] ?? 0) <= narrowest) break;
+    const candidates = widths.map((width, c) => (cuttable[c] ? width : 0));
+    const widest = candidates.indexOf(Math.max(...candidates));
+    if ((candidates[widest] ?? 0) <= narrowest) break;
     widths[widest] = (widths[widest] ?? 0) - 1;
   }
   return widths;
@@ -100,7 +111,11 @@ function renderTable(
   );
   // A table wider than the terminal shows its long values cut, as `gh` does: whole values are
   // in `get`, --json and piped output.
-  const fitted = columns === undefined ? undefined : fittedWidths(natural, columns);
+  const cuttable = headers.map(
+    (h, c) => !/\bid$/i.test(h) && !cells.some((row) => idPattern.test(uncoloured(row[c] ?? ""))),
+  );
+  // A pseudo-terminal without a size (`script` in CI) says 0 columns: as good as unknown.
+  const fitted = columns ? fittedWidths(natural, columns, cuttable) : undefined;
   if (fitted) {
     head = head.map((h, c) => cut(h, fitted[c] ?? h.length));
     cells = cells.map((row) => row.map((cell, c) => cut(cell, fitted[c] ?? cell.length)));
