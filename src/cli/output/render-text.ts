@@ -78,10 +78,10 @@ const idPattern = /^[a-z]+_[0-9A-Za-z]{20,}$/;
  * Column widths that fit `columns`: the widest cuttable column is narrowed first, one character
  * at a time, never under `narrowest`; undefined when the natural widths fit.
  */
-export function fittedWidths(
+function fittedWidths(
   natural: number[],
   columns: number,
-  cuttable: boolean[] = natural.map(() => true),
+  cuttable: boolean[],
 ): number[] | undefined {
   const room = columns - gap * (natural.length - 1);
   const widths = [...natural];
