@@ -9,12 +9,14 @@ export const longestIdempotencyKey = 250;
  * first, so `--idempotency-key K` sends K itself; `<base>-2`, `<base>-3`… on any later one (a
  * command that posts more than once, such as onboarding, or a launch after its preview).
  */
-export function idempotencyKeySequence(
-  base: string = globalThis.crypto.randomUUID(),
-): () => string {
+export function idempotencyKeySequence(base?: string): () => string {
   let posts = 0;
+  let first = base;
   return () => {
     posts += 1;
-    return posts === 1 ? base : `${base}-${posts}`;
+    // Drawn at the first POST: the global `crypto` loads Node's Web Crypto (about 5 ms), which a
+    // command that only reads never needs.
+    first ??= globalThis.crypto.randomUUID();
+    return posts === 1 ? first : `${first}-${posts}`;
   };
 }
