@@ -64,6 +64,25 @@ describe("the OpenAPI document", () => {
     expect(body?.content["text/csv"]?.schema.type).toBe("string");
   });
 
+  it("declares the answers sent as text with their own media type, not as JSON", () => {
+    const media = (path: string) =>
+      Object.keys(
+        (
+          doc.paths[path]?.get?.responses["200"] as
+            | { content?: Record<string, unknown> }
+            | undefined
+        )?.content ?? {},
+      );
+    expect(media("/webhooks/whatsapp")).toEqual(["text/plain"]);
+    expect(media("/api/v1/events/stream")).toEqual(["text/event-stream"]);
+    expect(media("/api/v1/plans")).toEqual(["application/json"]);
+  });
+
+  it("declares 431 for headers too large on every authenticated operation", () => {
+    const plans = doc.paths["/api/v1/plans"]?.get?.responses;
+    expect(plans?.["431"]?.description).toMatch(/headers/);
+  });
+
   it("offers billing_period as an enum of the five periods", () => {
     const param = doc.paths["/api/v1/plans"]?.get?.parameters?.find(
       (p) => p.name === "billing_period",

@@ -29,6 +29,7 @@ const responseDescriptions: Record<string, string> = {
   "415": "The request body's Content-Type is not accepted.",
   "422": "Invalid fields: `details` lists each problem.",
   "429": "Rate limit exceeded; retry after the Retry-After delay.",
+  "431": "The request's headers are larger than allowed (16 KB in all).",
   "500": "Something went wrong on the service's side.",
   "503":
     "The instance is stopping, its database does not answer, or a concurrent write won; retry after Retry-After.",
@@ -143,11 +144,34 @@ const rawBodies: Record<string, Record<string, { schema: Record<string, unknown>
   },
 };
 
-/** Adds the raw bodies of `rawBodies` beside each operation's JSON body. */
+/**
+ * Answers a route sends as text rather than JSON (fastify's generator declares every response
+ * `application/json`): the media type of each operation's 200.
+ */
+const rawAnswers: Record<string, string> = {
+  verifyWhatsappWebhook: "text/plain",
+  streamEvents: "text/event-stream",
+};
+
+/**
+ * Adds the raw bodies of `rawBodies` beside each operation's JSON body, and gives the answers
+ * of `rawAnswers` their media type.
+ */
 function documentRawBodies(paths: unknown): void {
   for (const operations of Object.values((paths ?? {}) as Record<string, unknown>)) {
     for (const operation of Object.values((operations ?? {}) as Record<string, unknown>)) {
-      const op = operation as { operationId?: string; requestBody?: RequestBody } | null;
+      const op = operation as {
+        operationId?: string;
+        requestBody?: RequestBody;
+        responses?: Record<string, RequestBody>;
+      } | null;
+      const answer = op?.operationId ? rawAnswers[op.operationId] : undefined;
+      const ok = op?.responses?.["200"];
+      if (answer && ok?.content) {
+        ok.content = Object.fromEntries(
+          Object.values(ok.content).map((media) => [answer, media] as const),
+        );
+      }
       const raw = op?.operationId ? rawBodies[op.operationId] : undefined;
       if (!raw || !op?.requestBody) continue;
       op.requestBody.content = { ...op.requestBody.content, ...raw };

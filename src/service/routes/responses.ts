@@ -8,10 +8,11 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
 
 /**
  * The statuses every authenticated route can answer with: 400 for a path whose percent-escapes
- * do not decode, 401, 403, 429, and 503 with Retry-After while the instance stops, its database
- * does not answer, or (a write) a concurrent request on any instance wrote the same data first.
+ * do not decode, 401, 403, 429, 431 for headers over 16 KB, and 503 with Retry-After while the
+ * instance stops, its database does not answer, or (a write) a concurrent request on any
+ * instance wrote the same data first.
  */
-export const authErrors = [400, 401, 403, 429, 503] as const;
+export const authErrors = [400, 401, 403, 429, 431, 503] as const;
 
 /**
  * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
