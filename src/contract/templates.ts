@@ -156,15 +156,23 @@ export const CreateTemplateBody = z.strictObject({
 });
 export type CreateTemplateBody = z.infer<typeof CreateTemplateBody>;
 
+/** A filter's value in any case (`MARKETING`, as Meta writes it, as a template's create takes). */
+const anyCase = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === "string" ? value.toLowerCase() : value), schema);
+
 export const TemplateListQuery = PageQuery.extend({
-  status: z
-    .enum(templateStatuses, { error: `status must be one of ${templateStatuses.join(", ")}` })
+  status: anyCase(
+    z.enum(templateStatuses, { error: `status must be one of ${templateStatuses.join(", ")}` }),
+  )
     .optional()
-    .describe("Only templates in this status."),
-  category: z
-    .enum(templateCategories, { error: `category must be one of ${templateCategories.join(", ")}` })
+    .describe("Only templates in this status (any case)."),
+  category: anyCase(
+    z.enum(templateCategories, {
+      error: `category must be one of ${templateCategories.join(", ")}`,
+    }),
+  )
     .optional()
-    .describe("Only templates of this category."),
+    .describe("Only templates of this category (any case)."),
   name: z
     .string()
     .min(1)

@@ -450,6 +450,15 @@ describe("templates", () => {
       expect(second.data.map((x) => x.id)).toEqual([a.id]);
     });
 
+    it("takes the status and category filters in any case, as a template's create does", async () => {
+      const a = await created(orderUpdate({ draft: true }));
+      await created(withBody("Flash sale!", { name: "promo" }));
+      const found = TemplateListResponse.parse(
+        (await t.request("GET", `${base()}?status=DRAFT&category=Utility`)).json(),
+      );
+      expect(found.data.map((x) => x.id)).toEqual([a.id]);
+    });
+
     it("refuses unknown filter values with a 422 naming the field", async () => {
       for (const query of ["status=gone", "category=promo", "per_page=101"]) {
         const res = await t.request("GET", `${base()}?${query}`);
