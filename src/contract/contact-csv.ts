@@ -42,9 +42,9 @@ export const customColumnPrefix = "custom.";
 export interface CsvLayout {
   columns: Partial<Record<CsvColumn, number>>;
   custom: { key: string; index: number }[];
-  /** Header names the import does not read, as written. */
+  /** Header names the import does not read, as written (cut as row errors' values are). */
   ignored: string[];
-  /** Every header name (as written) and the field it fills, or null when ignored. */
+  /** Every header name (as written, cut alike) and the field it fills, or null when ignored. */
   mapping: CsvMapping;
   /** Every cell a row is read from, named as a row error names it (custom ones prefixed). */
   read: { field: string; index: number }[];
@@ -103,13 +103,17 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
   const seen = new Map<string, string>();
   for (const [index, raw] of header.entries()) {
     const name = raw.trim();
-    const lower = name.toLowerCase();
-    const rule = mapped.get(lower);
-    if (rule) used.add(lower);
+    // The record (and its event) shows each header name cut as a row error's value is, so no
+    // single cell makes an import record large; the import's job reads the file again with the
+    // record's mapping, so a mapping key matches the name or its cut form.
+    const shown = cutErrorValue(name);
+    const key = mapped.has(name.toLowerCase()) ? name.toLowerCase() : shown.toLowerCase();
+    const rule = mapped.get(key);
+    if (rule) used.add(key);
     const target = rule ? (rule.target === null ? null : columnOf(rule.target)) : columnOf(name);
-    layout.mapping[name] = target;
+    layout.mapping[shown] = target;
     if (target === null) {
-      layout.ignored.push(name);
+      layout.ignored.push(shown);
       continue;
     }
     if (target.startsWith(customColumnPrefix)) {
@@ -121,10 +125,10 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     if (earlier !== undefined) {
       return {
         ok: false,
-        message: `the header names column '${target}' twice ('${earlier}' and '${name}'); keep one${mapping ? " or map one of them to null" : ""}`,
+        message: `the header names column '${target}' twice ('${earlier}' and '${shown}'); keep one${mapping ? " or map one of them to null" : ""}`,
       };
     }
-    seen.set(target, name);
+    seen.set(target, shown);
     layout.read.push({ field: target, index });
   }
   const unknown = [...mapped.entries()].filter(([key]) => !used.has(key));

@@ -213,6 +213,26 @@ describe("contact imports of CSV files as people have them", () => {
     expect(JSON.stringify(done).length).toBeLessThan(5000);
   });
 
+  it("cuts a huge header name to 200 characters in the record's mapping and ignored columns", async () => {
+    const long = "H".repeat(60_000);
+    const done = await imported(Buffer.from(`phone,${long}\n+4915112345678,x\n`));
+    expect(done).toMatchObject({ status: "completed", created: 1 });
+    const shown = `${"H".repeat(199)}…`;
+    expect(done.ignored_columns).toEqual([shown]);
+    expect(done.mapping).toEqual({ phone: "phone", [shown]: null });
+    expect(JSON.stringify(done).length).toBeLessThan(5000);
+  });
+
+  it("imports through a mapping that names a header longer than 200 characters", async () => {
+    const long = "P".repeat(300);
+    const done = await imported(Buffer.from(`${long},name\n+4915112345678,Anna\n`), {
+      mapping: { [long]: "phone", name: "first_name" },
+    });
+    expect(done).toMatchObject({ status: "completed", created: 1, error_count: 0 });
+    expect(done.mapping).toEqual({ [`${"P".repeat(199)}…`]: "phone", name: "first_name" });
+    expect(await byPhone("+4915112345678")).toMatchObject({ first_name: "Anna" });
+  });
+
   it.each([
     [{ mapping: { Phone: "telephone" } }, "'telephone' is not a field"],
     [{ mapping: { A: "phone", B: "phone" } }, "both 'A' and 'B'"],
