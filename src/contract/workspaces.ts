@@ -131,7 +131,7 @@ export const UpdateWorkspaceBody = z.strictObject({
     })
     .optional()
     .describe(
-      "`active` also restores an archived workspace, and ends a trial (running or ended). Changing the status takes a reseller token.",
+      "Either restores an archived workspace (`suspended` into suspension); `active` also ends a trial (running or ended). Changing the status takes a reseller token.",
     ),
   plan_id: z
     .union([z.string(), z.number().int()], {

@@ -286,6 +286,19 @@ describe("workspace lifecycle", () => {
       ]);
     });
 
+    it("restores an archived workspace into suspension with PATCH status suspended: its tokens read, writes wait", async () => {
+      const id = await t.createWorkspace();
+      const wsToken = await t.tokenWith(["contacts:read", "contacts:write"], id);
+      await t.request("POST", `/api/v1/workspaces/${id}/archive`);
+      const suspended = await patch(id, { status: "suspended" });
+      expect(suspended.statusCode, suspended.body).toBe(200);
+      expect(suspended.json().data.status).toBe("suspended");
+      const contacts = `/api/v1/workspaces/${id}/contacts`;
+      expect((await t.request("GET", contacts, { token: wsToken })).statusCode).toBe(200);
+      const write = await t.request("POST", contacts, { body: { phone: "+4915112345672" } });
+      expect(write.json().error_code).toBe("workspace_not_active");
+    });
+
     it("lets only reseller tokens archive", async () => {
       const id = await t.createWorkspace();
       const wsToken = await t.tokenWith(["workspaces:write"], id);

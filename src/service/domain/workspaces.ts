@@ -262,7 +262,7 @@ function planChanges(
 }
 
 /**
- * Changes only the given fields: name, status (active or suspended; active also restores an
+ * Changes only the given fields: name, status (active or suspended; either restores an
  * archived workspace) and plan_id (see planChanges and requirePlanFits). An archived workspace
  * takes only its restore. Status active ends a trial, running or ended, as a paid plan does.
  * Plan and status are changed by reseller tokens only; a workspace token may rename.
@@ -282,10 +282,13 @@ export async function updateWorkspace(
     input.plan_id !== undefined && String(input.plan_id).trim() !== String(row.plan_id)
       ? await resolvePlan(db, input.plan_id)
       : null;
-  if (row.status === "archived" && (input.status !== "active" || plan !== null)) {
+  // The interface's rule: status suspended makes any workspace suspended, so an archived one
+  // may be restored into suspension (its tokens read again; writes wait for status active).
+  const restoring = input.status === "active" || input.status === "suspended";
+  if (row.status === "archived" && (!restoring || plan !== null)) {
     throw new ServiceError(
       "workspace_not_active",
-      `Workspace '${row.id}' is archived and read-only; restore it first with status active.`,
+      `Workspace '${row.id}' is archived and read-only; restore it first with status active (or suspended).`,
     );
   }
   const changes: WorkspaceChanges = {};

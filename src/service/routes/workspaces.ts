@@ -96,7 +96,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
         operationId: "updateWorkspace",
         summary: "Change a workspace's name, status or plan",
         description:
-          "Only the given fields change. `status` accepts `active` (which also restores an archived workspace) or `suspended`; trial is set by the service, archived by POST …/archive. `plan_id` moves the workspace to another plan: a paid plan makes a trial or trial-ended workspace active (trial_ends_at null); a plan whose limits are below current usage is a 409 plan_limit_exceeded with one detail per feature. An archived workspace takes only `status: active`. `status: active` ends a trial, running or ended (trial_ends_at null), as a paid plan does. Only a reseller token may change `status` or `plan_id` (403 insufficient_scope for a workspace token, which may rename its workspace while it is active or trial, else 409 workspace_not_active).",
+          "Only the given fields change. `status` accepts `active` or `suspended` (either restores an archived workspace, `suspended` into suspension); trial is set by the service, archived by POST …/archive. `plan_id` moves the workspace to another plan: a paid plan makes a trial or trial-ended workspace active (trial_ends_at null); a plan whose limits are below current usage is a 409 plan_limit_exceeded with one detail per feature. An archived workspace takes only `status: active` or `suspended` (with a name, not a plan). `status: active` ends a trial, running or ended (trial_ends_at null), as a paid plan does. Only a reseller token may change `status` or `plan_id` (403 insufficient_scope for a workspace token, which may rename its workspace while it is active or trial, else 409 workspace_not_active).",
         params: WorkspaceIdParams,
         body: UpdateWorkspaceBody,
         response: {
@@ -127,7 +127,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
         operationId: "archiveWorkspace",
         summary: "Archive a workspace",
         description:
-          "The workspace becomes `archived`: read-only, nothing is sent, its workspace tokens stop working, and lists leave it out unless `status=archived` is asked for. PATCH `status: active` restores it. Archiving an archived workspace changes nothing. Reseller tokens only.",
+          "The workspace becomes `archived`: read-only, nothing is sent, its workspace tokens stop working, and lists leave it out unless `status=archived` is asked for. PATCH `status: active` restores it (`suspended` restores it into suspension). Archiving an archived workspace changes nothing. Reseller tokens only.",
         params: WorkspaceIdParams,
         response: {
           200: WorkspaceResponse,
