@@ -78,6 +78,20 @@ describe("the OpenAPI document", () => {
     expect(media("/api/v1/plans")).toEqual(["application/json"]);
   });
 
+  it("asks no token of the health checks and Meta's webhooks, and a bearer token of the rest", () => {
+    const security = (path: string, method: string) =>
+      (doc.paths[path]?.[method] as { security?: unknown } | undefined)?.security;
+    for (const [path, method] of [
+      ["/healthz", "get"],
+      ["/readyz", "get"],
+      ["/webhooks/whatsapp", "get"],
+      ["/webhooks/whatsapp", "post"],
+    ] as const) {
+      expect(security(path, method), `${method} ${path}`).toEqual([]);
+    }
+    expect(security("/api/v1/plans", "get")).toEqual([{ bearer: ["plans:read"] }]);
+  });
+
   it("declares 431 for headers too large on every authenticated operation", () => {
     const plans = doc.paths["/api/v1/plans"]?.get?.responses;
     expect(plans?.["431"]?.description).toMatch(/headers/);

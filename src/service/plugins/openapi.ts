@@ -84,13 +84,17 @@ function enumerateBillingPeriod(schema: Record<string, unknown>): void {
   }
 }
 
-/** Names each operation's scope: in its security requirement, and in words in its description. */
+/**
+ * Names each operation's scope: in its security requirement, and in words in its description.
+ * A route without one takes no token (health checks, Meta's webhooks): `security: []` lifts the
+ * document's default bearer requirement for it.
+ */
 const withScope: typeof jsonSchemaTransform = (input) => {
   const result = jsonSchemaTransform(input);
   describeResponses(result.schema as Record<string, unknown>);
   enumerateBillingPeriod(result.schema as Record<string, unknown>);
   const scope = input.route.config?.scope;
-  if (scope === undefined) return result;
+  if (scope === undefined) return { ...result, schema: { ...result.schema, security: [] } };
   const needs =
     scope === "any" ? "Any valid token may call this." : `Needs the \`${scope}\` scope.`;
   const schema = result.schema as { description?: string };
