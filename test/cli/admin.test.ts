@@ -134,7 +134,8 @@ describe("admin copy: what it refuses before touching the target", () => {
       [["--from", nowhere, "--to", nowhere], /--from takes the SQLite database file/],
       [["--from", join(scratch(), "typo.db"), "--to", nowhere], /No database at/],
       [["--from", file], /Missing --to/],
-      [["--from", file, "--to", "other.db"], /postgres:\/\//],
+      [["--from", file, "--to", "other.db"], /--to takes a postgres:\/\//],
+      [["--from", file, "--to", "mysql://u:secret@x/db"], /^(?![\s\S]*(--database|secret))/],
     ];
     for (const [flags, message] of cases) {
       const run = await runCli(["admin", "copy", ...flags]);

@@ -11,6 +11,11 @@ describe("database locations in messages", () => {
     expect(redacted).toContain("sslmode=require");
   });
 
+  it("hides the password of a URL of another engine too, as a message refusing it quotes it", () => {
+    expect(redactedUrl("mysql://app:s3cret@db/reseller")).toBe("mysql://app:***@db/reseller");
+    expect(redactedUrl("mysql://app:s3cret@[db/reseller")).toBe("mysql://…");
+  });
+
   it("leaves a SQLite file as it is and tells the engines apart", () => {
     expect(redactedUrl("data/reseller.db")).toBe("data/reseller.db");
     expect(isPostgresUrl("postgres://db/x")).toBe(true);

@@ -17,9 +17,13 @@ export function engineOf(db: Pick<Kysely<unknown>, "getExecutor">): Engine {
   return db.getExecutor().adapter instanceof SqliteAdapter ? "sqlite" : "postgres";
 }
 
-/** A PostgreSQL URL with its password replaced, for messages and logs. */
+/**
+ * A database URL with its password replaced, for messages and logs: any URL, since a message
+ * refusing a mistyped one (`mysql://user:secret@…`) quotes it too. A file path is left as it is.
+ */
 export function redactedUrl(target: string): string {
-  if (!isPostgresUrl(target)) return target;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+  if (scheme === undefined) return target;
   try {
     const url = new URL(target);
     if (url.password) url.password = "***";
@@ -29,7 +33,7 @@ export function redactedUrl(target: string): string {
     }
     return url.toString();
   } catch {
-    return "postgres://…";
+    return `${scheme}://…`;
   }
 }
 

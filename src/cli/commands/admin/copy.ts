@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { CopyRefusedError, copyDatabase } from "../../../service/db/copy-database.js";
-import { isPostgresUrl } from "../../../service/db/engine.js";
+import { isPostgresUrl, redactedUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { databaseTarget } from "../../database-target.js";
@@ -24,7 +24,14 @@ export const run: Handler = async (ctx, { options }) => {
     );
   }
   // --to only, never DATABASE_URL: a copy must name its target, not find it in the environment.
-  const to = databaseTarget({ database: stringOption(options, "to") }, {}, null);
+  const toUrl = stringOption(options, "to");
+  if (toUrl !== undefined && !isPostgresUrl(toUrl)) {
+    throw usageError(
+      `--to takes a postgres:// or postgresql:// URL; got '${redactedUrl(toUrl)}'.`,
+      "The copy goes from the SQLite file in --from into an empty PostgreSQL database.",
+    );
+  }
+  const to = databaseTarget({ database: toUrl }, {}, null);
   if (to === null) throw usageError("Missing --to <postgres url>.");
   const progress = ctx.output !== "quiet";
   let report: Awaited<ReturnType<typeof copyDatabase>>;
