@@ -63,6 +63,10 @@ export class FakeGraph {
   readonly silentFor = new Set<string>();
   /** Numbers whose send is taken but answered 200 with a body that is not JSON (a proxy's page). */
   readonly garbledFor = new Set<string>();
+  /** HTTP statuses the next sends to a number meet with a plain-text body (a proxy's answer). */
+  private readonly bareAnswers = new Map<string, number[]>();
+  /** Runs before each send is answered (a test acting while a message is on its way). */
+  beforeSendAnswer: ((to: string) => Promise<void>) | undefined;
   private server: Server | undefined;
   private sequence = 0;
   /** Where signed webhooks go (the service's /webhooks/whatsapp). */
@@ -102,6 +106,11 @@ export class FakeGraph {
       verified_name: details.verifiedName,
       quality_rating: details.quality ?? "GREEN",
     });
+  }
+
+  /** Makes the next sends to `to` answer these HTTP statuses without a Graph error body. */
+  answerBare(to: string, ...statuses: number[]): void {
+    this.bareAnswers.set(to, [...(this.bareAnswers.get(to) ?? []), ...statuses]);
   }
 
   /** Makes the next sends to `to` (E.164 without +) fail with these Graph codes, in order. */
@@ -189,6 +198,13 @@ export class FakeGraph {
       const body = request.body as { to: string };
       if (this.silentFor.has(body.to)) {
         req.socket.destroy();
+        return;
+      }
+      await this.beforeSendAnswer?.(body.to);
+      const bare = this.bareAnswers.get(body.to)?.shift();
+      if (bare !== undefined) {
+        res.writeHead(bare, { "content-type": "text/plain" });
+        res.end("Too Many Requests");
         return;
       }
       if (this.garbledFor.has(body.to)) {

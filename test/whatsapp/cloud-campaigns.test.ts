@@ -57,6 +57,27 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, queued: 0 });
   });
 
+  it("sends nothing more once the campaign is cancelled mid-batch: those counted cancelled stay cancelled", async () => {
+    const phones = ["+4915112345671", "+4915112345672", "+4915112345673", "+4915112345674"];
+    for (const phone of phones)
+      await w.contact(phone, { first_name: "Ada", custom_fields: { code: "A" } });
+    let cancelled: Record<string, unknown> | undefined;
+    w.graph.beforeSendAnswer = async () => {
+      if (cancelled) return;
+      const [row] = await w.t.database.db.selectFrom("campaigns").select("id").execute();
+      await w.post(`/campaigns/${row?.id}/cancel`, undefined, 200);
+      cancelled = await w.stats(row?.id ?? "");
+    };
+    const campaign = await w.campaign(channelId);
+    await w.t.runJobs();
+    // The cancel landed while the first message was on its way: it alone was sent.
+    expect(w.graph.sends()).toHaveLength(1);
+    expect(cancelled).toMatchObject({ cancelled: 3 });
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, cancelled: 3, queued: 0 });
+    const states = (await recipients(campaign.id)).map((r) => r.state).sort();
+    expect(states).toEqual(["cancelled", "cancelled", "cancelled", "sent"]);
+  });
+
   it("moves the funnel forward only: a read before its delivered counts both, repeats count once", async () => {
     await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
     const campaign = await w.campaign(channelId);

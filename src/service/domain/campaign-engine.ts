@@ -373,7 +373,8 @@ interface Outcome {
 /**
  * Marks the recipients about to go to a provider without idempotency as `sending`, committed
  * before the call: after a crash these are never sent again by themselves. Answers the ones this
- * call marked: a recipient another instance marked or resolved meanwhile is not sent again.
+ * call marked: a recipient another instance marked or resolved meanwhile is not sent again, and
+ * none is marked once the campaign stopped running (paused or cancelled mid-batch).
  */
 async function markSending(
   deps: CampaignEngineDeps,
@@ -387,9 +388,28 @@ async function markSending(
     .where("campaign_id", "=", campaignId)
     .where("contact_id", "in", contactIds)
     .where("state", "=", "queued")
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("campaigns")
+          .select("campaigns.id")
+          .where("campaigns.id", "=", campaignId)
+          .where("campaigns.status", "=", "running"),
+      ),
+    )
     .returning("contact_id")
     .execute();
   return new Set(rows.map((r) => r.contact_id));
+}
+
+/** Whether the campaign still runs (a pause or a cancel may land while its batch is sent). */
+async function stillRunning(deps: CampaignEngineDeps, campaignId: string): Promise<boolean> {
+  const row = await deps.db
+    .selectFrom("campaigns")
+    .select("status")
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  return row?.status === "running";
 }
 
 /** A recipient of a batch and the message to send them. */
@@ -407,8 +427,10 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * A provider without idempotency: each recipient is marked `sending` (committed) just before
  * its own send, so a crash leaves at most the one send in flight `outcome_unknown`, never the
  * rest of the batch that was not tried. Stops at a rate limit or a campaign-wide refusal, as
- * the provider does within a call; the recipients after it stay queued. Answers the items
- * tried, with their outcomes.
+ * the provider does within a call, and when the campaign is paused or cancelled: one send at a
+ * time to Meta makes a batch take seconds, and recipients a cancel counted as `cancelled` must
+ * not be messaged after it. The recipients after the stop stay queued. Answers the items tried,
+ * with their outcomes.
  */
 async function sendEachMarked(
   deps: CampaignEngineDeps,
@@ -419,8 +441,12 @@ async function sendEachMarked(
   const results: SendOutcome[] = [];
   for (const item of items) {
     const marked = await markSending(deps, campaignId, [item.recipient.contact_id]);
-    // Another instance marked or resolved it meanwhile: it is not sent again.
-    if (!marked.has(item.recipient.contact_id)) continue;
+    if (!marked.has(item.recipient.contact_id)) {
+      // Another instance marked or resolved it meanwhile (not sent again), or the campaign
+      // stopped running: the rest of the batch stays queued for the run job to settle.
+      if (await stillRunning(deps, campaignId)) continue;
+      break;
+    }
     const [result] = await deps.sender.send([item.message]);
     if (!result) break;
     tried.push(item);
