@@ -54,6 +54,13 @@ describe("Graph errors as campaign outcomes", () => {
     },
   );
 
+  it("waits and sends again after a bare HTTP 429 without a Graph error (a proxy in front of Meta)", async () => {
+    w.graph.answerBare("4915112345671", 429);
+    const campaign = await w.campaign(channelId);
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, failed: 0, queued: 0 });
+    expect(w.graph.sends()).toHaveLength(2);
+  });
+
   it.each([
     [132001, "template_unavailable", "approved"],
     [132015, "template_paused", "paused"],

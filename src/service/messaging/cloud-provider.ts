@@ -456,6 +456,11 @@ export class WhatsappCloudProvider implements MessagingProvider {
       if (error.code === 0 && taken) {
         return { status: "unknown", detail: `Graph answered HTTP ${error.httpStatus}` };
       }
+      // A bare 429 (a proxy or gateway in front of Meta) refused the message untaken: a rate
+      // limit like Meta's own codes, waited out and sent again.
+      if (error.code === 0 && error.httpStatus === 429) {
+        return { status: "backoff", reason: "rate_limited", code: 0 };
+      }
       return sendOutcomeForCode(error.code);
     }
   }
