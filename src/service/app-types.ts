@@ -29,6 +29,11 @@ declare module "fastify" {
      * already; for answers given outside any route (rate-limiting.ts).
      */
     announceBudget(request: FastifyRequest, reply: FastifyReply): void;
+    /**
+     * The RateLimit-* headers of a client address's budget as it stands, for answers written
+     * to the socket before fastify has a request (clientErrorHandler).
+     */
+    addressBudget(address: string): Record<string, number>;
   }
   interface FastifyContextConfig {
     /**

@@ -19,7 +19,7 @@ import { messagingProviders } from "./messaging/provider-routing.js";
 import { secretBoxFromKey } from "./messaging/token-crypto.js";
 import { installAuthentication } from "./plugins/authentication.js";
 import {
-  clientErrorHandler,
+  clientErrorHandlerWith,
   frameworkErrors,
   installErrorHandling,
 } from "./plugins/error-handling.js";
@@ -54,7 +54,7 @@ import { jobScheduler, type Services } from "./services.js";
 
 /** Builds the whole service as a fastify app; `serve` listens with it, tests `inject()` into it. */
 export async function buildApp(config: AppConfig): Promise<App> {
-  const app = Fastify({
+  const app: App = Fastify({
     ...(config.logger ? { loggerInstance: config.logger } : { logger: false }),
     // One line per request is written by installRequestLogging instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -62,7 +62,10 @@ export async function buildApp(config: AppConfig): Promise<App> {
     bodyLimit: otherBodyLimitBytes,
     return503OnClosing: true,
     frameworkErrors,
-    clientErrorHandler,
+    // Client errors reach it only once it listens, when rate limiting has decorated it.
+    clientErrorHandler: clientErrorHandlerWith(
+      (address): Record<string, number> => app.addressBudget(address),
+    ),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(storableTextValidator);
   app.setSerializerCompiler(serializerCompiler);

@@ -150,7 +150,7 @@ describe("HTTP edges", () => {
     },
   );
 
-  it("answers headers over 16 KB with 431 in the error envelope, with an X-Request-Id", async () => {
+  it("answers headers over 16 KB with 431 in the error envelope, with an X-Request-Id and the address's rate budget", async () => {
     const answer = await raw(
       port,
       `GET /api/v1/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
@@ -158,6 +158,9 @@ describe("HTTP edges", () => {
     const { head, body } = envelopeOf(answer);
     expect(head).toMatch(/^HTTP\/1\.1 431 /);
     expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(head).toMatch(/\r\nRateLimit-Limit: \d+/i);
+    expect(head).toMatch(/\r\nRateLimit-Remaining: \d+/i);
+    expect(head).toMatch(/\r\nRateLimit-Reset: \d+/i);
     expect(body).toMatchObject({ status: "error", error_code: "headers_too_large" });
   });
 
@@ -166,6 +169,7 @@ describe("HTTP edges", () => {
     const { head, body } = envelopeOf(answer);
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/\r\nX-Request-Id: req_\w+/i);
+    expect(head).toMatch(/\r\nRateLimit-Remaining: \d+/i);
     expect(body).toMatchObject({ status: "error", error_code: "bad_request" });
   });
 

@@ -227,22 +227,31 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 /**
  * Requests Node's HTTP parser refuses before fastify sees them (headers over 16 KB, too many
- * headers, a malformed request line): the error envelope and an X-Request-Id like any other
- * answer, instead of Node's or fastify's bare reply. Fastify's `clientErrorHandler` option.
+ * headers, a malformed request line): the error envelope, an X-Request-Id and the client
+ * address's RateLimit-* headers (`budgetOf`) like any other answer, instead of Node's or
+ * fastify's bare reply. Fastify's `clientErrorHandler` option.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const code: ErrorCode =
-    error.code === "HPE_HEADER_OVERFLOW" ? "headers_too_large" : "bad_request";
-  const { status, message } = errorCatalogue[code];
-  const body = JSON.stringify({ status: "error", message, error_code: code } satisfies ErrorBody);
-  const reason = code === "headers_too_large" ? "Request Header Fields Too Large" : "Bad Request";
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
-  );
+export function clientErrorHandlerWith(
+  budgetOf: (address: string) => Record<string, number>,
+): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const code: ErrorCode =
+      error.code === "HPE_HEADER_OVERFLOW" ? "headers_too_large" : "bad_request";
+    const { status, message } = errorCatalogue[code];
+    const body = JSON.stringify({ status: "error", message, error_code: code } satisfies ErrorBody);
+    const reason = code === "headers_too_large" ? "Request Header Fields Too Large" : "Bad Request";
+    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
+    const budget = Object.entries(address === undefined ? {} : budgetOf(address))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${newRequestId()}\r\n${budget}Connection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
 /** An unsupported_media_type error as fastify raises it, so handleError answers it alike. */

@@ -23,13 +23,17 @@ export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock
   });
   // Unwritten counts go to the database before it closes.
   app.addHook("onClose", () => counter.close());
+  const headers = (decision: RateDecision) => ({
+    "RateLimit-Limit": decision.limit,
+    "RateLimit-Remaining": decision.remaining,
+    "RateLimit-Reset": Math.max(1, Math.ceil(decision.resetMs / 1000)),
+  });
   const announce = (reply: FastifyReply, decision: RateDecision) => {
-    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-    reply.header("RateLimit-Limit", decision.limit);
-    reply.header("RateLimit-Remaining", decision.remaining);
-    reply.header("RateLimit-Reset", resetSeconds);
-    return resetSeconds;
+    const budget = headers(decision);
+    reply.headers(budget);
+    return budget["RateLimit-Reset"];
   };
+  app.decorate("addressBudget", (address: string) => headers(counter.peek(`address:${address}`)));
   // The contract: every response carries the headers. A public page (a load balancer's health
   // check, a provider's webhook) is not counted, so it says what its address has left.
   app.decorate("announceBudget", (request: FastifyRequest, reply: FastifyReply) => {
