@@ -166,7 +166,8 @@ export const workspaceCommands: GroupSpec = {
         },
         {
           flags: "--pricing-token",
-          description: "also create a plans:read workspace token for the client's pricing page",
+          description:
+            "also create a plans:read workspace token for the client's pricing page (--quiet prints its secret after the workspace's id)",
         },
         { flags: "-y, --yes", description: "ask nothing: take the defaults for what is not given" },
       ],

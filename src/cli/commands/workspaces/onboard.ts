@@ -185,7 +185,7 @@ function mapFlags(mapping: CsvMapping | undefined): string[] {
   );
 }
 
-/** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
+/** A view whose parts print no ids, so --quiet prints only the workspace's id (and a new secret). */
 function withoutIds(view: View): View {
   return view.kind === "stack"
     ? { ...view, parts: view.parts.map((p) => ({ ...p, view: withoutIds(p.view) })) }
@@ -398,7 +398,8 @@ export const run: Handler = async (command, { options }) => {
           ),
         );
         data.pricing_token = token.data;
-        if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+        // Its secret is printed by --quiet too (after the workspace's id): it is never shown again.
+        if (token.view) parts.push({ title: "Pricing-page token", view: token.view });
         // A token takes the expiry of the token that made it: a pricing page must know.
         const expiresAt = (token.data as { expires_at?: string | null } | undefined)?.expires_at;
         notes.push(

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { envelope } from "../../../../test/fixtures/workspaces.js";
+import { runCli } from "../../../../test/helpers/cli.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+
+const secret = "whsec_s3cr3t_value_shown_once_9c2d";
+const created = {
+  id: "we_01endpoint",
+  url: "https://crm.example.com/hooks",
+  events: ["*"],
+  description: null,
+  enabled: true,
+  secret_hint: "…9c2d",
+  created_at: "2026-11-27T09:00:00Z",
+  updated_at: "2026-11-27T09:00:00Z",
+  secret,
+};
+
+describe("reseller webhooks create", () => {
+  let api = mockApi();
+  afterEach(() => {
+    api.done();
+    api = mockApi();
+  });
+
+  function stubCreate() {
+    api.pool
+      .intercept({ path: "/api/v1/webhook-endpoints", method: "POST" })
+      .reply(201, envelope(created), { headers: jsonHeaders });
+  }
+
+  it("prints the signing secret with --quiet, since it is never shown again", async () => {
+    stubCreate();
+    const run = await runCli(["webhooks", "create", "--url", created.url, "-q"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${secret}\n`);
+  });
+});
