@@ -50,6 +50,11 @@ export function detectDelimiter(headerRow: string): CsvDelimiter {
  */
 const separatorLine = /^\uFEFF?sep=([,;\t|])(?:\r\n|\n|\r)/i;
 
+/** Whether a file (its first bytes, UTF-8) starts with Excel's `sep=` line, which is not a row. */
+export function startsWithSeparatorLine(head: Buffer): boolean {
+  return separatorLine.test(head.subarray(0, 16).toString("utf8"));
+}
+
 /** Whether `text` holds a whole first line (a line break outside quotes). */
 function firstLineComplete(text: string): boolean {
   let quoted = false;

@@ -8,7 +8,7 @@ import {
 import type { Contact } from "../../contract/contacts.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
-import { CsvHeaderError, readCsvHead } from "../../contract/csv-reader.js";
+import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
@@ -192,6 +192,8 @@ export async function createImport(
     await upload.push(decoder.end());
     file = await upload.end();
     head = headerOf(file.head, file.bytes <= headerBytes, options);
+    // The quick count of the upload took Excel's `sep=` line for a row.
+    if (startsWithSeparatorLine(file.head)) file = { ...file, rows: Math.max(0, file.rows - 1) };
     if (file.rows > importLimits.rows) {
       throw new ServiceError(
         "payload_too_large",
