@@ -23,6 +23,21 @@ function examplesText(examples: readonly string[]): string {
   return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n`;
 }
 
+/**
+ * Gives a top-level command's stub what the help listing shows of the command (`usage
+ * [options]`, `completion <shell>`): its arguments, and an option hidden from help when it has
+ * any. A stub is never run.
+ */
+function listAsLeaf(stub: Command, spec: CommandSpec): void {
+  for (const arg of spec.arguments ?? []) {
+    const name = `${arg.name}${arg.variadic ? "..." : ""}`;
+    stub.addArgument(new Argument(arg.required === false ? `[${name}]` : `<${name}>`));
+  }
+  if ((spec.options?.length ?? 0) > 0 || spec.inWorkspace || spec.paged) {
+    stub.addOption(new Option("--options").hideHelp());
+  }
+}
+
 function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   const command = parent
     .command(spec.name)
@@ -150,7 +165,8 @@ export function buildProgram(
   );
   for (const spec of commandTree) {
     if (expand !== "all" && expand !== spec.name) {
-      program.command(spec.name).summary(spec.summary).description(spec.summary);
+      const stub = program.command(spec.name).summary(spec.summary).description(spec.summary);
+      if (!isGroup(spec)) listAsLeaf(stub, spec);
     } else if (isGroup(spec)) addGroup(program, spec, runLeaf);
     else addLeaf(program, spec, runLeaf);
   }

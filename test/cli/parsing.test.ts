@@ -130,6 +130,14 @@ describe("command-line parsing", () => {
     }
   });
 
+  it("lists each command the same in `reseller --help` as the full tree (and the reference) does", () => {
+    const quiet = { writeOut: () => {}, writeErr: () => {} };
+    const listing = (expand: string) =>
+      helpOf(buildProgram(quiet, async () => {}, expand)).split("Commands:")[1];
+    // `none` is what `reseller --help` builds: every top-level command as a stub.
+    expect(listing("none")).toBe(listing("all"));
+  });
+
   it("keeps serve's own flags and runs serve exec with everything after -- untouched", async () => {
     const served = await parse(["serve", "--port", "0", "--db", "x.db"]);
     expect(served.captured?.spec.handler).toBe("serve/serve");
