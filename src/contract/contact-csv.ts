@@ -42,9 +42,9 @@ export const customColumnPrefix = "custom.";
 export interface CsvLayout {
   columns: Partial<Record<CsvColumn, number>>;
   custom: { key: string; index: number }[];
-  /** Header names the import does not read, as written (cut as row errors' values are). */
+  /** Header names the import does not read, as written (a long one cut: shownHeader). */
   ignored: string[];
-  /** Every header name (as written, cut alike) and the field it fills, or null when ignored. */
+  /** Every header name (as written, a long one cut alike) and the field it fills, or null. */
   mapping: CsvMapping;
   /** Every cell a row is read from, named as a row error names it (custom ones prefixed). */
   read: { field: string; index: number }[];
@@ -63,6 +63,23 @@ export const errorValueLength = 200;
 export function cutErrorValue(text: string): string {
   const cut = text.length > errorValueLength ? `${text.slice(0, errorValueLength - 1)}…` : text;
   return storableCopy(cut);
+}
+
+/**
+ * A header name as an import's record shows it: whole up to 200 characters; a longer one cut,
+ * with a hash of the whole name, so two long names that begin alike still show apart (the job
+ * reads the file again with the record's mapping, whose keys are these).
+ */
+export function shownHeader(name: string): string {
+  if (name.length <= errorValueLength) return storableCopy(name);
+  // FNV-1a (32 bits): enough to tell apart the few long names of one header, with no import.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  const tag = (hash >>> 0).toString(16).padStart(8, "0");
+  return storableCopy(`${name.slice(0, errorValueLength - 10)}…${tag}`);
 }
 
 function columnOf(target: string): string | null {
@@ -103,10 +120,10 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
   const seen = new Map<string, string>();
   for (const [index, raw] of header.entries()) {
     const name = raw.trim();
-    // The record (and its event) shows each header name cut as a row error's value is, so no
+    // The record (and its event) shows each header name at most 200 characters long, so no
     // single cell makes an import record large; the import's job reads the file again with the
-    // record's mapping, so a mapping key matches the name or its cut form.
-    const shown = cutErrorValue(name);
+    // record's mapping, so a mapping key matches the name or its shown form.
+    const shown = shownHeader(name);
     const key = mapped.has(name.toLowerCase()) ? name.toLowerCase() : shown.toLowerCase();
     const rule = mapped.get(key);
     if (rule) used.add(key);

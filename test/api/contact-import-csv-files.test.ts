@@ -223,20 +223,24 @@ describe("contact imports of CSV files as people have them", () => {
     const long = "H".repeat(60_000);
     const done = await imported(Buffer.from(`phone,${long}\n+4915112345678,x\n`));
     expect(done).toMatchObject({ status: "completed", created: 1 });
-    const shown = `${"H".repeat(199)}…`;
-    expect(done.ignored_columns).toEqual([shown]);
-    expect(done.mapping).toEqual({ phone: "phone", [shown]: null });
+    const [shown] = done.ignored_columns;
+    expect(shown).toMatch(/^H{190}…[0-9a-f]{8}$/);
+    expect(done.mapping).toEqual({ phone: "phone", [shown ?? ""]: null });
     expect(JSON.stringify(done).length).toBeLessThan(5000);
   });
 
-  it("imports through a mapping that names a header longer than 200 characters", async () => {
+  it("imports through a mapping that names two long headers beginning alike", async () => {
     const long = "P".repeat(300);
-    const done = await imported(Buffer.from(`${long},name\n+4915112345678,Anna\n`), {
-      mapping: { [long]: "phone", name: "first_name" },
-    });
+    const done = await imported(
+      Buffer.from(`phone,${long}a,${long}b\n+4915112345678,Anna,Berg\n`),
+      { mapping: { [`${long}a`]: "first_name", [`${long}b`]: "last_name" } },
+    );
     expect(done).toMatchObject({ status: "completed", created: 1, error_count: 0 });
-    expect(done.mapping).toEqual({ [`${"P".repeat(199)}…`]: "phone", name: "first_name" });
-    expect(await byPhone("+4915112345678")).toMatchObject({ first_name: "Anna" });
+    expect(Object.values(done.mapping)).toEqual(["phone", "first_name", "last_name"]);
+    expect(await byPhone("+4915112345678")).toMatchObject({
+      first_name: "Anna",
+      last_name: "Berg",
+    });
   });
 
   it.each([
