@@ -63,7 +63,10 @@ export class FakeGraph {
   readonly silentFor = new Set<string>();
   /** Numbers whose send is taken but answered 200 with a body that is not JSON (a proxy's page). */
   readonly garbledFor = new Set<string>();
-  /** HTTP statuses the next sends to a number meet with a plain-text body (a proxy's answer). */
+  /**
+   * HTTP statuses the next requests meet with a plain-text body (a proxy's answer): sends to a
+   * number (keyed by it), or template submissions (keyed `message_templates`).
+   */
   private readonly bareAnswers = new Map<string, number[]>();
   /** Runs before each send is answered (a test acting while a message is on its way). */
   beforeSendAnswer: ((to: string) => Promise<void>) | undefined;
@@ -108,9 +111,17 @@ export class FakeGraph {
     });
   }
 
-  /** Makes the next sends to `to` answer these HTTP statuses without a Graph error body. */
-  answerBare(to: string, ...statuses: number[]): void {
-    this.bareAnswers.set(to, [...(this.bareAnswers.get(to) ?? []), ...statuses]);
+  /** Makes the next sends to `to` (or `message_templates` submissions) answer these statuses bare. */
+  answerBare(key: string, ...statuses: number[]): void {
+    this.bareAnswers.set(key, [...(this.bareAnswers.get(key) ?? []), ...statuses]);
+  }
+
+  private bareAnswer(key: string, res: ServerResponse): boolean {
+    const status = this.bareAnswers.get(key)?.shift();
+    if (status === undefined) return false;
+    res.writeHead(status, { "content-type": "text/plain" });
+    res.end("Too Many Requests");
+    return true;
   }
 
   /** Makes the next sends to `to` (E.164 without +) fail with these Graph codes, in order. */
@@ -201,12 +212,7 @@ export class FakeGraph {
         return;
       }
       await this.beforeSendAnswer?.(body.to);
-      const bare = this.bareAnswers.get(body.to)?.shift();
-      if (bare !== undefined) {
-        res.writeHead(bare, { "content-type": "text/plain" });
-        res.end("Too Many Requests");
-        return;
-      }
+      if (this.bareAnswer(body.to, res)) return;
       if (this.garbledFor.has(body.to)) {
         res.writeHead(200, { "content-type": "text/html" });
         res.end("<html><body>OK</body></html>");
@@ -227,6 +233,7 @@ export class FakeGraph {
     if (id && wabaToken && edge === "message_templates") {
       if (wabaToken !== token) return answer(400, graphError(100, "Unsupported request."));
       if (request.method === "POST") {
+        if (this.bareAnswer("message_templates", res)) return;
         const body = request.body as FakeTemplate;
         this.sequence += 1;
         const template: FakeTemplate = {

@@ -28,6 +28,19 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
   });
 
+  it("submits the template again after a bare HTTP 429 (a proxy in front of Meta), never rejecting it", async () => {
+    w.graph.answerBare("message_templates", 429);
+    const { template } = await w.submitTemplate();
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+    w.t.clock.advance(15 * 60_000);
+    await w.t.runJobs();
+    const submissions = w.graph.requests.filter(
+      (r) => r.method === "POST" && r.path === `/${wabaId}/message_templates`,
+    );
+    expect(submissions).toHaveLength(2);
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+  });
+
   it("leaves a template to Meta while the workspace's number is disconnected, never to the sandbox", async () => {
     // As after Meta refused the channel's token (code 190): the number stays the workspace's.
     await w.t.database.db.updateTable("channels").set({ status: "disconnected" }).execute();

@@ -10,7 +10,7 @@ import type { ChannelTable } from "../db/tables/campaigns.js";
 import type { Clock } from "../domain/clock.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
-import { sendOutcomeForCode } from "./graph-errors.js";
+import { isRateLimited, sendOutcomeForCode } from "./graph-errors.js";
 import type { OutboundMessage, SendOutcome } from "./message-sender.js";
 import type {
   ConnectedNumber,
@@ -350,8 +350,9 @@ export class WhatsappCloudProvider implements MessagingProvider {
       return recheck();
     } catch (error) {
       if (error instanceof GraphError && !template.provider_template_id && error.httpStatus < 500) {
-        // Meta refused the submission itself (invalid components, name taken at Meta…).
-        if (error.code !== 4 && error.code !== 80007 && error.code !== 190) {
+        // Meta refused the submission itself (invalid components, name taken at Meta…); a rate
+        // limit or a refused token is asked again later.
+        if (!isRateLimited(error) && error.code !== 190) {
           return {
             status: "rejected",
             reason: "INVALID_FORMAT",
@@ -456,9 +457,8 @@ export class WhatsappCloudProvider implements MessagingProvider {
       if (error.code === 0 && taken) {
         return { status: "unknown", detail: `Graph answered HTTP ${error.httpStatus}` };
       }
-      // A bare 429 (a proxy or gateway in front of Meta) refused the message untaken: a rate
-      // limit like Meta's own codes, waited out and sent again.
-      if (error.code === 0 && error.httpStatus === 429) {
+      // A bare 429 (a proxy or gateway in front of Meta): waited out like Meta's own codes.
+      if (error.code === 0 && isRateLimited(error)) {
         return { status: "backoff", reason: "rate_limited", code: 0 };
       }
       return sendOutcomeForCode(error.code);

@@ -36,6 +36,15 @@ export function sendErrorMeaning(code: number): SendErrorMeaning {
   return meanings[code] ?? { kind: "message", reason: `provider_error_${code}` };
 }
 
+/**
+ * Whether Meta, or a proxy in front of it, refused a request for its rate without taking it:
+ * a code that backs off, or an HTTP 429 without a Graph error. Such a request is made again later.
+ */
+export function isRateLimited(answer: { code: number; httpStatus: number }): boolean {
+  if (answer.code === 0) return answer.httpStatus === 429;
+  return sendErrorMeaning(answer.code).kind === "backoff";
+}
+
 /** The send outcome of a Graph error code, for the Cloud API adapter and the sandbox alike. */
 export function sendOutcomeForCode(code: number): SendOutcome {
   const meaning = sendErrorMeaning(code);
