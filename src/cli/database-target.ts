@@ -72,7 +72,7 @@ export function existingDatabaseTarget(
   }
   if (target.engine === "sqlite" && !existsSync(target.target)) {
     throw usageError(
-      `No database at ${target.target}.`,
+      `No database at ${redactedUrl(target.target)}.`,
       "Point --db at the file `reseller serve --db` uses.",
     );
   }

@@ -81,6 +81,9 @@ describe("admin commands: which database", () => {
     const missing = await runCli(["admin", "migrate", "--db", join(scratch(), "typo.db")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/No database at/);
+    const secretUrl = await runCli(["admin", "migrate", "--db", "mysql://u:secret@x/db"]);
+    expect(secretUrl.stderr).toContain("No database at mysql://u:***@x/db");
+    expect(secretUrl.stderr).not.toContain("secret");
   });
 
   it("creates a reseller in a SQLite file with --db", async () => {
@@ -136,6 +139,10 @@ describe("admin copy: what it refuses before touching the target", () => {
       [["--from", file], /Missing --to/],
       [["--from", file, "--to", "other.db"], /--to takes a postgres:\/\//],
       [["--from", file, "--to", "mysql://u:secret@x/db"], /^(?![\s\S]*(--database|secret))/],
+      [
+        ["--from", "mysql://u:secret@x/db", "--to", nowhere],
+        /^(?![\s\S]*secret)[\s\S]*No database at mysql:\/\/u:\*\*\*@x/,
+      ],
     ];
     for (const [flags, message] of cases) {
       const run = await runCli(["admin", "copy", ...flags]);

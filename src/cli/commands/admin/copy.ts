@@ -19,7 +19,7 @@ export const run: Handler = async (ctx, { options }) => {
   }
   if (!existsSync(from)) {
     throw usageError(
-      `No database at ${from}.`,
+      `No database at ${redactedUrl(from)}.`,
       "Point --from at the file `reseller serve --db` uses.",
     );
   }
