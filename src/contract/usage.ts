@@ -28,7 +28,7 @@ export const WorkspaceMonthUsage = z
     status: z.string(),
     plan: WorkspacePlan.nullable(),
     messages: MessagesByCategory.describe(
-      "Messages of campaigns started in the month, by the template's category; delivered and read count the latest state.",
+      "Messages sent or failed in the month (a campaign across a month's end is split), by the template's category; delivered and read count the latest state.",
     ),
     contacts: Count.describe("Contacts at the month's end (now for the current month)."),
     active_templates: Count.describe("Approved templates now."),
