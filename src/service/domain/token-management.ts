@@ -167,7 +167,7 @@ export async function createWorkspaceToken(
   if (workspace.status === "archived") {
     throw new ServiceError(
       "workspace_not_active",
-      `Workspace '${workspace.id}' is archived and its tokens do not work; restore it first with status active.`,
+      `Workspace '${workspace.id}' is archived and its tokens do not work; restore it first with status active (or suspended).`,
     );
   }
   requireActiveForClient(principal, workspace);

@@ -325,7 +325,7 @@ export async function updateWorkspace(
 
 /**
  * Archives a workspace: read-only, nothing is sent, its workspace tokens stop working. PATCH
- * status active restores it. Archiving an archived workspace changes nothing.
+ * status active (or suspended) restores it. Archiving an archived workspace changes nothing.
  */
 export async function archiveWorkspace(
   db: Db,
