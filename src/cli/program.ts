@@ -10,13 +10,21 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/**
+ * The choice `value` names, in any case (`--status REJECTED`, as Meta writes statuses and the
+ * service takes them), as the choice is spelt.
+ */
+function chosen(choices: readonly string[], value: string): string {
+  const found = choices.find((choice) => choice.toLowerCase() === value.toLowerCase());
+  if (found === undefined) {
+    throw new InvalidArgumentError(`Allowed choices are ${choices.join(", ")}.`);
+  }
+  return found;
+}
+
 function collectChoice(choices: readonly string[]) {
-  return (value: string, previous: string[] | undefined): string[] => {
-    if (!choices.includes(value)) {
-      throw new InvalidArgumentError(`Allowed choices are ${choices.join(", ")}.`);
-    }
-    return collect(value, previous);
-  };
+  return (value: string, previous: string[] | undefined): string[] =>
+    collect(chosen(choices, value), previous);
 }
 
 function examplesText(examples: readonly string[]): string {
@@ -61,8 +69,11 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   }
   for (const opt of spec.options ?? []) {
     const option = new Option(opt.flags, opt.description);
-    if (opt.choices) option.choices(opt.choices);
-    // argParser replaces the parser that choices() installs, so a repeatable one checks them itself.
+    if (opt.choices) {
+      const choices = opt.choices;
+      // choices() lists them in help and completion; the parser then takes any case.
+      option.choices(choices).argParser((value: string) => chosen(choices, value));
+    }
     if (opt.repeatable) option.argParser(opt.choices ? collectChoice(opt.choices) : collect);
     if (opt.default !== undefined) option.default(opt.default);
     command.addOption(option);

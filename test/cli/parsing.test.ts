@@ -73,6 +73,13 @@ describe("command-line parsing", () => {
     );
   });
 
+  it("takes a choice in any case and passes it on as the vocabulary spells it", async () => {
+    const list = await parse(["templates", "list", "-w", "ws_1", "--status", "REJECTED"]);
+    expect(list.captured?.options.status).toBe("rejected");
+    const argv = ["tokens", "create", "--name", "ci", "--scope", "Plans:Read"];
+    expect((await parse(argv)).captured?.options.scope).toEqual(["plans:read"]);
+  });
+
   it("turns --no-invite into invite: false, and leaves invite true without it", async () => {
     const base = ["workspaces", "create", "--name", "Acme", "--email", "o@acme.test"];
     expect((await parse([...base, "--no-invite"])).captured?.options.invite).toBe(false);
