@@ -58,6 +58,22 @@ describe("campaign control", () => {
   });
   afterEach(() => t.close());
 
+  it("cancels a campaign whatever a pause sent at the same moment did, as cancel is allowed from both", async () => {
+    const w = await world(t);
+    for (let round = 0; round < 5; round++) {
+      const draft = await w.campaign({ name: `Race ${round}` });
+      await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+      const [paused, cancelled] = await Promise.all([
+        w.move(draft.id, "pause"),
+        w.move(draft.id, "cancel"),
+      ]);
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+      // The pause either came first or found the campaign cancelled (409, nothing to pause).
+      expect([200, 409]).toContain(paused.statusCode);
+      expect(await w.status(draft.id)).toBe("cancelled");
+    }
+  });
+
   it("pauses during sending: the batch in flight finishes, nothing more leaves until resume", async () => {
     const w = await world(t);
     const draft = await w.campaign();

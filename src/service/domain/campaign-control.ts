@@ -125,7 +125,8 @@ async function loadForMove(
 
 /**
  * Applies a move in one transaction: the status changes only from the status it was read in
- * (a racing move gets the 409), `extra` runs with it, and the event is recorded with it.
+ * (a racing move's change throws MovedMeanwhile: see onFreshRead), `extra` runs with it, and the
+ * event is recorded with it.
  */
 async function applyMove(
   services: { db: Db; clock: Clock },
@@ -167,13 +168,37 @@ async function applyMove(
     }
     return after;
   });
-  if (!campaign) {
-    throw new ServiceError(
-      "campaign_state_conflict",
-      `Campaign '${row.id}' changed status meanwhile; read it again.`,
-    );
-  }
+  if (!campaign) throw new MovedMeanwhile(row.id);
   return campaign;
+}
+
+/** Another move (or the run job) changed the campaign's status between its read and the update. */
+class MovedMeanwhile extends Error {
+  constructor(readonly campaignId: string) {
+    super(`Campaign '${campaignId}' changed status meanwhile`);
+  }
+}
+
+/**
+ * Runs `move` (read the campaign, check the move is allowed from its status, apply it) again
+ * when another move won the race between its read and its update: a cancel that lost to a pause
+ * is still allowed from `paused` and must not be refused. A move the new status forbids gets
+ * loadForMove's 409; after three lost races, the 409 says to read it again.
+ */
+async function onFreshRead(move: () => Promise<Campaign>): Promise<Campaign> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await move();
+    } catch (error) {
+      if (!(error instanceof MovedMeanwhile)) throw error;
+      if (attempt === 3) {
+        throw new ServiceError(
+          "campaign_state_conflict",
+          `Campaign '${error.campaignId}' changed status meanwhile; read it again.`,
+        );
+      }
+    }
+  }
 }
 
 /** Pauses a running or scheduled campaign: the batch in flight finishes, nothing more is sent. */
@@ -183,8 +208,10 @@ export async function pauseCampaign(
   workspaceId: string,
   campaignId: string,
 ): Promise<Campaign> {
-  const row = await loadForMove(services.db, principal, workspaceId, campaignId, "pause");
-  return applyMove(services, row, "pause", "paused", async () => {});
+  return onFreshRead(async () => {
+    const row = await loadForMove(services.db, principal, workspaceId, campaignId, "pause");
+    return applyMove(services, row, "pause", "paused", async () => {});
+  });
 }
 
 /**
@@ -198,43 +225,45 @@ export async function resumeCampaign(
   campaignId: string,
 ): Promise<Campaign> {
   const { db, clock } = services;
-  const row = await loadForMove(db, principal, workspaceId, campaignId, "resume");
-  const now = clock.now();
-  const toScheduled =
-    row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
-  const campaign = await applyMove(
-    services,
-    row,
-    "resume",
-    toScheduled ? "scheduled" : "running",
-    async (trx) => {
-      const job = await activeRunJob(trx, row.id);
-      if (job?.state === "queued") {
-        if (!toScheduled) {
+  const campaign = await onFreshRead(async () => {
+    const row = await loadForMove(db, principal, workspaceId, campaignId, "resume");
+    const now = clock.now();
+    const toScheduled =
+      row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
+    return applyMove(
+      services,
+      row,
+      "resume",
+      toScheduled ? "scheduled" : "running",
+      async (trx) => {
+        const job = await activeRunJob(trx, row.id);
+        if (job?.state === "queued") {
+          if (!toScheduled) {
+            await trx
+              .updateTable("jobs")
+              .set({ run_at: now.toISOString() })
+              .where("id", "=", job.id)
+              .execute();
+          }
+          return;
+        }
+        if (job) return;
+        const id = await services.jobs.enqueue(trx, {
+          kind: campaignRunJob,
+          payload: { campaign_id: row.id },
+          ...(toScheduled && row.scheduled_at ? { runAt: new Date(row.scheduled_at) } : {}),
+        });
+        if (row.started_at !== null && !toScheduled) {
+          // The audience was snapshotted by the earlier job: the new one only sends what is queued.
           await trx
             .updateTable("jobs")
-            .set({ run_at: now.toISOString() })
-            .where("id", "=", job.id)
+            .set({ checkpoint: JSON.stringify({ snapshotted: true }) })
+            .where("id", "=", id)
             .execute();
         }
-        return;
-      }
-      if (job) return;
-      const id = await services.jobs.enqueue(trx, {
-        kind: campaignRunJob,
-        payload: { campaign_id: row.id },
-        ...(toScheduled && row.scheduled_at ? { runAt: new Date(row.scheduled_at) } : {}),
-      });
-      if (row.started_at !== null && !toScheduled) {
-        // The audience was snapshotted by the earlier job: the new one only sends what is queued.
-        await trx
-          .updateTable("jobs")
-          .set({ checkpoint: JSON.stringify({ snapshotted: true }) })
-          .where("id", "=", id)
-          .execute();
-      }
-    },
-  );
+      },
+    );
+  });
   services.jobs.poke();
   return campaign;
 }
@@ -273,32 +302,34 @@ export async function cancelCampaign(
   campaignId: string,
 ): Promise<Campaign> {
   const { db, clock } = services;
-  const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
-  const audience = JSON.parse(row.audience) as Audience;
-  // Counted before the transaction, which on SQLite holds the one write lock: a million-contact
-  // audience is not counted while every other write waits.
-  const counted =
-    row.audience_total === 0 ? await countAudience(db, row.workspace_id, audience) : null;
-  const campaign = await applyMove(services, row, "cancel", "cancelled", async (trx) => {
-    const counts = (await audienceTaken(trx, row.id))
-      ? null
-      : (counted ?? (await countAudience(trx, row.workspace_id, audience)));
-    if (counts) {
-      // The stats show the audience it would have had, so cancelled + skipped = audience_total.
-      await trx
-        .updateTable("campaigns")
-        .set({
-          audience_total: counts.audience_total,
-          skipped_no_consent: counts.skipped_no_consent,
-          skipped_opted_out: counts.skipped_opted_out,
-          cancelled: counts.with_consent,
-        })
-        .where("id", "=", row.id)
-        .execute();
-      return;
-    }
-    const job = await activeRunJob(trx, row.id);
-    if (job?.state !== "running") await settleCancelled(trx, clock, row.id);
+  const campaign = await onFreshRead(async () => {
+    const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
+    const audience = JSON.parse(row.audience) as Audience;
+    // Counted before the transaction, which on SQLite holds the one write lock: a million-contact
+    // audience is not counted while every other write waits.
+    const counted =
+      row.audience_total === 0 ? await countAudience(db, row.workspace_id, audience) : null;
+    return applyMove(services, row, "cancel", "cancelled", async (trx) => {
+      const counts = (await audienceTaken(trx, row.id))
+        ? null
+        : (counted ?? (await countAudience(trx, row.workspace_id, audience)));
+      if (counts) {
+        // The stats show the audience it would have had, so cancelled + skipped = audience_total.
+        await trx
+          .updateTable("campaigns")
+          .set({
+            audience_total: counts.audience_total,
+            skipped_no_consent: counts.skipped_no_consent,
+            skipped_opted_out: counts.skipped_opted_out,
+            cancelled: counts.with_consent,
+          })
+          .where("id", "=", row.id)
+          .execute();
+        return;
+      }
+      const job = await activeRunJob(trx, row.id);
+      if (job?.state !== "running") await settleCancelled(trx, clock, row.id);
+    });
   });
   services.jobs.poke();
   return campaign;
