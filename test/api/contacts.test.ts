@@ -235,6 +235,17 @@ describe("contacts", () => {
       expect(withdrawn.json().data.opt_in_status).toBe("opted_out");
     });
 
+    it("answers every one of many upserts of one new phone at once, one 201 and the rest 200", async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => upsert({ phone: anna, tags: [`wave-${i}`] })),
+      );
+      const statuses = answers.map((a) => a.statusCode).sort();
+      expect(statuses, answers.map((a) => a.body).join("\n")).toEqual([
+        200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200,
+        200, 201,
+      ]);
+    });
+
     it("enforces the plan's contacts limit on new contacts only, and shows usage", async () => {
       await t.close();
       t = await startTestApp({ plansFile: tinyCatalogue(2) });

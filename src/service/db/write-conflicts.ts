@@ -7,10 +7,14 @@ import { withoutLockWaits } from "./sqlite-writer-turns.js";
  * Serialises the transactions that check a workspace's state and then write (plan limits, a
  * template name taken): on PostgreSQL two instances, or two connections of one, would otherwise
  * both pass the check. SQLite runs one write transaction at a time already, so there it is free.
+ * Take it before the transaction's first write. `NO KEY UPDATE` holds these transactions (and
+ * updates of the workspace) one at a time but not a row that merely points at the workspace: a
+ * foreign key's check takes `KEY SHARE`, which `FOR UPDATE` blocked, and two writers, each holding
+ * that share and asking for this lock, deadlocked (a 503 for one of them).
  */
 export async function lockWorkspaceRow(trx: Db, workspaceId: string): Promise<void> {
   if (engineOf(trx) !== "postgres") return;
-  await sql`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`.execute(trx);
+  await sql`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`.execute(trx);
 }
 
 /**
