@@ -300,6 +300,23 @@ describe("contact imports", () => {
     expect(done.errors[0]?.message).toContain("plan allows 2 contacts");
   });
 
+  it("never passes the plan's contacts limit with an import and single creates at once", async () => {
+    await t.close();
+    t = await startTestApp({ plansFile: tinyCatalogue(5) });
+    ws = await t.createWorkspace({ plan_id: "1" });
+    const queued = await t.request("POST", path("/import"), {
+      body: { csv: base64(phonesCsv(8)) },
+    });
+    expect(queued.statusCode, queued.body).toBe(202);
+    const creates = Array.from({ length: 5 }, (_, i) =>
+      t.request("POST", path(""), { body: { phone: `+4915223456${String(700 + i)}` } }),
+    );
+    await Promise.all([t.runJobs(), ...creates]);
+    await t.runJobs();
+    const listed = (await t.request("GET", path("?per_page=100"))).json();
+    expect(listed.meta.pagination.total).toBeLessThanOrEqual(5);
+  });
+
   it.each([
     [{ csv: "not base64!" }, "csv", "base64"],
     [{ csv: base64("first_name,email\nAnna,a@b.co\n") }, "csv", "no 'phone' column"],

@@ -188,6 +188,30 @@ describe("workspace lifecycle", () => {
   });
 
   describe("plan changes", () => {
+    it("never leaves a workspace over its new plan's limit when creates race the change", async () => {
+      for (let round = 0; round < 3; round++) {
+        const id = await t.createWorkspace({ plan_id: "2" });
+        const template = (i: number) =>
+          t.request("POST", `/api/v1/workspaces/${id}/templates`, {
+            body: {
+              name: `note_${i}`,
+              category: "utility",
+              language: "en",
+              components: [{ type: "BODY", text: "Your order shipped." }],
+            },
+          });
+        for (let i = 0; i < 3; i++) expect((await template(i)).statusCode).toBe(201);
+        // Plan 1 allows 5 templates; six more are created while the workspace moves to it.
+        const [change] = await Promise.all([
+          patch(id, { plan_id: "1" }),
+          ...Array.from({ length: 6 }, (_, i) => template(3 + i)),
+        ]);
+        const templates = (await get(id)).usage.templates.total;
+        if (change.statusCode === 200) expect(templates, `round ${round}`).toBeLessThanOrEqual(5);
+        else expect(change.json().error_code).toBe("plan_limit_exceeded");
+      }
+    });
+
     it("refuses a plan whose limits are below current usage, naming each feature", async () => {
       const id = await t.createWorkspace({ plan_id: "2" });
       for (let i = 0; i < 6; i++) {

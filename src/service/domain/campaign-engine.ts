@@ -13,7 +13,7 @@ import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
-import { planAllowance } from "./plan-limits.js";
+import { currentPlanId, planAllowance } from "./plan-limits.js";
 import { applyTemplateStatus } from "./templates.js";
 import type { ChannelThroughput } from "./throttle.js";
 
@@ -483,7 +483,7 @@ async function sendBatch(
   const allowance = await planAllowance(
     db,
     clock,
-    { id: campaign.workspace_id, plan_id: await planOf(db, campaign.workspace_id) },
+    { id: campaign.workspace_id, plan_id: await currentPlanId(db, campaign.workspace_id) },
     "messages_per_month",
   );
   let quotaLeft =
@@ -609,15 +609,6 @@ async function settleInterruptedSends(deps: CampaignEngineDeps, campaignId: stri
     .where("campaign_id", "=", campaignId)
     .where("state", "=", "sending")
     .execute();
-}
-
-async function planOf(db: Db, workspaceId: string): Promise<number | null> {
-  const row = await db
-    .selectFrom("workspaces")
-    .select("plan_id")
-    .where("id", "=", workspaceId)
-    .executeTakeFirst();
-  return row?.plan_id ?? null;
 }
 
 /**

@@ -18,6 +18,7 @@ import { engineOf } from "../db/engine.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { type Job, LeaseLostError } from "../jobs/job-queue.js";
 import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { Services } from "../services.js";
@@ -39,7 +40,7 @@ import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./conta
 import { toContact } from "./contacts.js";
 import { recordConsentEvent, recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { planAllowance } from "./plan-limits.js";
+import { currentPlanId, planAllowance } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import {
@@ -358,13 +359,16 @@ async function writeBatch(
   const { db, clock } = services;
   const last = rows.at(-1);
   if (!last) return;
-  // The plan's ceiling is read per batch, so a plan change during an import applies at once.
-  const workspace = {
-    id: imported.workspace_id,
-    plan_id: await workspacePlan(db, imported.workspace_id),
-  };
-  const allowance = await planAllowance(db, clock, workspace, "contacts");
   const writer = await db.transaction().execute(async (trx) => {
+    // Counted and written under the workspace's lock (PostgreSQL), as a single create is, so
+    // imports and creates at once never pass the plan's ceiling together; the plan is read per
+    // batch, so a plan change during an import applies at once.
+    await lockWorkspaceRow(trx, imported.workspace_id);
+    const workspace = {
+      id: imported.workspace_id,
+      plan_id: await currentPlanId(trx, imported.workspace_id),
+    };
+    const allowance = await planAllowance(trx, clock, workspace, "contacts");
     const writer = new ContactWriter(trx, imported.workspace_id, committedTags);
     const context: WriteContext = { now: isoSeconds(clock.now()), source: `import:${imported.id}` };
     // The batch's contacts in one read (on PostgreSQL, locked until the commit).
@@ -478,15 +482,6 @@ async function writeBatch(
 function refuseNonCsv(start: Buffer): void {
   const reason = notCsvReason(start);
   if (reason !== null) throw invalidField("csv", reason);
-}
-
-async function workspacePlan(db: Db, workspaceId: string): Promise<number | null> {
-  const row = await db
-    .selectFrom("workspaces")
-    .select("plan_id")
-    .where("id", "=", workspaceId)
-    .executeTakeFirst();
-  return row?.plan_id ?? null;
 }
 
 async function finish(

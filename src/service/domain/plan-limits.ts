@@ -7,6 +7,16 @@ import { isMetered, meteredUsage } from "./usage.js";
 import type { WorkspaceRow } from "./workspace-access.js";
 
 /** The features of a plan (none without a plan). */
+/** The workspace's plan as it stands now (read under the workspace's lock, a plan change's too). */
+export async function currentPlanId(db: Db, workspaceId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom("workspaces")
+    .select("plan_id")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  return row?.plan_id ?? null;
+}
+
 export async function planFeatures(db: Db, planId: number | null): Promise<Feature[]> {
   if (planId === null) return [];
   const row = await db
@@ -65,9 +75,11 @@ export async function enforcePlanLimit(
   featureKey: string,
   adding = 1,
 ): Promise<void> {
-  // Counted and then written in one transaction: concurrent writers of the workspace wait.
+  // Counted and then written in one transaction: concurrent writers of the workspace wait. The
+  // plan is read again under the lock: a plan change that committed meanwhile applies.
   await lockWorkspaceRow(db, workspace.id);
-  const allowance = await planAllowance(db, clock, workspace, featureKey);
+  const current = { id: workspace.id, plan_id: await currentPlanId(db, workspace.id) };
+  const allowance = await planAllowance(db, clock, current, featureKey);
   if (allowance === null || allowance.limit === -1) return;
   if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance);
 }

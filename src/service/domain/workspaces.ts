@@ -10,6 +10,7 @@ import type {
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { PlanTable, WorkspaceTable } from "../db/schema.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordEvent } from "./events.js";
 import { newId } from "./ids.js";
@@ -296,10 +297,7 @@ export async function updateWorkspace(
     requireActiveForClient(principal, row);
     changes.name = input.name;
   }
-  if (plan) {
-    await requirePlanFits(db, clock, row.id, plan);
-    Object.assign(changes, planChanges(row, plan));
-  }
+  if (plan) Object.assign(changes, planChanges(row, plan));
   if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
     // Suspending, restoring and ending a trial are the reseller's enforcement and billing, as
     // the plan is: a client's own token cannot lift its suspension.
@@ -312,6 +310,13 @@ export async function updateWorkspace(
   }
   if (Object.keys(changes).length > 0) {
     await db.transaction().execute(async (trx) => {
+      // Checked under the workspace's lock, which creates take to count (PostgreSQL): a create
+      // racing the change either counts before it, and is counted here, or waits and meets the
+      // new plan's limits.
+      if (plan) {
+        await lockWorkspaceRow(trx, row.id);
+        await requirePlanFits(trx, clock, row.id, plan);
+      }
       await trx
         .updateTable("workspaces")
         .set({ ...changes, updated_at: isoSeconds(clock.now()) })
