@@ -11,6 +11,8 @@ import { createReseller, hasResellers } from "./domain/resellers.js";
 export interface BootstrapResult {
   /** The first reseller's token when this start created the account; shown once. */
   createdToken: string | null;
+  /** That account's id, so a start that fails before showing the token can take it back. */
+  createdResellerId: string | null;
   catalogue: "file" | "demo" | "kept";
 }
 
@@ -52,12 +54,14 @@ async function readyDatabase(
   }
   await makeCursorKey(db);
   let createdToken: string | null = null;
+  let createdResellerId: string | null = null;
   if (!(await hasResellers(db))) {
     const created = await createReseller(db, clock, {
       name: "Default reseller",
       ...(options.bootstrapToken ? { secret: options.bootstrapToken } : {}),
     });
     createdToken = created.token.secret;
+    createdResellerId = created.resellerId;
   }
-  return { createdToken, catalogue };
+  return { createdToken, createdResellerId, catalogue };
 }

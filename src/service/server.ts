@@ -8,6 +8,7 @@ import { readCatalogueFile } from "./catalogue/catalogue-file.js";
 import type { RateLimit, WhatsappSettings } from "./config.js";
 import { openDatabase } from "./db/database.js";
 import { systemClock } from "./domain/clock.js";
+import { removeUnshownReseller } from "./domain/resellers.js";
 import { scheduleLifecycleSweep } from "./domain/trials.js";
 import { humanLogDestination, type LogFormat } from "./human-log.js";
 
@@ -73,7 +74,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   // Known only after listen when the port is 0, so links are built from it lazily.
   let listeningUrl = "";
   let app: App | undefined;
-  let result: BootstrapResult;
+  let result: BootstrapResult | undefined;
   try {
     result = await bootstrap(database.db, clock, {
       bootstrapToken: options.bootstrapToken,
@@ -105,8 +106,11 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await scheduleLifecycleSweep(database.db, clock);
     await app.jobs.start();
   } catch (error) {
-    // Nothing half-started stays behind: the app (and its timers) and the database's connections.
+    // Nothing half-started stays behind: the app (and its timers), an account whose token was
+    // never shown, and the database's connections.
     await app?.close().catch(() => undefined);
+    const unshown = result?.createdResellerId;
+    if (unshown) await removeUnshownReseller(database.db, unshown).catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

@@ -184,17 +184,30 @@ describe("reseller serve", () => {
     }
   });
 
-  it("says the port is in use as a usage error (exit 2), not an unexpected one", async () => {
+  it("says the port is in use as a usage error (exit 2), and creates the account on the start that can show its token", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = String((taken.address() as AddressInfo).port);
+    const db = join(mkdtempSync(join(tmpdir(), "reseller-port-")), "r.db");
     try {
-      const db = join(mkdtempSync(join(tmpdir(), "reseller-port-")), "r.db");
       const run = await reseller(["serve", "--port", port, "--db", db]);
       expect(run.exitCode).toBe(2);
       expect(run.stderr).toContain(`Cannot listen on 127.0.0.1:${port}: the port is in use.`);
+      expect(run.stderr).not.toContain("rsk_");
     } finally {
       taken.close();
+    }
+    // The failed start showed no token, so it kept no account: the next start creates it.
+    const token = "rsk_second_start_token_000001";
+    const served = await startServe({ dbFile: db, token });
+    try {
+      expect(served.stderr()).toContain("Created the first reseller account");
+      const plans = await fetch(`${served.url}/api/v1/plans`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(plans.status).toBe(200);
+    } finally {
+      await served.stop();
     }
   });
 

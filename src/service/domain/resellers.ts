@@ -31,6 +31,18 @@ export async function createReseller(
   });
 }
 
+/**
+ * Takes back the first account a start created and then failed before showing its token (the
+ * port taken): the next start creates it again and shows the token then. Nothing refers to the
+ * account yet but its token.
+ */
+export async function removeUnshownReseller(db: Db, resellerId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("tokens").where("reseller_id", "=", resellerId).execute();
+    await trx.deleteFrom("resellers").where("id", "=", resellerId).execute();
+  });
+}
+
 /** Whether any reseller account exists yet (a fresh service has none). */
 export async function hasResellers(db: Db): Promise<boolean> {
   const row = await db.selectFrom("resellers").select("id").limit(1).executeTakeFirst();
