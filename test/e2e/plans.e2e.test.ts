@@ -160,6 +160,10 @@ describe("reseller serve", () => {
       });
     });
     expect(stderr).toMatch(/shown only this once:\s+rsk_[A-Za-z0-9_-]{32}/);
+    // The login it suggests asks for the token at a terminal (--token-stdin would wait silently).
+    expect(stderr).toMatch(
+      /Log in with: reseller login --base-url http:\/\/\S+ +\(it asks for the token\)/,
+    );
     child.kill("SIGTERM");
     const result = await child;
     expect({ exitCode: result.exitCode, signal: result.signal }).toEqual({

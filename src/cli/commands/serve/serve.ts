@@ -78,7 +78,8 @@ export const run: Handler = async (ctx, { options }) => {
       ctx.env.RESELLER_BOOTSTRAP_TOKEN
         ? "Its token is the value of RESELLER_BOOTSTRAP_TOKEN."
         : `Its token, shown only this once:\n\n    ${token}\n`,
-      `Log in with: reseller login --base-url ${service.url} --token-stdin`,
+      // Without --token-stdin: at a terminal, login asks for the token without echoing it.
+      `Log in with: reseller login --base-url ${service.url}   (it asks for the token)`,
     );
   }
   const stopped = new Promise<string>((resolve) => {
