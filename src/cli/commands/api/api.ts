@@ -3,6 +3,7 @@ import type { HttpMethod } from "../../../client/api-client.js";
 import { usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { cannotRead } from "../../input-file.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { textView } from "../../output/view.js";
 import { readStdin } from "../../read-stdin.js";
@@ -32,7 +33,7 @@ async function requestBody(ctx: Context, data: string | undefined): Promise<unkn
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      throw usageError(`Cannot read ${source}: ${(error as Error).message}`);
+      throw cannotRead(source, error);
     }
   }
   try {

@@ -25,6 +25,7 @@ import {
 } from "../../../contract/csv-reader.js";
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
+import { cannotRead } from "../../input-file.js";
 import { listOption, stringOption } from "../../options.js";
 
 /**
@@ -69,8 +70,8 @@ export function csvFlags(options: Readonly<Record<string, unknown>>): {
 }
 
 async function readStart(file: string): Promise<{ head: Buffer; whole: boolean }> {
-  const handle = await open(file, "r").catch((error: NodeJS.ErrnoException) => {
-    throw usageError(`Cannot read '${file}': ${error.code ?? String(error)}.`);
+  const handle = await open(file, "r").catch((error: unknown) => {
+    throw cannotRead(`'${file}'`, error);
   });
   try {
     const head = Buffer.alloc(headerRowBytes);

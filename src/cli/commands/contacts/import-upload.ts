@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { ApiClient, ApiResponse } from "../../../client/api-client.js";
 import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { CsvReadOptions } from "../../../contract/csv-options.js";
-import { usageError } from "../../cli-error.js";
+import { cannotRead } from "../../input-file.js";
 import { workspacePath } from "./contact-format.js";
 import { defaultCountryFlag } from "./default-country.js";
 
@@ -28,10 +28,10 @@ export async function uploadImport(
   options: UploadOptions = {},
 ): Promise<ApiResponse<z.output<typeof ContactImportResponse>>> {
   const defaultCountry = defaultCountryFlag(options.defaultCountry);
-  const found = await stat(filePath).catch((error: NodeJS.ErrnoException) => {
-    throw usageError(`Cannot read '${filePath}': ${error.code ?? String(error)}.`);
+  const found = await stat(filePath).catch((error: unknown) => {
+    throw cannotRead(`'${filePath}'`, error);
   });
-  if (!found.isFile()) throw usageError(`Cannot read '${filePath}': it is not a file.`);
+  if (!found.isFile()) throw cannotRead(`'${filePath}'`, { code: "EISDIR" });
   return client.call("POST", workspacePath(workspaceId, "contacts/import"), ContactImportResponse, {
     query: {
       duplicate_handling: options.duplicateHandling ?? "update",

@@ -318,7 +318,7 @@ describe("reseller contacts import", () => {
     expect(dry.stderr).toContain("no 'phone' column");
     const missing = await runCli(["contacts", "import", "/nonexistent/file.csv"], { env: env() });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("Cannot read '/nonexistent/file.csv'");
+    expect(missing.stderr).toContain("Cannot read '/nonexistent/file.csv': no such file.");
   });
 
   it("refuses an --errors path it cannot write, an unknown --default-country and --errors with --no-wait before any request", async () => {

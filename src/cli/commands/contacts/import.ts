@@ -6,6 +6,7 @@ import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { cannotRead } from "../../input-file.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -28,9 +29,7 @@ async function readCsv(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw usageError(
-      `Cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-    );
+    throw cannotRead(`'${file}'`, error);
   }
 }
 

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { buttonTypes, type TemplateProblem } from "../../../contract/template-rules.js";
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
+import { cannotRead } from "../../input-file.js";
 import { listOption, requiredString, stringOption } from "../../options.js";
 import { readStdin } from "../../read-stdin.js";
 
@@ -34,10 +35,7 @@ export async function readTemplateFile(ctx: Context, path: string): Promise<Temp
   try {
     text = path === "-" ? await readStdin(ctx.io.stdin) : await readFile(path, "utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw usageError(
-      `Cannot read '${path}'${code === "ENOENT" ? ": no such file" : `: ${(error as Error).message}`}.`,
-    );
+    throw cannotRead(`'${path}'`, error);
   }
   let value: unknown;
   try {

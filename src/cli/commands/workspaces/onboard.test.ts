@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { planList } from "../../../../test/fixtures/plans.js";
@@ -566,6 +567,12 @@ describe("reseller workspaces onboard", () => {
       dispatcher: api.agent,
     });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("Cannot read --import file '/no/such.csv'.");
+    expect(missing.stderr).toContain("Cannot read --import file '/no/such.csv': no such file.");
+    const folder = await runCli([...argv, "--plan", "2", "--import", tmpdir()], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain("it is a folder, not a file.");
   });
 });

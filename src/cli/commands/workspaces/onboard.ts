@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { ApiError } from "../../../client/api-error.js";
 import type { CsvMapping, CsvReadOptions } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
@@ -7,6 +7,7 @@ import { CreateWorkspaceBody, Workspace } from "../../../contract/workspaces.js"
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { cannotRead } from "../../input-file.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
 import { exitKindOf } from "../../report-error.js";
@@ -157,8 +158,8 @@ async function checkedImport(
   country: string | undefined,
 ): Promise<ContactsFile> {
   const read = await resolveCsvOptions(ctx, path, {});
-  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
-    throw usageError(`Cannot read '${path}': ${error.code ?? String(error)}.`);
+  const bytes = await readFile(path).catch((error: unknown) => {
+    throw cannotRead(`'${path}'`, error);
   });
   try {
     dryRun(bytes, country, ctx.now(), read);
@@ -252,8 +253,16 @@ export const run: Handler = async (command, { options }) => {
     throw usageError("Missing --plan.", "Pick a plan id or slug from `reseller plans list`.");
   }
   const importFlag = stringOption(options, "import");
-  if (importFlag !== undefined && !isFile(importFlag)) {
-    throw usageError(`Cannot read --import file '${importFlag}'.`);
+  if (importFlag !== undefined) {
+    // Checked before anything is created: a wrong path must not leave a workspace behind.
+    await stat(importFlag).then(
+      (found) => {
+        if (!found.isFile()) throw cannotRead(`--import file '${importFlag}'`, { code: "EISDIR" });
+      },
+      (error: unknown) => {
+        throw cannotRead(`--import file '${importFlag}'`, error);
+      },
+    );
   }
   const flagImport =
     importFlag === undefined
