@@ -79,6 +79,7 @@ describe("reseller workspaces use", () => {
       dispatcher: api.agent,
     });
     expect(run.code).toBe(4);
+    expect(run.stderr).toContain("`reseller workspaces list` shows the workspaces");
     expect(JSON.stringify(stored(dir))).not.toContain("ws_nope");
   });
 });

@@ -1,3 +1,4 @@
+import { ApiError } from "../../../client/api-error.js";
 import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
 import { workspacePath } from "./workspace-actions.js";
@@ -8,7 +9,14 @@ import { workspacePath } from "./workspace-actions.js";
  */
 export const run: Handler = async (ctx, { args }) => {
   const client = await ctx.client();
-  const ws = (await client.get(workspacePath(args[0]), WorkspaceWithUsageResponse)).body.data;
+  const ws = (
+    await client.get(workspacePath(args[0]), WorkspaceWithUsageResponse).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) {
+        throw error.withHint("`reseller workspaces list` shows the workspaces this token reaches.");
+      }
+      throw error;
+    })
+  ).body.data;
   const settings = await ctx.settings();
   const profile = settings.profile.value;
   await (await ctx.profiles()).update(profile, { workspace: ws.id });
