@@ -15,11 +15,12 @@ export const serveCommand: CommandSpec = {
     },
     {
       flags: "--port <port>",
-      description: "port to listen on (default: 8420; 0 picks a free one)",
+      description: "port to listen on (default: 8420, serve exec: a free one; 0 picks a free one)",
     },
     {
       flags: "--db <file>",
-      description: "SQLite database file, created when missing (default: reseller.db)",
+      description:
+        "SQLite database file, created when missing (default: reseller.db; serve exec: a temporary one)",
     },
     {
       flags: "--database <url>",
