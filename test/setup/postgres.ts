@@ -17,5 +17,20 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const template = await openDatabase(`${cluster.baseUrl}${templateDatabase}`);
   await template.close();
   project.provide("postgresBaseUrl", cluster.baseUrl);
-  return () => cluster?.stop();
+  // A run stopped by a signal (Ctrl-C, a CI timeout) skips the teardown: stop the server then
+  // too, or it outlives the run. stop() is synchronous and harmless twice.
+  process.once("exit", stopCluster);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      stopCluster();
+      process.kill(process.pid, signal);
+    });
+  }
+  return stopCluster;
+}
+
+function stopCluster(): void {
+  const running = cluster;
+  cluster = undefined;
+  running?.stop();
 }
