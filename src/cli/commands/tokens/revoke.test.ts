@@ -29,7 +29,7 @@ describe("reseller tokens revoke", () => {
     });
     expect(run.code).toBe(0);
     expect(prompter.asked).toEqual(["Revoke reseller token tok_02ci?"]);
-    expect(run.stdout).toMatch(/Revoked:\s+2026-11-22T10:00:00Z/);
+    expect(run.stdout).toMatch(/Revoked:\s+2026-11-22 10:00 UTC/);
     expect(run.stderr).toContain(
       "Revoked reseller token tok_02ci (ci); it answers 401 from now on.",
     );

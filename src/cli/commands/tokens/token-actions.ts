@@ -10,6 +10,7 @@ import { usageError } from "../../cli-error.js";
 import type { CommandResult, HandlerInput } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption, requiredString, stringOption } from "../../options.js";
+import { when } from "../../output/time.js";
 import type { Column } from "../../output/view.js";
 import { recordView, tableView } from "../../output/view.js";
 import { fetchList } from "../../paged-list.js";
@@ -84,18 +85,24 @@ const tokenFields: Column<Token>[] = [
     display: (t) => t.workspace_id ?? "—",
   },
   { header: "Scopes", key: "scopes", value: (t) => t.scopes.join(" ") },
-  { header: "Created", key: "created_at", value: (t) => t.created_at },
+  // At a terminal in the user's time zone, as every record's times; piped, the service's UTC.
+  {
+    header: "Created",
+    key: "created_at",
+    value: (t) => t.created_at,
+    display: (t) => when(t.created_at),
+  },
   {
     header: "Expires",
     key: "expires_at",
     value: (t) => t.expires_at,
-    display: (t) => t.expires_at ?? "never",
+    display: (t) => (t.expires_at ? when(t.expires_at) : "never"),
   },
   {
     header: "Revoked",
     key: "revoked_at",
     value: (t) => t.revoked_at,
-    display: (t) => t.revoked_at ?? "—",
+    display: (t) => when(t.revoked_at),
   },
 ];
 
