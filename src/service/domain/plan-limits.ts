@@ -6,7 +6,6 @@ import { ServiceError } from "./service-error.js";
 import { isMetered, meteredUsage } from "./usage.js";
 import type { WorkspaceRow } from "./workspace-access.js";
 
-/** The features of a plan (none without a plan). */
 /** The workspace's plan as it stands now (read under the workspace's lock, a plan change's too). */
 export async function currentPlanId(db: Db, workspaceId: string): Promise<number | null> {
   const row = await db
@@ -17,6 +16,7 @@ export async function currentPlanId(db: Db, workspaceId: string): Promise<number
   return row?.plan_id ?? null;
 }
 
+/** The features of a plan (none without a plan). */
 export async function planFeatures(db: Db, planId: number | null): Promise<Feature[]> {
   if (planId === null) return [];
   const row = await db
@@ -71,12 +71,13 @@ export function planLimitExceeded(allowance: Allowance): ServiceError {
 export async function enforcePlanLimit(
   db: Db,
   clock: Clock,
-  workspace: Pick<WorkspaceRow, "id" | "plan_id">,
+  workspace: Pick<WorkspaceRow, "id">,
   featureKey: string,
   adding = 1,
 ): Promise<void> {
   // Counted and then written in one transaction: concurrent writers of the workspace wait. The
-  // plan is read again under the lock: a plan change that committed meanwhile applies.
+  // plan is read under the lock, not from the caller's earlier read: a plan change that
+  // committed meanwhile applies.
   await lockWorkspaceRow(db, workspace.id);
   const current = { id: workspace.id, plan_id: await currentPlanId(db, workspace.id) };
   const allowance = await planAllowance(db, clock, current, featureKey);
