@@ -24,11 +24,24 @@ describe("reseller campaigns launch", () => {
   });
   const env = () => ({ ...api.env, RESELLER_WORKSPACE: workspaceId, NO_COLOR: "1" });
 
-  it("needs --yes without a terminal, and sends nothing", async () => {
+  it("needs --yes without a terminal, and launches nothing", async () => {
+    stubRequest(api, "GET", `${path}/${id}`, envelope(draftCampaign));
     const run = await runCli(["campaigns", "launch", id], { env: env(), dispatcher: api.agent });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`Launch campaign ${id} now: confirmation needed`);
+    expect(run.stderr).toContain(
+      `Launch campaign ${id} (${draftCampaign.name}) now: confirmation needed`,
+    );
     expect(run.stderr).toContain("Pass --yes");
+  });
+
+  it("exits 5 for a campaign that has ended, without a terminal too, rather than asking for --yes", async () => {
+    stubRequest(api, "GET", `${path}/${completedCampaign.id}`, envelope(completedCampaign));
+    const run = await runCli(["campaigns", "launch", completedCampaign.id], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain("is completed; only a draft can be launched.");
   });
 
   it("launches with --yes and points at stats --watch", async () => {

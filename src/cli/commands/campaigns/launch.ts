@@ -17,21 +17,28 @@ export const run: Handler = async (ctx, { args, options }) => {
   const workspaceId = await ctx.workspaceId();
   let label = id;
   let question = `Launch campaign ${label} now?`;
-  if (!yes && ctx.canPrompt) {
-    // Name the campaign and its reach in the question, so a mistyped id cannot send the wrong one.
-    const client = await ctx.client();
-    const campaign = (await client.get(campaignsPath(workspaceId, id), CampaignResponse)).body.data;
-    label = campaignLabel(campaign);
-    if (campaign.status !== "draft") {
+  // Without --yes the campaign is read first: a question names it and its reach, so a mistyped
+  // id cannot send the wrong one, and one that cannot be launched says so (exit 5) at a terminal
+  // or not, rather than asking for --yes.
+  const current = yes
+    ? undefined
+    : (await (await ctx.client()).get(campaignsPath(workspaceId, id), CampaignResponse)).body.data;
+  if (current) {
+    label = campaignLabel(current);
+    if (current.status !== "draft") {
       throw new CliError(
         "conflict",
-        `Campaign ${label} is ${campaign.status}; only a draft can be launched.`,
-        campaign.status === "scheduled"
-          ? `It starts by itself at ${campaign.scheduled_at}.`
-          : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
+        `Campaign ${label} is ${current.status}; only a draft can be launched.`,
+        current.status === "scheduled"
+          ? `It starts by itself at ${current.scheduled_at}.`
+          : `See how it went with \`reseller campaigns stats ${current.id}\`.`,
       );
     }
     question = `Launch campaign ${label} now?`;
+  }
+  if (current && ctx.canPrompt) {
+    const campaign = current;
+    const client = await ctx.client();
     try {
       const preview = (
         await client.call("POST", campaignsPath(workspaceId, "preview"), CampaignPreviewResponse, {
