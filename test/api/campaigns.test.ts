@@ -75,6 +75,24 @@ describe("campaigns", () => {
   });
   afterEach(() => t.close());
 
+  it("connects a number once when it is added many times at once; the others are told it is taken", async () => {
+    const ws = await t.createWorkspace();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.request("POST", `/api/v1/workspaces/${ws}/channels`, {
+          body: { phone: "+4915112349999", name: "Main" },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    expect(statuses, answers.map((a) => a.body).join("\n")).toEqual([
+      201, 422, 422, 422, 422, 422, 422, 422, 422, 422,
+    ]);
+    const refused = answers.find((a) => a.statusCode === 422)?.json();
+    expect(refused.details[0]).toMatchObject({ field: "phone" });
+    expect(refused.details[0].message).toMatch(/already connected as channel ch_/);
+  });
+
   it("creates a draft without scheduled_at and a scheduled campaign with it", async () => {
     const w = await campaignWorld(t);
     const draft = await w.post("/campaigns", w.body());

@@ -3,6 +3,7 @@ import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
+import { isWriteConflict } from "../db/write-conflicts.js";
 import { ensureJob } from "../messaging/ensure-job.js";
 import type { ConnectedNumber } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
@@ -79,12 +80,8 @@ export async function createChannel(
     return { channel: await reconnect(deps, disconnected, number, body.name), reconnected: true };
   }
   // The number is named by the field it came from: `phone`, or Meta's answer for the id.
-  await refuseTakenPhone(
-    deps.db,
-    workspace.id,
-    number.phone,
-    body.phone !== undefined ? "phone" : "phone_number_id",
-  );
+  const phoneField = body.phone !== undefined ? "phone" : "phone_number_id";
+  await refuseTakenPhone(deps.db, workspace.id, number.phone, phoneField);
   const now = isoSeconds(deps.clock.now());
   const row: ChannelTable = {
     id: newId("ch"),
@@ -97,20 +94,29 @@ export async function createChannel(
     created_at: now,
     updated_at: now,
   };
-  await deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto("channels").values(row).execute();
-    await recordWorkspaceEvent(
-      trx,
-      deps.clock,
-      row.workspace_id,
-      "channel.connected",
-      toChannel(row),
-    );
-    // The periodic template sync (missed webhooks) runs while any cloud channel exists.
-    if (provider.kind === "whatsapp_cloud") {
-      await ensureJob(trx, deps.jobs, whatsappSyncJob, deps.clock.now());
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.insertInto("channels").values(row).execute();
+      await recordWorkspaceEvent(
+        trx,
+        deps.clock,
+        row.workspace_id,
+        "channel.connected",
+        toChannel(row),
+      );
+      // The periodic template sync (missed webhooks) runs while any cloud channel exists.
+      if (provider.kind === "whatsapp_cloud") {
+        await ensureJob(trx, deps.jobs, whatsappSyncJob, deps.clock.now());
+      }
+    });
+  } catch (error) {
+    // A request connecting the same number committed between the check and the insert (several
+    // at once on PostgreSQL): answered as a later request is, not as a lost race.
+    if (isWriteConflict(error)) {
+      await refuseTakenPhone(deps.db, workspace.id, number.phone, phoneField);
     }
-  });
+    throw error;
+  }
   deps.jobs.poke();
   return { channel: toChannel(row), reconnected: false };
 }
