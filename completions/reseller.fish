@@ -216,7 +216,7 @@ complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l plan -x -d 'pl
 complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l no-invite -d 'do not send the invitation email'
 complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l import -r -F -d 'import contacts from this CSV file'
 complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l default-country -x -d 'for --import: two-letter country of numbers written without +country, e.g. DE'
-complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l pricing-token -d 'also create a plans:read workspace token for the client\'s pricing page (--quiet prints it…'
+complete -c reseller -n '__reseller_is \'workspaces onboard\'' -l pricing-token -d 'also create a plans:read workspace token for the client\'s pricing page (with --quiet, its…'
 complete -c reseller -n '__reseller_is \'workspaces onboard\'' -s y -l yes -d 'ask nothing: take the defaults for what is not given'
 complete -c reseller -n '__reseller_is \'workspaces onboard\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'workspaces tokens\'' -a 'list' -d 'List the workspace\'s tokens that are not revoked (never their secrets)'

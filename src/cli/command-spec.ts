@@ -35,6 +35,11 @@ export interface CommandResult {
    * on stderr in every output mode, `--json` and `--quiet` included, so a script sees it too.
    */
   warnings?: string[];
+  /**
+   * Lines carrying a secret shown only this once: on stderr with --quiet, whose stdout keeps to
+   * ids (the other modes show the secret in their output), so --quiet never loses it.
+   */
+  secrets?: string[];
   exitCode?: number;
 }
 

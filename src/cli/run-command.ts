@@ -24,5 +24,6 @@ export async function runCommand(
   });
   if (result.message && ctx.output !== "json" && ctx.output !== "quiet") ctx.info(result.message);
   for (const warning of result.warnings ?? []) ctx.info(warning);
+  if (ctx.output === "quiet") for (const secret of result.secrets ?? []) ctx.info(secret);
   return result.exitCode ?? 0;
 }

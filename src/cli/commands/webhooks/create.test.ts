@@ -29,13 +29,14 @@ describe("reseller webhooks create", () => {
       .reply(201, envelope(created), { headers: jsonHeaders });
   }
 
-  it("prints the signing secret with --quiet, since it is never shown again", async () => {
+  it("prints the endpoint's id with --quiet, and its signing secret on stderr so it is not lost", async () => {
     stubCreate();
     const run = await runCli(["webhooks", "create", "--url", created.url, "-q"], {
       env: api.env,
       dispatcher: api.agent,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`${secret}\n`);
+    expect(run.stdout).toBe(`${created.id}\n`);
+    expect(run.stderr).toBe(`Signing secret of ${created.id} (shown only this once): ${secret}\n`);
   });
 });

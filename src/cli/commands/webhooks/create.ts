@@ -16,15 +16,13 @@ export const run: Handler = async (ctx, { options }) => {
     },
   });
   const endpoint = response.body.data;
-  const view = recordView(endpoint, [
-    ...endpointColumns,
-    { header: "Signing secret", key: "secret", value: () => endpoint.secret },
-  ]);
-  // --quiet prints the secret, not the id, as `tokens create` does: the id can be listed again.
-  if (view.kind === "record") view.ids = [endpoint.secret];
   return {
     data: response.raw.data,
-    view,
+    view: recordView(endpoint, [
+      ...endpointColumns,
+      { header: "Signing secret", key: "secret", value: () => endpoint.secret },
+    ]),
+    secrets: [`Signing secret of ${endpoint.id} (shown only this once): ${endpoint.secret}`],
     message: `Endpoint ${endpoint.id} created. Store its signing secret now, it is not shown again: ${endpoint.secret}`,
   };
 };

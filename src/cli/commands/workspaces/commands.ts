@@ -167,7 +167,7 @@ export const workspaceCommands: GroupSpec = {
         {
           flags: "--pricing-token",
           description:
-            "also create a plans:read workspace token for the client's pricing page (--quiet prints its secret after the workspace's id)",
+            "also create a plans:read workspace token for the client's pricing page (with --quiet, its secret goes to stderr)",
         },
         { flags: "-y, --yes", description: "ask nothing: take the defaults for what is not given" },
       ],

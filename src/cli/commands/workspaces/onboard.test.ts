@@ -259,7 +259,7 @@ describe("reseller workspaces onboard", () => {
     });
   });
 
-  it("prints the new workspace's id with --quiet, and the pricing-page token's secret after it", async () => {
+  it("prints only the new workspace's id with --quiet, and the pricing-page token's secret on stderr", async () => {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     stubToken();
@@ -278,7 +278,8 @@ describe("reseller workspaces onboard", () => {
       ],
       { env: api.env, dispatcher: api.agent },
     );
-    expect(run.stdout).toBe("ws_01trial\nwsk_secret_shown_once\n");
+    expect(run.stdout).toBe("ws_01trial\n");
+    expect(run.stderr).toBe("Pricing-page token (shown only this once): wsk_secret_shown_once\n");
   });
 
   it("is a usage error naming the missing flag without a terminal, before any request", async () => {

@@ -186,7 +186,7 @@ function mapFlags(mapping: CsvMapping | undefined): string[] {
   );
 }
 
-/** A view whose parts print no ids, so --quiet prints only the workspace's id (and a new secret). */
+/** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
 function withoutIds(view: View): View {
   return view.kind === "stack"
     ? { ...view, parts: view.parts.map((p) => ({ ...p, view: withoutIds(p.view) })) }
@@ -329,6 +329,7 @@ export const run: Handler = async (command, { options }) => {
     notes.push(`Could not ${what}: ${error.message}`, `  Retry with: ${retry}`);
   };
 
+  const secrets: string[] = [];
   const tokenRetry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
   // Ctrl-C from here on leaves things half done: say what exists and what does not.
   const interrupt = interruption();
@@ -347,6 +348,7 @@ export const run: Handler = async (command, { options }) => {
         ? [`Not created: the pricing-page token. Create it with: ${tokenRetry}`]
         : []),
     ].join("\n"),
+    secrets,
     exitCode: exitCodes.interrupted.code,
   });
   try {
@@ -407,8 +409,9 @@ export const run: Handler = async (command, { options }) => {
           ),
         );
         data.pricing_token = token.data;
-        // Its secret is printed by --quiet too (after the workspace's id): it is never shown again.
-        if (token.view) parts.push({ title: "Pricing-page token", view: token.view });
+        if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+        const secret = (token.data as { token?: string } | undefined)?.token;
+        if (secret) secrets.push(`Pricing-page token (shown only this once): ${secret}`);
         // A token takes the expiry of the token that made it: a pricing page must know.
         const expiresAt = (token.data as { expires_at?: string | null } | undefined)?.expires_at;
         notes.push(
@@ -424,6 +427,7 @@ export const run: Handler = async (command, { options }) => {
       data,
       view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
       message: notes.join("\n"),
+      secrets,
     };
     if (exitCode !== 0) result.exitCode = exitCode;
     return result;
