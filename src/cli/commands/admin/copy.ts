@@ -3,7 +3,6 @@ import { CopyRefusedError, copyDatabase } from "../../../service/db/copy-databas
 import { isPostgresUrl, redactedUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { databaseTarget } from "../../database-target.js";
 import { requiredString, stringOption } from "../../options.js";
 import { tableView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
@@ -24,21 +23,20 @@ export const run: Handler = async (ctx, { options }) => {
     );
   }
   // --to only, never DATABASE_URL: a copy must name its target, not find it in the environment.
-  const toUrl = stringOption(options, "to");
-  if (toUrl !== undefined && !isPostgresUrl(toUrl)) {
+  const to = stringOption(options, "to");
+  if (to === undefined) throw usageError("Missing --to <postgres url>.");
+  if (!isPostgresUrl(to)) {
     throw usageError(
-      `--to takes a postgres:// or postgresql:// URL; got '${redactedUrl(toUrl)}'.`,
+      `--to takes a postgres:// or postgresql:// URL; got '${redactedUrl(to)}'.`,
       "The copy goes from the SQLite file in --from into an empty PostgreSQL database.",
     );
   }
-  const to = databaseTarget({ database: toUrl }, {}, null);
-  if (to === null) throw usageError("Missing --to <postgres url>.");
   const progress = ctx.output !== "quiet";
   let report: Awaited<ReturnType<typeof copyDatabase>>;
   try {
     report = await copyDatabase({
       from,
-      to: to.target,
+      to,
       onProgress: (table, written, total) => {
         if (!progress) return;
         if (written === 0) ctx.info(`Copying ${table} (${total} row${total === 1 ? "" : "s"})…`);
@@ -50,7 +48,7 @@ export const run: Handler = async (ctx, { options }) => {
   } catch (error) {
     if (error instanceof CopyRefusedError)
       throw new CliError("conflict", error.message, error.hint);
-    throw explainedDatabaseError(error, to.label);
+    throw explainedDatabaseError(error, redactedUrl(to));
   }
   const data = {
     from: report.from,

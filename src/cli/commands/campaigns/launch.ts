@@ -20,24 +20,23 @@ export const run: Handler = async (ctx, { args, options }) => {
   // Without --yes the campaign is read first: a question names it and its reach, so a mistyped
   // id cannot send the wrong one, and one that cannot be launched says so (exit 5) at a terminal
   // or not, rather than asking for --yes.
-  const current = yes
+  const campaign = yes
     ? undefined
     : (await (await ctx.client()).get(campaignsPath(workspaceId, id), CampaignResponse)).body.data;
-  if (current) {
-    label = campaignLabel(current);
-    if (current.status !== "draft") {
+  if (campaign) {
+    label = campaignLabel(campaign);
+    if (campaign.status !== "draft") {
       throw new CliError(
         "conflict",
-        `Campaign ${label} is ${current.status}; only a draft can be launched.`,
-        current.status === "scheduled"
-          ? `It starts by itself at ${current.scheduled_at}.`
-          : `See how it went with \`reseller campaigns stats ${current.id}\`.`,
+        `Campaign ${label} is ${campaign.status}; only a draft can be launched.`,
+        campaign.status === "scheduled"
+          ? `It starts by itself at ${campaign.scheduled_at}.`
+          : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
       );
     }
     question = `Launch campaign ${label} now?`;
   }
-  if (current && ctx.canPrompt) {
-    const campaign = current;
+  if (campaign && ctx.canPrompt) {
     const client = await ctx.client();
     try {
       const preview = (
@@ -71,10 +70,10 @@ export const run: Handler = async (ctx, { args, options }) => {
     campaignsPath(workspaceId, id, "launch"),
     CampaignResponse,
   );
-  const campaign = response.body.data;
+  const launched = response.body.data;
   return {
     data: response.raw.data,
-    view: campaignView(campaign),
-    message: `Launched campaign ${campaignLabel(campaign)}: sending has started. Follow it with \`reseller campaigns stats ${campaign.id} --watch\`.`,
+    view: campaignView(launched),
+    message: `Launched campaign ${campaignLabel(launched)}: sending has started. Follow it with \`reseller campaigns stats ${launched.id} --watch\`.`,
   };
 };
