@@ -78,3 +78,23 @@ export async function confirmOrYes(
   }
   return ctx.prompter.confirm({ message: question, default: false });
 }
+
+/**
+ * A required value: its flag when given (blank counts as missing), else asked at a terminal,
+ * else the usage error `missing` names, so a run without a terminal never waits for an answer.
+ */
+export async function flagOrAsk(
+  ctx: { canPrompt: boolean; prompter: Prompter },
+  given: string | undefined,
+  question: { message: string; validate?: (value: string) => true | string },
+  missing: { flag: string; hint: string },
+): Promise<string> {
+  const value = given?.trim();
+  if (value) return value;
+  if (!ctx.canPrompt) throw usageError(`Missing ${missing.flag}.`, missing.hint);
+  const answer = await ctx.prompter.input({
+    validate: (v) => (v.trim() === "" ? "A value is required." : true),
+    ...question,
+  });
+  return answer.trim();
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { contactLimits, emailPattern } from "./contact-rules.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import {
@@ -105,9 +106,15 @@ const name = z
 export const CreateWorkspaceBody = z.strictObject({
   name: name.describe("Name of the workspace or client business."),
   contact_email: z
-    .email({ error: "contact_email must be an email address such as owner@example.com" })
-    .max(320)
-    .describe("Primary contact; receives the invitation."),
+    .string({ error: "contact_email must be a string" })
+    .trim()
+    .max(contactLimits.emailLength, {
+      error: `contact_email must be at most ${contactLimits.emailLength} characters`,
+    })
+    .regex(emailPattern, {
+      error: "contact_email must be an email address such as owner@example.com",
+    })
+    .describe("Primary contact; receives the invitation. Internationalised addresses are valid."),
   plan_id: z
     .union([z.string(), z.number().int()], {
       error: 'plan_id must be a plan id such as "3"',

@@ -83,6 +83,17 @@ describe("workspaces", () => {
       expect(fields.sort()).toEqual(["contact_email", "name", "send_invitation"]);
     });
 
+    it("takes an internationalised contact email, as a contact's email is taken", async () => {
+      for (const address of ["anna@münchen.de", "émilie.10@exämple.fr", "josé@xn--exmple-cua.de"]) {
+        const res = await create({ contact_email: address });
+        expect(res.statusCode, address).toBe(201);
+        expect(res.json().data.contact_email).toBe(address);
+      }
+      const refused = await create({ contact_email: "anna@münchen" });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ details: [{ field: "contact_email" }] });
+    });
+
     it("refuses a field it does not know, naming it", async () => {
       const res = await create({ plan: "starter" });
       expect(res.statusCode).toBe(422);

@@ -4,6 +4,7 @@ import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
+import { flagOrAsk } from "../../prompts.js";
 import { readStdin } from "../../read-stdin.js";
 import { channelDetailColumns, channelsPath } from "./channel-format.js";
 
@@ -14,16 +15,6 @@ function missingFlags(options: Options, keys: readonly string[]): string[] {
   return keys
     .filter((key) => (stringOption(options, key) ?? "").trim() === "")
     .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-}
-
-async function flagOrAsk(ctx: Context, options: Options, key: string, question: string) {
-  const given = stringOption(options, key)?.trim();
-  if (given) return given;
-  const answer = await ctx.prompter.input({
-    message: question,
-    validate: (v) => (v.trim() === "" ? "A value is required." : true),
-  });
-  return answer.trim();
 }
 
 /**
@@ -46,19 +37,27 @@ async function cloudBody(ctx: Context, options: Options): Promise<CreateChannelI
       "Meta tells the service the number; pass --phone-number-id and --waba-id.",
     );
   }
+  const hint =
+    "Pass --phone-number-id, --waba-id and the token on standard input with --access-token-stdin (or run at a terminal to be asked).";
+  // Every missing flag named at once, before the first question.
   if ((missing.length > 0 || !tokenFromStdin) && !ctx.canPrompt) {
     throw usageError(
       `Missing ${[...missing, ...(tokenFromStdin ? [] : ["--access-token-stdin"])].join(", ")}.`,
-      "Pass --phone-number-id, --waba-id and the token on standard input with --access-token-stdin (or run at a terminal to be asked).",
+      hint,
     );
   }
   const phoneNumberId = await flagOrAsk(
     ctx,
-    options,
-    "phoneNumberId",
-    "Phone number id (WhatsApp Manager, API Setup)",
+    stringOption(options, "phoneNumberId"),
+    { message: "Phone number id (WhatsApp Manager, API Setup)" },
+    { flag: "--phone-number-id", hint },
   );
-  const wabaId = await flagOrAsk(ctx, options, "wabaId", "WhatsApp Business Account id");
+  const wabaId = await flagOrAsk(
+    ctx,
+    stringOption(options, "wabaId"),
+    { message: "WhatsApp Business Account id" },
+    { flag: "--waba-id", hint },
+  );
   const name = await optionalName(ctx, options, "Meta's verified name");
   const token = tokenFromStdin
     ? (await readStdin(ctx.io.stdin)).trim()
@@ -91,17 +90,11 @@ export const run: Handler = async (ctx, { options }) => {
   if (provider === "whatsapp_cloud") {
     body = await cloudBody(ctx, options);
   } else {
-    if (missingFlags(options, ["phone"]).length > 0 && !ctx.canPrompt) {
-      throw usageError(
-        "Missing --phone.",
-        "Pass --phone +E164 (or run at a terminal to be asked).",
-      );
-    }
     const phone = await flagOrAsk(
       ctx,
-      options,
-      "phone",
-      "Number to connect (E.164, e.g. +4915112340000)",
+      stringOption(options, "phone"),
+      { message: "Number to connect (E.164, e.g. +4915112340000)" },
+      { flag: "--phone", hint: "Pass --phone +E164 (or run at a terminal to be asked)." },
     );
     const name = await optionalName(ctx, options, "the number");
     body = { phone, ...(name ? { name } : {}) };

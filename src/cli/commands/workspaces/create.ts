@@ -1,44 +1,30 @@
 import type { CreateWorkspaceBody } from "../../../contract/workspaces.js";
 import { WorkspaceResponse } from "../../../contract/workspaces.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import type { Context } from "../../context.js";
 import { stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
+import { flagOrAsk } from "../../prompts.js";
 import { planIdOf } from "../plans/plan-lookup.js";
 import { when, workspaceFields } from "./workspace-format.js";
-
-type Options = Readonly<Record<string, unknown>>;
-
-const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
-
-/** A value from its flag, else asked for at a terminal, else a usage error naming the flag. */
-async function flagOrAsk(
-  ctx: Context,
-  options: Options,
-  key: string,
-  flag: string,
-  question: string,
-  validate: (value: string) => true | string,
-): Promise<string> {
-  const given = stringOption(options, key);
-  if (given !== undefined && given.trim() !== "") return given.trim();
-  if (!ctx.canPrompt) {
-    throw usageError(
-      `Missing ${flag}.`,
-      "Pass --name and --email (or run at a terminal to be asked).",
-    );
-  }
-  return (await ctx.prompter.input({ message: question, validate })).trim();
-}
+import { emailProblem, nameProblem } from "./workspace-input.js";
 
 /** `reseller workspaces create`: a workspace for a client, invitation included unless --no-invite. */
 export const run: Handler = async (ctx, { options }) => {
-  const name = await flagOrAsk(ctx, options, "name", "--name", "Workspace name", (v) =>
-    v.trim() === "" ? "A name is required." : true,
+  const missing = (flag: string) => ({
+    flag,
+    hint: "Pass --name and --email (or run at a terminal to be asked).",
+  });
+  const name = await flagOrAsk(
+    ctx,
+    stringOption(options, "name"),
+    { message: "Workspace name", validate: (v) => nameProblem(v) ?? true },
+    missing("--name"),
   );
-  const email = await flagOrAsk(ctx, options, "email", "--email", "Contact email", (v) =>
-    looksLikeEmail(v) ? true : "Enter an email address such as owner@example.com.",
+  const email = await flagOrAsk(
+    ctx,
+    stringOption(options, "email"),
+    { message: "Contact email", validate: (v) => emailProblem(v) ?? true },
+    missing("--email"),
   );
   const plan = stringOption(options, "plan");
   const body: CreateWorkspaceBody = {

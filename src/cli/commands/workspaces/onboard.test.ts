@@ -161,6 +161,9 @@ describe("reseller workspaces onboard", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(validate?.("not-an-email")).toBe("Enter an email address such as owner@example.com.");
     expect(validate?.("o@acme.test")).toBe(true);
+    // The service's own rule: an internationalised address is taken, a one-letter domain end is not.
+    expect(validate?.("anna@münchen.de")).toBe(true);
+    expect(validate?.("a@b.c")).toBe("Enter an email address such as owner@example.com.");
     expect(run.stderr).toContain("No invitation sent.");
   });
 

@@ -3,13 +3,14 @@ import { readFile, stat } from "node:fs/promises";
 import { ApiError } from "../../../client/api-error.js";
 import type { CsvMapping, CsvReadOptions } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
-import { CreateWorkspaceBody, Workspace } from "../../../contract/workspaces.js";
+import { Workspace } from "../../../contract/workspaces.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
+import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
 import { dryRun } from "../contacts/dry-run.js";
 import { run as importContacts } from "../contacts/import.js";
@@ -20,16 +21,9 @@ import { createToken } from "../tokens/token-actions.js";
 import { commandTree } from "../tree.js";
 import { run as createWorkspace } from "./create.js";
 import { when, workspaceFields } from "./workspace-format.js";
+import { emailProblem, nameProblem } from "./workspace-input.js";
 
 type Options = Readonly<Record<string, unknown>>;
-
-const looksLikeEmail = (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
-
-/** Why the service would refuse this business name (its own rule, contract/workspaces.ts), or undefined. */
-function nameProblem(value: string): string | undefined {
-  const checked = CreateWorkspaceBody.shape.name.safeParse(value);
-  return checked.success ? undefined : checked.error.issues[0]?.message;
-}
 
 /** The name and scope of the token for a client's pricing page. */
 export const pricingToken = { name: "pricing page", scope: "plans:read" } as const;
@@ -37,25 +31,6 @@ export const pricingToken = { name: "pricing page", scope: "plans:read" } as con
 /** A plan as the picker and the summary show it: `Starter · $29 / month`. */
 function planText(plan: Plan, meta: PlanMeta): string {
   return `${plan.name} · ${priceLabel(plan, meta)}`;
-}
-
-/** A required value: its flag, else asked at a terminal, else a usage error naming the flag. */
-async function flagOrAsk(
-  ctx: Context,
-  options: Options,
-  key: string,
-  flag: string,
-  ask: () => Promise<string>,
-): Promise<string> {
-  const given = stringOption(options, key)?.trim();
-  if (given) return given;
-  if (!ctx.canPrompt) {
-    throw usageError(
-      `Missing ${flag}.`,
-      "With --yes or without a terminal pass --name, --email and --plan (see `reseller plans list`).",
-    );
-  }
-  return (await ask()).trim();
 }
 
 /** A yes/no step: its flag when given, else asked at a terminal, else the default. */
@@ -82,22 +57,21 @@ async function pickPlan(
   if (plans.length === 0) {
     throw usageError("The service's catalogue has no plans to choose from.");
   }
-  return flagOrAsk(ctx, options, "plan", "--plan", () =>
-    ctx.prompter.select({
-      message: "Plan",
-      choices: plans.map((plan) => ({
-        name: planText(plan, meta),
-        value: String(plan.id),
-        description: [
-          periodLabel(plan.billing_period, meta),
-          plan.is_public ? "" : "private",
-          plan.description ?? "",
-        ]
-          .filter(Boolean)
-          .join(" · "),
-      })),
-    }),
-  );
+  // Without a terminal a missing --plan was refused before anything was asked (run below).
+  return ctx.prompter.select({
+    message: "Plan",
+    choices: plans.map((plan) => ({
+      name: planText(plan, meta),
+      value: String(plan.id),
+      description: [
+        periodLabel(plan.billing_period, meta),
+        plan.is_public ? "" : "private",
+        plan.description ?? "",
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    })),
+  });
 }
 
 const isFile = (path: string) => {
@@ -231,22 +205,28 @@ export const run: Handler = async (command, { options }) => {
   // --yes promises no question: it answers as a run without a terminal does.
   const ctx: Context = { ...command, canPrompt: command.canPrompt && !yes };
   if (ctx.canPrompt) ctx.info("Onboarding a new client: a workspace, its plan and more.");
-  const name = await flagOrAsk(ctx, options, "name", "--name", () =>
-    ctx.prompter.input({
-      message: "Client business name",
-      validate: (v) => nameProblem(v) ?? true,
-    }),
+  const missing = (flag: string) => ({
+    flag,
+    hint: "With --yes or without a terminal pass --name, --email and --plan (see `reseller plans list`).",
+  });
+  const name = await flagOrAsk(
+    ctx,
+    stringOption(options, "name"),
+    { message: "Client business name", validate: (v) => nameProblem(v) ?? true },
+    missing("--name"),
   );
   const badName = nameProblem(name);
   if (badName) throw usageError(`Invalid --name: ${badName}`);
-  const email = await flagOrAsk(ctx, options, "email", "--email", () =>
-    ctx.prompter.input({
+  const email = await flagOrAsk(
+    ctx,
+    stringOption(options, "email"),
+    {
       message: "Contact email (receives the invitation)",
-      validate: (v) =>
-        looksLikeEmail(v) ? true : "Enter an email address such as owner@example.com.",
-    }),
+      validate: (v) => emailProblem(v) ?? true,
+    },
+    missing("--email"),
   );
-  if (!looksLikeEmail(email)) {
+  if (emailProblem(email)) {
     throw usageError(`--email is not an email address: '${email}'.`);
   }
   if (!stringOption(options, "plan")?.trim() && !ctx.canPrompt) {
