@@ -18,3 +18,12 @@ export const billingPeriodVocabulary: Record<
   yearly: { label: "Yearly", suffix: "year", is_recurring: true, months: 12 },
   lifetime: { label: "Lifetime", suffix: "once", is_recurring: false, months: null },
 };
+
+/** A price with its period as a pricing page reads it: `$29 / month`, but `$499 once`. */
+export function priceWithPeriod(
+  amount: string,
+  period: { suffix: string; is_recurring: boolean } | undefined,
+): string {
+  if (!period) return amount;
+  return period.is_recurring ? `${amount} / ${period.suffix}` : `${amount} ${period.suffix}`;
+}

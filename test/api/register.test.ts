@@ -298,5 +298,9 @@ describe("prices and locales", () => {
     expect(formatPrice(plan, { code: "XXXX", name: "Tokens", symbol: "T" }, "en-US")).toBe(
       "T1,234.5 / year",
     );
+    // A one-time price is not "per once": as the CLI and the period's vocabulary say it.
+    expect(formatPrice({ ...plan, billing_period: "lifetime" }, euro, "en-US")).toBe(
+      "€1,234.50 once",
+    );
   });
 });

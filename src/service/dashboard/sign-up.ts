@@ -1,4 +1,4 @@
-import { billingPeriodVocabulary } from "../../contract/billing-periods.js";
+import { billingPeriodVocabulary, priceWithPeriod } from "../../contract/billing-periods.js";
 import type { Currency, Plan } from "../../contract/plans.js";
 import { firstUnstorableText } from "../../contract/storable-text.js";
 import type { Workspace } from "../../contract/workspaces.js";
@@ -133,7 +133,7 @@ export function visitorLocale(acceptLanguage: string | undefined): string {
   return "en";
 }
 
-/** A plan's price for the visitor: "$29.00 / month", "29,00 $ / month", "Free", "On request". */
+/** A plan's price for the visitor: "$29.00 / month", "29,00 $ / month", "$499.00 once", "Free", "On request". */
 export function formatPrice(plan: Plan, currency: Currency | null, locale: string): string {
   // The service's `is_free` decides; a plan without a price is sold by asking, not free.
   if (plan.is_free) return "Free";
@@ -149,8 +149,10 @@ export function formatPrice(plan: Plan, currency: Currency | null, locale: strin
     // A currency code Intl does not know: the catalogue's own symbol.
     amount = `${currency?.symbol ?? ""}${new Intl.NumberFormat(locale).format(plan.price)}`;
   }
-  const period = plan.billing_period ? billingPeriodVocabulary[plan.billing_period] : null;
-  return period ? `${amount} / ${period.suffix}` : amount;
+  return priceWithPeriod(
+    amount,
+    plan.billing_period ? billingPeriodVocabulary[plan.billing_period] : undefined,
+  );
 }
 
 /** A plan feature in words: "Contacts: 5,000", "Messages per month: unlimited", "API access". */

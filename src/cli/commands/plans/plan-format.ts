@@ -1,3 +1,4 @@
+import { priceWithPeriod } from "../../../contract/billing-periods.js";
 import type { Feature, Plan, PlanMeta } from "../../../contract/plans.js";
 import type { Column } from "../../output/view.js";
 
@@ -19,10 +20,7 @@ export function priceLabel(plan: Plan, meta: PlanMeta): string {
   }
   if (plan.price === null) return "—";
   const period = meta.billing_periods.find((p) => p.value === plan.billing_period);
-  if (!period) return money(plan.price, meta);
-  return period.is_recurring
-    ? `${money(plan.price, meta)} / ${period.suffix}`
-    : `${money(plan.price, meta)} ${period.suffix}`;
+  return priceWithPeriod(money(plan.price, meta), period);
 }
 
 /** The label of a billing period from the service's vocabulary. */
