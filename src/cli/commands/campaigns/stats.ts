@@ -5,6 +5,7 @@ import {
   type CampaignStats,
   CampaignStatsResponse,
 } from "../../../contract/campaigns.js";
+import { exitCodes } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption } from "../../options.js";
@@ -91,7 +92,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   if (snapshot.campaign.status === "draft") {
     return result(snapshot, {
       message: `Campaign ${campaignLabel(snapshot.campaign)} is a draft: nothing to watch until \`reseller campaigns launch ${snapshot.campaign.id}\`.`,
-      exitCode: 5,
+      exitCode: exitCodes.conflict.code,
     });
   }
   const live = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
@@ -135,7 +136,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   if (campaign.status === "failed") {
     return result(snapshot, {
       message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
-      exitCode: 5,
+      exitCode: exitCodes.conflict.code,
     });
   }
   return result(snapshot, {

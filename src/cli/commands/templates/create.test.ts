@@ -271,14 +271,14 @@ describe("reseller templates create", () => {
       });
     });
 
-    it("gives up after --timeout with exit 1, still pending", async () => {
+    it("gives up after --timeout with exit 5 (not yet in the state waited for), still pending", async () => {
       stubCreate();
       for (let i = 0; i < 3; i++) stubGet(pendingTemplate);
       const run = await runCli([...flags, "--wait", "--timeout", "4"], {
         env: env(),
         dispatcher: api.agent,
       });
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(5);
       expect(run.stderr).toContain("Still pending after 4 s");
     });
   });

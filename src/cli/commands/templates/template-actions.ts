@@ -1,4 +1,5 @@
 import { type Template, TemplateResponse } from "../../../contract/templates.js";
+import { exitCodes } from "../../cli-error.js";
 import type { CommandResult } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, intOption } from "../../options.js";
@@ -68,21 +69,22 @@ export async function submittedResult(
         data: current.raw,
         view,
         message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}\`.`,
-        exitCode: 1,
+        // The submission stands; the state waited for is not reached yet.
+        exitCode: exitCodes.conflict.code,
       };
     case "rejected":
       return {
         data: current.raw,
         view,
         message: `Rejected: ${label}: ${current.data.rejection_reason ?? "no reason given"}${current.data.rejection_detail ? ` (${current.data.rejection_detail})` : ""}.`,
-        exitCode: 6,
+        exitCode: exitCodes.refused.code,
       };
     default:
       return {
         data: current.raw,
         view,
         message: `${label} is ${current.data.status}.`,
-        exitCode: 6,
+        exitCode: exitCodes.refused.code,
       };
   }
 }
