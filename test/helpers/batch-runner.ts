@@ -1,5 +1,5 @@
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { ChannelThrottles } from "../../src/service/domain/throttle.js";
+import { unlimitedThroughput } from "../../src/service/domain/channel-throughput.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { OutboundMessage } from "../../src/service/messaging/message-sender.js";
 import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";
@@ -22,7 +22,7 @@ export function batchRunner(
   const run = campaignRunHandler({
     db: t.database.db,
     clock: t.clock,
-    throttles: new ChannelThrottles(0),
+    throttles: unlimitedThroughput,
     batchSize: 1,
     sender: {
       send: async (messages) => {

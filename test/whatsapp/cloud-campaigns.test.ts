@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { ChannelThrottles } from "../../src/service/domain/throttle.js";
+import { unlimitedThroughput } from "../../src/service/domain/channel-throughput.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
 import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
@@ -212,7 +212,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     const dying = campaignRunHandler({
       db: w.t.database.db,
       clock: w.t.clock,
-      throttles: new ChannelThrottles(0),
+      throttles: unlimitedThroughput,
       sender: {
         exactlyOnce: () => false,
         send: async () => {

@@ -11,11 +11,11 @@ import { campaignControl } from "./campaign-control.js";
 import { addCampaignFailures, completeIfSettled } from "./campaign-outcomes.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
+import type { ChannelThroughput } from "./channel-throughput.js";
 import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { currentPlanId, planAllowance } from "./plan-limits.js";
 import { applyTemplateStatus } from "./templates.js";
-import type { ChannelThroughput } from "./throttle.js";
 
 /** What the engine needs: the database, time, the operator, and per-channel throughput. */
 export interface CampaignEngineDeps {

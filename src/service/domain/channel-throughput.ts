@@ -1,6 +1,27 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { ChannelThroughput, ThroughputGrant } from "./throttle.js";
+
+/** How many of a batch may go now on a channel, and how long to wait when none may. */
+export interface ThroughputGrant {
+  granted: number;
+  waitMs: number;
+  /**
+   * Says how many of the granted messages were sent (the rest, e.g. skipped recipients, go back
+   * to the channel's budget for others); call once, before sending.
+   */
+  settle?(used: number): Promise<void>;
+}
+
+/** A per-channel throughput limit, as the campaign engine asks it before each batch. */
+export interface ChannelThroughput {
+  /** How many of `wanted` messages may go now on `channelId`, and how long to wait if none. */
+  take(channelId: string, wanted: number): Promise<ThroughputGrant>;
+}
+
+/** No limit: every message of a batch may go at once (`--throughput 0`, and tests of one process). */
+export const unlimitedThroughput: ChannelThroughput = {
+  take: async (_channelId, wanted) => ({ granted: wanted, waitMs: 0 }),
+};
 
 /** How often rows of seconds long gone are deleted. */
 const pruneEveryMs = 60_000;
