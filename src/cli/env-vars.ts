@@ -23,7 +23,5 @@ export const envVars = {
   HTTP_PROXY: "Proxy for http:// service URLs (also HTTPS_PROXY, NO_PROXY).",
 } as const;
 
-export type EnvVar = keyof typeof envVars;
-
 /** The process environment as the CLI sees it (tests pass their own). */
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -469,16 +469,6 @@ export function countCsvRows(buffer: Uint8Array): number {
   return Math.max(0, rows - 1);
 }
 
-/** The custom field keys of some contacts, sorted: the `custom.<key>` columns of an export. */
-export function customKeysOf(
-  contacts: Iterable<{ custom_fields: Record<string, string> }>,
-): string[] {
-  const keys = new Set<string>();
-  for (const contact of contacts)
-    for (const key of Object.keys(contact.custom_fields)) keys.add(key);
-  return [...keys].sort();
-}
-
 /** The header of an export with these custom keys. */
 export function exportHeader(customKeys: readonly string[]): string[] {
   return [...csvColumns, ...customKeys.map((k) => `${customColumnPrefix}${k}`)];

@@ -63,16 +63,6 @@ export class CsvDecoder {
   }
 }
 
-/** A whole file's bytes as UTF-8, with the encoding used. */
-export function decodeCsv(
-  bytes: Buffer,
-  encoding?: CsvEncoding,
-): { text: Buffer; encoding: CsvEncoding } {
-  const decoder = new CsvDecoder(encoding);
-  const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
-  return { text, encoding: decoder.encoding };
-}
-
 /**
  * Why a file read as UTF-8 (declared so, or by its byte order mark) is refused: its bytes are
  * not UTF-8. `option` is how the caller names the encoding option (`encoding`, `--encoding`).

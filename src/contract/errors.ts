@@ -101,8 +101,3 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 
 export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
-
-/** The HTTP status that goes with an error code. */
-export function statusOf(code: ErrorCode): number {
-  return errorCatalogue[code].status;
-}

@@ -102,7 +102,6 @@ const ButtonsComponent = z
 export const TemplateComponent = z
   .discriminatedUnion("type", [HeaderComponent, BodyComponent, FooterComponent, ButtonsComponent])
   .meta({ id: "TemplateComponent" });
-export type TemplateComponentWire = z.infer<typeof TemplateComponent>;
 
 export const Template = z
   .object({

@@ -9,7 +9,6 @@ export const billingPeriods = [
   "yearly",
   "lifetime",
 ] as const;
-export type BillingPeriodValue = (typeof billingPeriods)[number];
 
 export const scopes = [
   "plans:read",
@@ -24,7 +23,6 @@ export const scopes = [
   "webhooks:read",
   "webhooks:write",
 ] as const;
-export type Scope = (typeof scopes)[number];
 
 /** Every type of event the service records and pushes to webhook endpoints. */
 export const eventTypes = [
@@ -43,7 +41,6 @@ export const eventTypes = [
   "campaign.paused",
   "campaign.cancelled",
 ] as const;
-export type EventType = (typeof eventTypes)[number];
 
 /**
  * A comma-separated list of event types as the stream's `types` and `listen --events` take it,
@@ -60,7 +57,6 @@ export function splitEventTypes(text: string): { types: string[]; unknown: strin
 
 /** Every status a workspace can be in. */
 export const workspaceStatuses = ["active", "trial", "suspended", "archived"] as const;
-export type WorkspaceStatus = (typeof workspaceStatuses)[number];
 
 /** The statuses a reseller may set with PATCH; trial and archived are the service's to set. */
 export const settableWorkspaceStatuses = ["active", "suspended"] as const;
