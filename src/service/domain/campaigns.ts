@@ -9,6 +9,7 @@ import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
+import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
 import { countAudience, unknownContactIds } from "./campaign-audience.js";
 import {
@@ -26,9 +27,6 @@ import { planAllowance, planLimitExceeded } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor, type WorkspaceRow } from "./workspace-access.js";
-
-/** The kind of the durable job that starts and sends one campaign. */
-export const campaignRunJob = "campaign.run";
 
 export interface CampaignServices {
   db: Db;

@@ -4,10 +4,11 @@ import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
-import { ensureJob } from "../messaging/ensure-job.js";
+import { ensureJob } from "../jobs/ensure-job.js";
+import { whatsappSyncJob } from "../jobs/job-kinds.js";
 import type { ConnectedNumber } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
-import { whatsappSyncJob } from "../messaging/whatsapp-webhooks.js";
+
 import type { JobScheduler } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";

@@ -3,6 +3,7 @@ import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { EventTable } from "../db/tables/events.js";
+import { webhookDeliveryJob } from "../jobs/job-kinds.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
@@ -11,9 +12,6 @@ import type { Principal } from "./tokens.js";
 
 /** How long the event log keeps events. */
 export const eventRetentionMs = 30 * 86_400_000;
-
-/** The kind of the durable job that POSTs one event to one endpoint (and retries it). */
-export const webhookDeliveryJob = "webhook.deliver";
 
 /** What happened: the reseller and workspace it concerns and the resource as the API shows it. */
 export interface EventInput {

@@ -1,13 +1,11 @@
 import type { Db } from "../db/database.js";
 import { lockNamed } from "../db/write-conflicts.js";
+import { lifecycleSweepJob } from "../jobs/job-kinds.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { pruneEvents } from "./events.js";
 import { expireTrials } from "./workspaces.js";
-
-/** The kind of the recurring job that ends trials and prunes the event log. */
-export const lifecycleSweepJob = "lifecycle.sweep";
 
 /** How often the sweep runs at least (it also runs when a trial is due to end). */
 export const lifecycleSweepIntervalMs = 60_000;

@@ -1,24 +1,24 @@
 import { campaignRunHandler } from "../domain/campaign-engine.js";
-import { campaignRunJob } from "../domain/campaigns.js";
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
 import {
   contactImportJob,
   contactImportJobKind,
   runContactImport,
 } from "../domain/contact-imports.js";
-import { webhookDeliveryJob } from "../domain/events.js";
 import { templateReviewJob, templateReviewJobKind } from "../domain/templates.js";
-import { lifecycleSweepHandler, lifecycleSweepJob } from "../domain/trials.js";
+import { lifecycleSweepHandler } from "../domain/trials.js";
 import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
-import {
-  whatsappSyncHandler,
-  whatsappSyncJob,
-  whatsappWebhooksHandler,
-  whatsappWebhooksJob,
-} from "../messaging/whatsapp-webhooks.js";
+import { whatsappSyncHandler, whatsappWebhooksHandler } from "../messaging/whatsapp-webhooks.js";
 import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
-import { sandboxReportsJob } from "../sandbox/sandbox-sender.js";
 import type { Services } from "../services.js";
+import {
+  campaignRunJob,
+  lifecycleSweepJob,
+  sandboxReportsJob,
+  webhookDeliveryJob,
+  whatsappSyncJob,
+  whatsappWebhooksJob,
+} from "./job-kinds.js";
 import type { JobHandler, JobLane } from "./job-runner.js";
 import { threadedJob } from "./job-thread.js";
 import { rowCheckerThreads } from "./row-checker-thread.js";

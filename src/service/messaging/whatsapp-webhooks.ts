@@ -4,17 +4,13 @@ import type { Db } from "../db/database.js";
 import { addCampaignFailures, completeIfSettled } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
+import { ensureJob } from "../jobs/ensure-job.js";
+import { whatsappWebhooksJob } from "../jobs/job-kinds.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { JobScheduler, Services } from "../services.js";
 import { templateDecisionFromGraph } from "./cloud-provider.js";
-import { ensureJob } from "./ensure-job.js";
 import type { MessagingProvider, TemplateStatusReport } from "./provider.js";
 import { applyProviderEvents, type ProviderEvent } from "./provider-events.js";
-
-/** The job that applies stored webhook events. */
-export const whatsappWebhooksJob = "whatsapp.webhooks";
-/** The periodic job: template sync for missed webhooks, and the 24 h limit of `outcome_unknown`. */
-export const whatsappSyncJob = "whatsapp.sync";
 
 /** How long a send without an answer may wait for a status webhook before it counts as failed. */
 export const outcomeUnknownLimitMs = 24 * 3600 * 1000;

@@ -2,13 +2,14 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { SandboxMessageTable } from "../db/tables/campaigns.js";
 import type { Clock } from "../domain/clock.js";
+import { ensureJob } from "../jobs/ensure-job.js";
+import { sandboxReportsJob } from "../jobs/job-kinds.js";
 import type { JobHandler } from "../jobs/job-runner.js";
-import { ensureJob } from "../messaging/ensure-job.js";
 import type { MessageStatusReport } from "../messaging/message-sender.js";
 import { applyProviderEvents } from "../messaging/provider-events.js";
 import type { JobScheduler } from "../services.js";
 import { reportsFor } from "./magic-numbers.js";
-import { type SandboxTiming, sandboxReportsJob } from "./sandbox-sender.js";
+import type { SandboxTiming } from "./sandbox-sender.js";
 
 /** What a round of reports changes about one sandbox message. */
 type SandboxChange = Partial<

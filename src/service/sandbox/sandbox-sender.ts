@@ -14,9 +14,6 @@ export interface SandboxTiming {
 
 export const defaultSandboxTiming: SandboxTiming = { deliveredAfterMs: 1000, readAfterMs: 2000 };
 
-/** The kind of the job that makes the sandbox's delivery and read reports. */
-export const sandboxReportsJob = "sandbox.reports";
-
 /**
  * The sandbox operator's sending: it logs each accepted message once per idempotency key in
  * `sandbox_messages` (its stand-in for the outside world) and plans its delivery reports.
