@@ -292,6 +292,7 @@ export class ApiClient {
     path: string,
     query: Record<string, QueryValue> = {},
     signal?: AbortSignal,
+    lastEventId?: string,
   ): AsyncGenerator<string> {
     const method = "GET";
     let response: Awaited<ReturnType<typeof request>>;
@@ -302,6 +303,8 @@ export class ApiClient {
           accept: "text/event-stream",
           "user-agent": this.options.userAgent,
           ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+          // A reconnect resumes after the last event seen, as EventSource does.
+          ...(lastEventId ? { "last-event-id": lastEventId } : {}),
         },
         dispatcher: this.dispatcher,
         headersTimeout: this.options.responseTimeoutMs ?? defaultResponseTimeoutMs,

@@ -120,6 +120,57 @@ describe("webhooks against a real service", () => {
       await service.stop();
     });
 
+    it("prints each event as JSON with --json, connects again when the service ends the stream, and exits 3 once its token is revoked", async () => {
+      const env = { ...serviceEnv(service), CI: "true" };
+      const created = await reseller(
+        ["tokens", "create", "--name", "listener", "--scope", "webhooks:read", "--json"],
+        { env },
+      );
+      const { id, token } = JSON.parse(created.stdout) as { id: string; token: string };
+      const receiver = await startReceiver({ decide: () => 200 });
+      const listen = execa("node", [binPath, "listen", "--forward-to", receiver.url, "--json"], {
+        env: { ...env, RESELLER_TOKEN: token },
+        reject: false,
+        stdin: "ignore",
+      });
+      let stderr = "";
+      let stdout = "";
+      listen.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      listen.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      try {
+        await until("listen to start", () => (stderr.includes("Ctrl-C") ? true : undefined));
+        await new Promise((r) => setTimeout(r, 500));
+        await reseller(
+          ["workspaces", "create", "--name", "Json", "--email", "j@acme.test", "--no-invite"],
+          { env },
+        );
+        const line = await until("the event as JSON", () =>
+          stdout.includes("\n") ? stdout.split("\n")[0] : undefined,
+        );
+        expect(JSON.parse(line)).toMatchObject({
+          type: "workspace.created",
+          data: { name: "Json" },
+        });
+        expect(stderr).toMatch(/workspace\.created {2}evt_\w+ {2}-> 200/);
+        const revoked = await fetch(`${service.url}/api/v1/tokens/${id}`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${service.token}` },
+        });
+        expect(revoked.status).toBe(200);
+        const result = await listen;
+        expect(result.exitCode, stderr).toBe(3);
+        expect(stderr).toContain("connecting again");
+        expect(stderr).toMatch(/401|unauthenticated/);
+      } finally {
+        listen.kill("SIGINT");
+        await receiver.close();
+      }
+    }, 30_000);
+
     it("forwards each event signed with the secret it prints, one line per event, until Ctrl-C", async () => {
       let secret = "";
       const receiver = await startReceiver({
@@ -164,8 +215,9 @@ describe("webhooks against a real service", () => {
         const got = await until("the forwarded event", () => receiver.received[0]);
         expect(got.status).toBe(202);
         expect(JSON.parse(got.body)).toMatchObject({ type: "workspace.created", workspace_id: id });
-        await until("the event line", () => (stdout.includes("-> 202") ? true : undefined));
-        expect(stdout).toMatch(/workspace\.created {2}evt_\w+ {2}-> 202/);
+        await until("the event line", () => (stdout.includes("\t202\t") ? true : undefined));
+        // Piped: the line's fields tab-separated (time, type, id, status, ms, error).
+        expect(stdout).toMatch(/Z\tworkspace\.created\tevt_\w+\t202\t\d+\t\n/);
       } finally {
         listen.kill("SIGINT");
         const result = await listen;

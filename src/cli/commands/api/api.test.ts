@@ -168,13 +168,14 @@ describe("reseller api", () => {
     expect(run.stderr).toContain("method_not_allowed");
   });
 
-  it("refuses bad input before any request: invalid JSON, a URL, --data on GET, --paginate on POST", async () => {
+  it("refuses bad input before any request: invalid JSON, a URL, --data on GET, --paginate on POST, --csv", async () => {
     const cases = [
       [["api", "POST", "workspaces", "--data", "{name:"], "--data is not valid JSON"],
       [["api", "GET", "https://evil.test/api/v1/plans"], "Give a path such as /api/v1/plans"],
       [["api", "GET", "plans", "--data", "{}"], "--data needs POST, PUT, PATCH or DELETE"],
       [["api", "POST", "workspaces", "--paginate"], "--paginate follows the pages of a GET"],
       [["api", "POST", "workspaces", "--data", "@/no/such/file.json"], "Cannot read --data @"],
+      [["api", "GET", "workspaces", "--csv"], "--csv is for list commands"],
     ] as const;
     for (const [argv, message] of cases) {
       const run = await runCli([...argv], { env: api.env, dispatcher: api.agent });

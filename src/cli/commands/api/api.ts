@@ -94,6 +94,13 @@ export const run: Handler = async (ctx, { args, options }) => {
   const path = apiPath(args[1] ?? "");
   const paginate = booleanOption(options, "paginate");
   const data = stringOption(options, "data");
+  if (ctx.output === "csv") {
+    // An answer of any shape has no columns to write; an empty file would pass for success.
+    throw usageError(
+      "--csv is for list commands; `api` prints the answer as JSON.",
+      "Use the list command with --csv (e.g. `reseller workspaces list --csv`), or pipe `api` to jq.",
+    );
+  }
   if (paginate && method !== "GET") throw usageError("--paginate follows the pages of a GET.");
   if (data !== undefined && method === "GET") {
     throw usageError("--data needs POST, PUT, PATCH or DELETE: a GET sends no body.");

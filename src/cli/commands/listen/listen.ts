@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { ApiError } from "../../../client/api-error.js";
 import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
 import { signatureHeader } from "../../../contract/webhook-signature.js";
 import { webhookSecretPrefix } from "../../../contract/webhooks.js";
@@ -6,10 +7,13 @@ import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { requiredString, stringOption } from "../../options.js";
-import { SseParser } from "./sse.js";
+import { type SseMessage, SseParser } from "./sse.js";
 
 /** How long the local receiver has to answer, as for real deliveries. */
 const forwardTimeoutMs = 10_000;
+
+/** Waits before each reconnect that follows a failed one (a restart takes a few seconds). */
+const reconnectDelaysMs = [1000, 2000, 4000, 8000, 15_000];
 
 function parseUrl(text: string): URL {
   try {
@@ -35,6 +39,14 @@ function parseEvents(text: string | undefined): string[] {
   return types;
 }
 
+/** How the local receiver answered one forwarded event. */
+interface Forwarded {
+  status: number | null;
+  durationMs: number;
+  /** Why no status came (a refused connection, no answer within 10 s). */
+  error: string | null;
+}
+
 /** POSTs one event, signed, and says how the local receiver answered. */
 async function forward(
   url: URL,
@@ -42,8 +54,9 @@ async function forward(
   id: string,
   body: string,
   now: Date,
-): Promise<string> {
+): Promise<Forwarded> {
   const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -57,18 +70,46 @@ async function forward(
       signal: AbortSignal.timeout(forwardTimeoutMs),
     });
     await response.arrayBuffer().catch(() => undefined);
-    return `${response.status} (${Math.round(performance.now() - started)} ms)`;
+    return { status: response.status, durationMs: took(), error: null };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     const name = (error as Error).name;
-    return name === "TimeoutError"
-      ? "no answer within 10 s"
-      : `error ${cause?.code ?? (error as Error).message}`;
+    const why =
+      name === "TimeoutError"
+        ? "no answer within 10 s"
+        : `error ${cause?.code ?? (error as Error).message}`;
+    return { status: null, durationMs: took(), error: why };
   }
 }
 
-function line(ctx: Context, text: string): void {
-  ctx.io.stdout.write(`${text}\n`);
+/**
+ * One line per event, in the output mode: at a terminal `time  type  id  -> 200 (12 ms)`; piped,
+ * the same fields tab-separated; --json the event as the service sent it (one per line), with
+ * the receiver's answer on stderr; --quiet the event's id.
+ */
+function report(ctx: Context, at: Date, message: SseMessage, answer: Forwarded): void {
+  const time = `${at.toISOString().slice(0, 19)}Z`;
+  const type = message.event ?? "message";
+  const id = message.id ?? "";
+  const answered =
+    answer.status === null ? (answer.error ?? "") : `${answer.status} (${answer.durationMs} ms)`;
+  const human = `${time}  ${type}  ${id}  -> ${answered}`;
+  switch (ctx.output) {
+    case "json":
+      ctx.io.stdout.write(`${message.data}\n`);
+      ctx.info(human);
+      return;
+    case "quiet":
+      ctx.io.stdout.write(`${id}\n`);
+      return;
+    case "table":
+      ctx.io.stdout.write(`${human}\n`);
+      return;
+    default:
+      ctx.io.stdout.write(
+        `${[time, type, id, answer.status ?? "", answer.durationMs, answer.error ?? ""].join("\t")}\n`,
+      );
+  }
 }
 
 /**
@@ -88,31 +129,68 @@ export const run: Handler = async (ctx, { options }) => {
     `Forwarding ${types.length > 0 ? types.join(", ") : "every"} event of ${client.baseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
   );
   let forwarded = 0;
+  let lastId: string | undefined;
+  // Failed reconnects in a row; the first connection's failure is not retried (exit 8 at once).
+  let failures: number | null = null;
   try {
-    const parser = new SseParser();
-    const stream = client.stream(
-      "/api/v1/events/stream",
-      types.length > 0 ? { types: types.join(",") } : {},
-      abort.signal,
-    );
-    for await (const chunk of stream) {
-      for (const message of parser.push(chunk)) {
-        const id = message.id ?? "";
-        const status = await forward(target, secret, id, message.data, ctx.now());
-        forwarded += 1;
-        line(
-          ctx,
-          `${ctx.now().toISOString().slice(0, 19)}Z  ${message.event ?? "message"}  ${id}  -> ${status}`,
+    while (!abort.signal.aborted) {
+      try {
+        const parser = new SseParser();
+        const stream = client.stream(
+          "/api/v1/events/stream",
+          types.length > 0 ? { types: types.join(",") } : {},
+          abort.signal,
+          lastId,
         );
+        for await (const chunk of stream) {
+          if (failures !== null) failures = 0;
+          for (const message of parser.push(chunk)) {
+            const id = message.id ?? "";
+            if (message.id) lastId = message.id;
+            const answer = await forward(target, secret, id, message.data, ctx.now());
+            forwarded += 1;
+            report(ctx, ctx.now(), message, answer);
+          }
+        }
+      } catch (error) {
+        // A service that is restarting is waited for; any answer it gives (a revoked token's
+        // 401) ends listen with that answer's exit code.
+        if (!(error instanceof ApiError && error.kind === "network") || failures === null) {
+          throw error;
+        }
+        failures += 1;
       }
+      if (abort.signal.aborted) break;
+      // The service ended the stream (a restart, a token revoked meanwhile): connect again from
+      // the last event, as EventSource does.
+      failures ??= 0;
+      const delay = reconnectDelaysMs[failures];
+      if (delay === undefined) {
+        throw new ApiError({
+          kind: "network",
+          message: `Lost the service at ${client.baseUrl}: ${reconnectDelaysMs.length} reconnects failed.`,
+        });
+      }
+      ctx.info(`The service ended the stream; connecting again in ${delay / 1000} s.`);
+      await abortableSleep(ctx, delay, abort.signal);
     }
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
   }
   return {
-    message: abort.signal.aborted
-      ? `Stopped listening; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded.`
-      : `The service ended the stream; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded.`,
+    message: `Stopped listening; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded.`,
   };
 };
+
+/** Waits `ms`, or less when `signal` aborts (Ctrl-C while waiting to reconnect). */
+async function abortableSleep(ctx: Context, ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  await Promise.race([ctx.sleep(ms), aborted]);
+  signal.removeEventListener("abort", onAbort);
+}

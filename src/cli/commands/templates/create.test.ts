@@ -252,7 +252,7 @@ describe("reseller templates create", () => {
       expect(run.stderr).toContain("Approved: order_update (en_US) can be used in campaigns.");
     });
 
-    it("exits 6 with the reason when the operator rejects it", async () => {
+    it("exits 6 with the reason on stderr when the operator rejects it, --json too", async () => {
       stubCreate();
       stubGet({
         ...pendingTemplate,
@@ -269,6 +269,8 @@ describe("reseller templates create", () => {
         status: "rejected",
         rejection_reason: "INVALID_FORMAT",
       });
+      // stdout keeps to the data; an exit other than 0 still says why on stderr.
+      expect(run.stderr).toContain("Rejected: order_update (en_US): INVALID_FORMAT");
     });
 
     it("gives up after --timeout with exit 5 (not yet in the state waited for), still pending", async () => {
