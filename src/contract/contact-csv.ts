@@ -446,27 +446,90 @@ function skipMessage(error: Error | undefined): string {
 }
 
 /**
- * Data rows in a CSV by a quick scan: line breaks outside quotes, not counting the header or
- * blank lines. The import reports the exact number once it has read the file.
+ * Counts a CSV's data rows by a quick scan of its UTF-8 bytes, fed in pieces, quoting as the
+ * import's csv-parse does (`relax_quotes`): a quote opens a quoted cell only at a cell's start,
+ * `""` inside one is a quote, a line break inside one is the cell's, and a quoted cell followed
+ * by more text is read as plain text. Blank lines and the header are not counted. It also finds
+ * a quoted cell that is never closed and holds later lines: csv-parse would read the rest of the
+ * file into that cell, so the import refuses such a file whole rather than report one row error
+ * for the rest. A quote left open on the last line costs that line only: a row error, as any.
  */
-export function countCsvRows(buffer: Uint8Array): number {
-  let rows = 0;
-  let quoted = false;
-  let content = false;
-  for (let i = 0; i < buffer.length; i++) {
-    const byte = buffer[i];
-    if (byte === 0x22) {
-      quoted = !quoted;
-      content = true;
-    } else if (!quoted && (byte === 0x0a || byte === 0x0d)) {
-      if (content) rows += 1;
-      content = false;
-    } else if (!content && byte !== 0x2c && byte !== 0x20 && byte !== 0x09) {
-      content = true;
+export class CsvRowScanner {
+  private lines = 0;
+  private content = false;
+  private quoted = false;
+  /** A quote was the last byte seen inside a quoted cell: the next byte says what it was. */
+  private quoteEnds = false;
+  private cellStart = true;
+  private started = false;
+  /** The data row (numbered from 1) where the quoted cell open at the end began. */
+  private openedAtRow = 0;
+  /** The open quoted cell holds a line break and text after it: later lines of the file. */
+  private swallows = false;
+  private breakInCell = false;
+  private readonly delimiter: number;
+
+  constructor(delimiter: string) {
+    this.delimiter = delimiter.charCodeAt(0);
+  }
+
+  feed(bytes: Uint8Array): void {
+    let i = 0;
+    if (!this.started) {
+      this.started = true;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+    }
+    for (; i < bytes.length; i++) {
+      const byte = bytes[i] as number;
+      if (this.quoteEnds) {
+        this.quoteEnds = false;
+        if (byte === 0x22) continue; // "" is a quote inside the cell
+        this.quoted = false;
+        // A closing quote is followed by the cell's end, or csv-parse reads the cell as text.
+      } else if (this.quoted) {
+        if (byte === 0x22) this.quoteEnds = true;
+        else if (byte === 0x0a || byte === 0x0d) this.breakInCell = true;
+        else if (this.breakInCell) this.swallows = true;
+        continue;
+      }
+      if (byte === 0x0a || byte === 0x0d) {
+        if (this.content) this.lines += 1;
+        this.content = false;
+        this.cellStart = true;
+      } else if (byte === this.delimiter) {
+        this.cellStart = true;
+      } else {
+        if (byte === 0x22 && this.cellStart) {
+          this.quoted = true;
+          // Records before this one, the header among them: this record's data row number.
+          this.openedAtRow = this.lines;
+          this.swallows = false;
+          this.breakInCell = false;
+        }
+        if (byte !== 0x20 && byte !== 0x09) this.content = true;
+        this.cellStart = false;
+      }
     }
   }
-  if (content) rows += 1;
-  return Math.max(0, rows - 1);
+
+  /** Data rows, not counting the header. */
+  get rows(): number {
+    return Math.max(0, this.lines + (this.content ? 1 : 0) - 1);
+  }
+
+  /**
+   * The data row (from 1; 0 for the header) whose quoted cell is never closed and holds later
+   * lines, once the whole file was fed; null otherwise.
+   */
+  get unclosedQuoteRow(): number | null {
+    return this.quoted && !this.quoteEnds && this.swallows ? this.openedAtRow : null;
+  }
+}
+
+/** Why a file whose quoted cell on `row` never closes is refused (the service's 422, the dry run's). */
+export function unclosedQuoteReason(row: number): string {
+  const where = row === 0 ? "the header row" : `row ${row.toLocaleString("en-US")}`;
+  return `${where} opens a quoted cell that is never closed, so the rest of the file would be read as that one cell; close the quote (or remove it) and send the file again`;
 }
 
 /** The header of an export with these custom keys. */

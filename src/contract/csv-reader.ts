@@ -55,14 +55,22 @@ export function startsWithSeparatorLine(head: Buffer): boolean {
   return separatorLine.test(head.subarray(0, 16).toString("utf8"));
 }
 
-/** Whether `text` holds a whole first line (a line break outside quotes). */
-function firstLineComplete(text: string): boolean {
+/** The length in UTF-8 bytes of `text`'s first line (to its line break outside quotes), or null. */
+function firstLineBytes(text: string): number | null {
   let quoted = false;
-  for (const char of text) {
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
     if (char === '"') quoted = !quoted;
-    else if (!quoted && (char === "\n" || char === "\r")) return true;
+    else if (!quoted && (char === "\n" || char === "\r")) {
+      return Buffer.byteLength(text.slice(0, i));
+    }
   }
-  return false;
+  return null;
+}
+
+/** Why no header row was found where the import looks for it. */
+function headerNotReadable(delimiter: CsvDelimiter | null): string {
+  return `has no header row that can be read in its first 64 KB (separator ${delimiterName(delimiter ?? ",")})`;
 }
 
 /** A header that cannot be imported: the 422 of the service, the refusal of the dry run. */
@@ -102,8 +110,11 @@ export class ContactCsvReader {
       this.startBytes += text.length;
       const head = Buffer.concat(this.start);
       const headText = head.toString("utf8");
-      if (chunk !== undefined && this.startBytes < headerRowBytes && !firstLineComplete(headText)) {
-        return;
+      const lineBytes = firstLineBytes(headText);
+      if (chunk !== undefined && lineBytes === null && this.startBytes < headerRowBytes) return;
+      if ((lineBytes ?? this.startBytes) >= headerRowBytes) {
+        // As the service's upload, which reads the header from the first 64 KB alone.
+        throw new CsvHeaderError(headerNotReadable(this.delimiter));
       }
       // "sep=;\r" may be followed by the "\n" of its line break in the next piece.
       if (chunk !== undefined && /^\uFEFF?sep=.\r$/i.test(headText)) return;
@@ -173,9 +184,7 @@ export function readCsvHead(head: Buffer, whole: boolean, options: CsvReadOption
     throw new CsvHeaderError("is empty: the file needs a header row and data rows");
   }
   if (reader.layout === null || reader.delimiter === null) {
-    throw new CsvHeaderError(
-      `has no header row that can be read in its first 64 KB (separator ${delimiterName(reader.delimiter ?? ",")})`,
-    );
+    throw new CsvHeaderError(headerNotReadable(reader.delimiter));
   }
   return { delimiter: reader.delimiter, encoding: reader.encoding, layout: reader.layout };
 }

@@ -92,6 +92,31 @@ describe("contact imports streamed as text/csv", () => {
     expect(await storedUploadPieces()).toBe(0);
   });
 
+  it("refuses a file whose quote opens and never closes, naming its row, and writes nothing", async () => {
+    // csv-parse would read everything after the quote as one cell: the import would end early.
+    const rows = Array.from({ length: 3000 }, (_, i) => `+49151${10_000_000 + i},Name${i}`);
+    rows[2000] = `+4915112002000,"Name opened`;
+    const res = await upload(`phone,first_name\n${rows.join("\n")}\n`);
+    expect(res.statusCode).toBe(422);
+    const body = (await res.body.json()) as { details: { field: string; message: string }[] };
+    expect(body.details).toEqual([
+      {
+        field: "csv",
+        message: expect.stringContaining(
+          "row 2,001 opens a quoted cell that is never closed, so the rest of the file would be read as that one cell",
+        ),
+      },
+    ]);
+    expect(await storedUploadPieces()).toBe(0);
+    expect(await t.database.db.selectFrom("contact_imports").selectAll().execute()).toEqual([]);
+  });
+
+  it("counts rows as the import reads them: a quote inside a cell is text", async () => {
+    const res = await upload('phone,first_name\n+4915112345678,12" pizza\n+4915112345679,B\n');
+    expect(res.statusCode).toBe(202);
+    expect(ContactImportResponse.parse(await res.body.json()).data.total_rows).toBe(2);
+  });
+
   it("says a workbook or a PDF is not a CSV file, and how to make one", async () => {
     const workbook = Buffer.concat([
       Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0xff, 0xfe]),

@@ -1,6 +1,7 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CsvRowScanner, unclosedQuoteReason } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
 import type { Db } from "../db/database.js";
 import { invalidField, ServiceError } from "./service-error.js";
@@ -29,42 +30,8 @@ function tooLarge(bytes: number): ServiceError {
   );
 }
 
-/**
- * Data rows by a quick scan, fed in pieces: line breaks outside quotes, not counting the header
- * or blank lines (the same rule as countCsvRows, which reads a whole buffer).
- */
-class RowCounter {
-  private lines = 0;
-  private quoted = false;
-  private content = false;
-
-  feed(bytes: Uint8Array): void {
-    let { lines, quoted, content } = this;
-    for (let i = 0; i < bytes.length; i++) {
-      const byte = bytes[i];
-      if (byte === 0x22) {
-        quoted = !quoted;
-        content = true;
-      } else if (!quoted && (byte === 0x0a || byte === 0x0d)) {
-        if (content) lines += 1;
-        content = false;
-      } else if (!content && byte !== 0x2c && byte !== 0x20 && byte !== 0x09) {
-        content = true;
-      }
-    }
-    this.lines = lines;
-    this.quoted = quoted;
-    this.content = content;
-  }
-
-  get rows(): number {
-    return Math.max(0, this.lines + (this.content ? 1 : 0) - 1);
-  }
-}
-
 export interface StagedFile {
   bytes: number;
-  rows: number;
   /** The start of the file, where the header must be. */
   head: Buffer;
 }
@@ -79,7 +46,6 @@ export class StagedUpload {
   private handle: FileHandle | null = null;
   private bytes = 0;
   private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
-  private readonly counter = new RowCounter();
   private readonly head: Buffer[] = [];
   private headBytes = 0;
 
@@ -103,7 +69,6 @@ export class StagedUpload {
       this.headBytes += Math.min(bytes.length, headerBytes - this.headBytes);
     }
     this.checkUtf8(bytes);
-    this.counter.feed(bytes);
     this.handle ??= await open(this.file, "w", 0o600);
     await this.handle.write(bytes);
   }
@@ -116,7 +81,30 @@ export class StagedUpload {
       throw invalidField("csv", "is empty: the file needs a header row and data rows");
     }
     this.checkUtf8(undefined);
-    return { bytes: this.bytes, rows: this.counter.rows, head: Buffer.concat(this.head) };
+    return { bytes: this.bytes, head: Buffer.concat(this.head) };
+  }
+
+  /**
+   * Reads the arrived file once more, a piece per turn, with its separator now known: its data
+   * rows, and a quoted cell that never closes (a 422 naming its row: csv-parse would read the
+   * rest of the file into that one cell, and the import would end early without saying so).
+   */
+  async scan(delimiter: string): Promise<number> {
+    const scanner = new CsvRowScanner(delimiter);
+    const input = await open(this.file, "r");
+    try {
+      const piece = Buffer.allocUnsafe(uploadPieceBytes);
+      for (;;) {
+        const { bytesRead } = await input.read(piece, 0, uploadPieceBytes, null);
+        if (bytesRead === 0) break;
+        scanner.feed(piece.subarray(0, bytesRead));
+      }
+    } finally {
+      await input.close();
+    }
+    const row = scanner.unclosedQuoteRow;
+    if (row !== null) throw invalidField("csv", unclosedQuoteReason(row));
+    return scanner.rows;
   }
 
   /** Copies the accepted file into the database, a piece per short write and turn. */

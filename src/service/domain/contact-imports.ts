@@ -176,6 +176,7 @@ export async function createImport(
   );
   let head: ReturnType<typeof readCsvHead>;
   let file: Awaited<ReturnType<StagedUpload["end"]>>;
+  let rows: number;
   try {
     // A workbook or PDF is told by its first bytes as sent, before any decoding changes them.
     let start: Buffer | null = Buffer.alloc(0);
@@ -193,12 +194,13 @@ export async function createImport(
     await upload.push(decoder.end());
     file = await upload.end();
     head = headerOf(file.head, file.bytes <= headerBytes, options);
-    // The quick count of the upload took Excel's `sep=` line for a row.
-    if (startsWithSeparatorLine(file.head)) file = { ...file, rows: Math.max(0, file.rows - 1) };
-    if (file.rows > importLimits.rows) {
+    rows = await upload.scan(head.delimiter);
+    // The quick count took Excel's `sep=` line for a row.
+    if (startsWithSeparatorLine(file.head)) rows = Math.max(0, rows - 1);
+    if (rows > importLimits.rows) {
       throw new ServiceError(
         "payload_too_large",
-        `The CSV has ${file.rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split the file.`,
+        `The CSV has ${rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split the file.`,
       );
     }
     await upload.store();
@@ -215,7 +217,7 @@ export async function createImport(
     status: "queued",
     duplicate_handling: options.duplicate_handling,
     default_country: defaultCountry,
-    total_rows: file.rows,
+    total_rows: rows,
     processed_rows: 0,
     created: 0,
     updated: 0,

@@ -1,5 +1,10 @@
 import { isUtf8 } from "node:buffer";
-import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
+import {
+  CsvRowScanner,
+  phoneCellOf,
+  readRow,
+  unclosedQuoteReason,
+} from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
@@ -99,6 +104,14 @@ export function dryRun(
   }
   if (reader.header === null || reader.layout === null) {
     throw new CliError("refused", "The file is empty: it needs a header row with a phone column.");
+  }
+  // As the service does once a file has arrived: a quote never closed refuses the whole file.
+  const decoder = new CsvDecoder(read.encoding);
+  const scanner = new CsvRowScanner(reader.delimiter ?? ",");
+  scanner.feed(Buffer.concat([decoder.write(bytes), decoder.end()]));
+  const unclosed = scanner.unclosedQuoteRow;
+  if (unclosed !== null) {
+    throw new CliError("refused", `The file cannot be imported: ${unclosedQuoteReason(unclosed)}.`);
   }
   report.ignored_columns = reader.layout.ignored;
   report.mapping = reader.layout.mapping;

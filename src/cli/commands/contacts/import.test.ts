@@ -245,6 +245,27 @@ describe("reseller contacts import", () => {
     expect(readFileSync(errors, "utf8").split("\n")[1]).toMatch(/^2,015112345679,phone,/);
   });
 
+  it("refuses in a dry run, as the service would, a file whose quote never closes or whose header is over 64 KB", async () => {
+    const cases = [
+      [
+        'phone,first_name\n+4915112345678,Anna\n+4915112345679,"Ben\n+4915112345670,Cem\n',
+        "row 2 opens a quoted cell that is never closed",
+      ],
+      [
+        `phone,${Array.from({ length: 8000 }, (_, i) => `column_${i}`).join(",")}\n+4915112345678\n`,
+        "has no header row that can be read in its first 64 KB",
+      ],
+    ] as const;
+    for (const [text, message] of cases) {
+      const run = await runCli(["contacts", "import", tempFile("c.csv", text), "--dry-run"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code, run.stderr).toBe(6);
+      expect(run.stderr).toContain(message);
+    }
+  });
+
   it("exits 6 in a dry run with --strict when rows would be refused, as the import would", async () => {
     const run = await runCli(
       ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--strict"],
