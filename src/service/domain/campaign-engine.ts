@@ -1,19 +1,20 @@
 import { sql } from "kysely";
 import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
-import { engineOf, sqliteHandleOf } from "../db/engine.js";
+import { writeRecipientOutcomes } from "../db/recipient-outcomes/recipient-outcomes.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import type { JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
 import { campaignControl } from "./campaign-control.js";
-import { addCampaignFailures, completeIfSettled } from "./campaign-outcomes.js";
+import { completeIfSettled, moveCampaignCounters } from "./campaign-outcomes.js";
 import { type ContactFields, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import type { ChannelThroughput } from "./channel-throughput.js";
 import { disconnectChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
+import { meterSent, monthOf } from "./message-meter.js";
 import { currentPlanId, planAllowance } from "./plan-limits.js";
 import { applyTemplateStatus } from "./templates.js";
 
@@ -81,10 +82,6 @@ export function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function monthOf(now: Date): string {
-  return now.toISOString().slice(0, 7);
-}
-
 async function failCampaign(
   db: Db,
   clock: Clock,
@@ -110,16 +107,12 @@ async function failCampaign(
       .where("state", "=", "queued")
       .executeTakeFirst();
     const count = Number(unsent.numUpdatedRows);
-    await trx
-      .updateTable("campaigns")
-      .set((eb) => ({
-        queued: eb("queued", "-", count),
-        failed: eb("failed", "+", count),
-        stats_updated_at: now,
-      }))
-      .where("id", "=", campaignId)
-      .execute();
-    if (count > 0) await addCampaignFailures(trx, campaignId, new Map([[reason, count]]));
+    await moveCampaignCounters(
+      trx,
+      campaignId,
+      { settled: count, failed: count, failures: new Map([[reason, count]]) },
+      now,
+    );
     await recordCampaignEvent(trx, clock, campaignId, "campaign.failed");
   });
   return { state: "done" };
@@ -234,25 +227,10 @@ function outcomeAt(outcome: Outcome, now: string): string | null {
   return outcome.state === "outcome_unknown" ? null : now;
 }
 
-/** Outcomes as rows of a `VALUES` list: contact, state, provider message id, reason, time. */
-function outcomeValues(outcomes: readonly Outcome[], now: string) {
-  return sql.join(
-    outcomes.map(
-      (o) =>
-        sql`(${o.contactId}, ${o.state}, ${o.providerMessageId ?? null}, ${o.reason ?? null}, ${outcomeAt(o, now)})`,
-    ),
-  );
-}
-
 /**
  * Writes a batch's outcomes and answers the contacts whose row it changed. `sending` rows are
  * this batch's own; a status webhook (or, after a takeover, another instance) may have resolved
  * one meanwhile, and then that count stands and this outcome is not counted again.
- *
- * PostgreSQL: one statement per batch (`column1…` name a `VALUES` list's columns). SQLite: its
- * planner walks the campaign's queued rows and scans the `VALUES` list for each, quadratic in
- * the campaign (a 100,000-recipient campaign stalled), so there a prepared statement per
- * recipient, which costs no round trip.
  */
 async function writeOutcomes(
   trx: Db,
@@ -260,37 +238,14 @@ async function writeOutcomes(
   outcomes: readonly Outcome[],
   now: string,
 ): Promise<Set<string>> {
-  if (outcomes.length === 0) return new Set();
-  if (engineOf(trx) === "sqlite") {
-    const update = sqliteHandleOf(trx).prepare(
-      `UPDATE campaign_recipients SET state = ?, provider_message_id = ?, failure_reason = ?,
-         outcome_at = ?, updated_at = ?
-       WHERE campaign_id = ? AND contact_id = ? AND state IN ('queued', 'sending')`,
-    );
-    const changed = new Set<string>();
-    for (const o of outcomes) {
-      const args = [
-        o.state,
-        o.providerMessageId ?? null,
-        o.reason ?? null,
-        outcomeAt(o, now),
-        now,
-        campaignId,
-      ];
-      if (update.run(...args, o.contactId).changes === 1) changed.add(o.contactId);
-    }
-    return changed;
-  }
-  const { rows } = await sql<{ contact_id: string }>`
-    UPDATE campaign_recipients
-    SET state = v.column2, provider_message_id = v.column3, failure_reason = v.column4,
-      outcome_at = v.column5, updated_at = ${now}
-    FROM (VALUES ${outcomeValues(outcomes, now)}) AS v
-    WHERE campaign_recipients.campaign_id = ${campaignId}
-      AND campaign_recipients.contact_id = v.column1
-      AND campaign_recipients.state IN ('queued', 'sending')
-    RETURNING campaign_recipients.contact_id`.execute(trx);
-  return new Set(rows.map((r) => r.contact_id));
+  const rows = outcomes.map((o) => ({
+    contactId: o.contactId,
+    state: o.state,
+    providerMessageId: o.providerMessageId ?? null,
+    failureReason: o.reason ?? null,
+    outcomeAt: outcomeAt(o, now),
+  }));
+  return writeRecipientOutcomes(trx, campaignId, rows, now);
 }
 
 /** Records one batch's outcomes: recipient rows, counters, failure reasons and the month's meter. */
@@ -325,35 +280,23 @@ async function record(deps: CampaignEngineDeps, campaign: CampaignTable, outcome
       }
       // outcome_unknown stays counted as queued until a status webhook or the 24 h limit decides.
     }
-    const done = tally.sent + tally.failed + tally.skippedNoConsent + tally.skippedOptedOut;
-    await trx
-      .updateTable("campaigns")
-      .set((eb) => ({
-        queued: eb("queued", "-", done),
-        sent: eb("sent", "+", tally.sent),
-        failed: eb("failed", "+", tally.failed),
-        skipped_no_consent: eb("skipped_no_consent", "+", tally.skippedNoConsent),
-        skipped_opted_out: eb("skipped_opted_out", "+", tally.skippedOptedOut),
-        stats_updated_at: now,
-        updated_at: now,
-      }))
-      .where("id", "=", campaign.id)
-      .execute();
-    await addCampaignFailures(trx, campaign.id, tally.failures);
+    const settled = tally.sent + tally.failed + tally.skippedNoConsent + tally.skippedOptedOut;
+    await moveCampaignCounters(
+      trx,
+      campaign.id,
+      {
+        settled,
+        sent: tally.sent,
+        failed: tally.failed,
+        skipped_no_consent: tally.skippedNoConsent,
+        skipped_opted_out: tally.skippedOptedOut,
+        failures: tally.failures,
+      },
+      now,
+      { touchCampaign: true },
+    );
     if (tally.sent > 0) {
-      await trx
-        .insertInto("message_counts")
-        .values({
-          workspace_id: campaign.workspace_id,
-          month: monthOf(deps.clock.now()),
-          sent: tally.sent,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(["workspace_id", "month"])
-            .doUpdateSet((eb) => ({ sent: eb("message_counts.sent", "+", tally.sent) })),
-        )
-        .execute();
+      await meterSent(trx, campaign.workspace_id, monthOf(deps.clock.now()), tally.sent);
     }
   });
 }

@@ -10,6 +10,7 @@ import { templateCategories } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Clock } from "./clock.js";
+import { monthOf } from "./message-meter.js";
 import type { Principal } from "./tokens.js";
 import { requireResellerToken } from "./workspace-access.js";
 
@@ -52,7 +53,7 @@ export async function monthlyUsage(
   query: UsageQuery,
 ): Promise<{ data: WorkspaceMonthUsage[]; meta: UsageMeta }> {
   requireResellerToken(principal, "read the reseller's usage report");
-  const asked = query.month ?? clock.now().toISOString().slice(0, 7);
+  const asked = query.month ?? monthOf(clock.now());
   const [from, to] = monthBounds(asked);
   const inReport = db
     .selectFrom("workspaces")

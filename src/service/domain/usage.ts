@@ -3,13 +3,14 @@ import { campaignStatuses, optInStatuses, templateStatuses } from "../../contrac
 import type { UsageLimit, WorkspaceUsage } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "./clock.js";
+import { meteredSent, monthOf } from "./message-meter.js";
 
-/** What a usage counter needs: the database, the workspace, and where this month began. */
+/** What a usage counter needs: the database, the workspace, and the current month. */
 export interface UsageSubject {
   db: Db;
   workspaceId: string;
-  /** Start of the current calendar month (UTC), ISO 8601. */
-  monthStart: string;
+  /** The current calendar month (UTC), `YYYY-MM`. */
+  month: string;
 }
 
 /** Per-status counts of one vocabulary plus their total. */
@@ -81,14 +82,7 @@ async function campaignCounts(
 }
 
 async function messagesSentThisMonth(subject: UsageSubject): Promise<number> {
-  // message_counts is the month's meter, kept by the sending engine as messages go out.
-  const row = await subject.db
-    .selectFrom("message_counts")
-    .select("sent")
-    .where("workspace_id", "=", subject.workspaceId)
-    .where("month", "=", subject.monthStart.slice(0, 7))
-    .executeTakeFirst();
-  return row?.sent ?? 0;
+  return meteredSent(subject.db, subject.workspaceId, subject.month);
 }
 
 /**
@@ -101,13 +95,8 @@ const meters: Record<string, (subject: UsageSubject) => Promise<number>> = {
   messages_per_month: messagesSentThisMonth,
 };
 
-/** Start of the clock's current calendar month in UTC. */
-function monthStartOf(now: Date): string {
-  return `${now.toISOString().slice(0, 7)}-01T00:00:00Z`;
-}
-
 function subjectOf(db: Db, clock: Clock, workspaceId: string): UsageSubject {
-  return { db, workspaceId, monthStart: monthStartOf(clock.now()) };
+  return { db, workspaceId, month: monthOf(clock.now()) };
 }
 
 /** Whether a plan feature has a ceiling to meter (limit or quota), as opposed to a boolean. */

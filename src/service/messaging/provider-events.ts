@@ -1,10 +1,11 @@
 import type { Db } from "../db/database.js";
-import { addCampaignFailures, completeIfSettled } from "../domain/campaign-outcomes.js";
+import { completeIfSettled, moveCampaignCounters } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { ContactWriter } from "../domain/contact-store.js";
 import { toContact } from "../domain/contacts.js";
 import { recordConsentEvent } from "../domain/events.js";
 import { applyInboundMessage } from "../domain/inbound-replies.js";
+import { meterSent, monthOf } from "../domain/message-meter.js";
 import { applyTemplateStatus } from "../domain/templates.js";
 import { sendErrorMeaning } from "./graph-errors.js";
 import type { MessageStatusReport } from "./message-sender.js";
@@ -70,8 +71,10 @@ const rank: Record<string, number> = {
   read: 3,
 };
 
+/** A campaign's counter changes from a run of reports (see moveCampaignCounters). */
 interface Counters {
-  queued: number;
+  /** Recipients counted as queued (their send had no recorded answer) that a report resolved. */
+  settled: number;
   sent: number;
   delivered: number;
   read: number;
@@ -80,7 +83,7 @@ interface Counters {
 }
 
 const emptyCounters = (): Counters => ({
-  queued: 0,
+  settled: 0,
   sent: 0,
   delivered: 0,
   read: 0,
@@ -194,7 +197,7 @@ export async function applyStatusReports(
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) continue;
     if (unresolved) {
-      counts.queued -= 1;
+      counts.settled += 1;
       if (to !== "failed") {
         counts.sent += 1;
         metered.set(recipient.workspace_id, (metered.get(recipient.workspace_id) ?? 0) + 1);
@@ -217,36 +220,14 @@ export async function applyStatusReports(
     byCampaign.set(recipient.campaign_id, counts);
   }
   for (const [campaignId, counts] of byCampaign) {
-    await db
-      .updateTable("campaigns")
-      .set((eb) => ({
-        queued: eb("queued", "+", counts.queued),
-        sent: eb("sent", "+", counts.sent),
-        delivered: eb("delivered", "+", counts.delivered),
-        read: eb("read", "+", counts.read),
-        failed: eb("failed", "+", counts.failed),
-        stats_updated_at: now,
-      }))
-      .where("id", "=", campaignId)
-      .execute();
-    await addCampaignFailures(db, campaignId, counts.failures);
-    if (counts.queued < 0) {
+    await moveCampaignCounters(db, campaignId, counts, now);
+    if (counts.settled > 0) {
       // In the caller's transaction when it has one (webhooks), else in one of its own.
       if (db.isTransaction) await completeIfSettled(db, clock, campaignId);
       else await db.transaction().execute((trx) => completeIfSettled(trx, clock, campaignId));
     }
   }
-  const month = clock.now().toISOString().slice(0, 7);
-  for (const [workspaceId, sent] of metered) {
-    await db
-      .insertInto("message_counts")
-      .values({ workspace_id: workspaceId, month, sent })
-      .onConflict((oc) =>
-        oc
-          .columns(["workspace_id", "month"])
-          .doUpdateSet((eb) => ({ sent: eb("message_counts.sent", "+", sent) })),
-      )
-      .execute();
-  }
+  const month = monthOf(clock.now());
+  for (const [workspaceId, sent] of metered) await meterSent(db, workspaceId, month, sent);
   return { unmatched };
 }

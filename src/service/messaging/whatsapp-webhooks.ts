@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { addCampaignFailures, completeIfSettled } from "../domain/campaign-outcomes.js";
+import { completeIfSettled, moveCampaignCounters } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
 import { ensureJob } from "../jobs/ensure-job.js";
@@ -292,16 +292,12 @@ export async function expireUnknownOutcomes(db: Db, clock: Clock): Promise<numbe
         .where("state", "=", "outcome_unknown")
         .where("sending_at", "<=", limit)
         .execute();
-      await trx
-        .updateTable("campaigns")
-        .set((eb) => ({
-          queued: eb("queued", "-", count),
-          failed: eb("failed", "+", count),
-          stats_updated_at: at,
-        }))
-        .where("id", "=", campaignId)
-        .execute();
-      await addCampaignFailures(trx, campaignId, new Map([["outcome_unknown", count]]));
+      await moveCampaignCounters(
+        trx,
+        campaignId,
+        { settled: count, failed: count, failures: new Map([["outcome_unknown", count]]) },
+        at,
+      );
       await completeIfSettled(trx, clock, campaignId);
     }
     return expired.reduce((sum, row) => sum + Number(row.n), 0);
