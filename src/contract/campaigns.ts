@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isVariableField } from "./contact-rules.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import { campaignStatuses } from "./vocabulary.js";
@@ -42,8 +43,9 @@ const VariableMapping = z
     z.string().regex(/^([1-9]\d*|button\.\d)$/, {
       error: "keys are variable numbers (1, 2, …) or button.<index> for a URL or COPY_CODE button",
     }),
-    z.string().regex(/^(first_name|last_name|phone|email|custom\.[A-Za-z0-9_.-]{1,100})$/, {
-      error: "values name a contact field: first_name, last_name, phone, email or custom.<key>",
+    z.string().refine(isVariableField, {
+      error:
+        "values name a contact field: first_name, last_name, phone, email or custom.<key> (a key a contact may hold)",
     }),
     {
       // zod reports a bad key as "Invalid key in record" unless the record itself says more.

@@ -3,6 +3,8 @@
  * and the CLI's `contacts import --dry-run` check exactly the same things with the same words.
  */
 
+import { contactVariableFields } from "./vocabulary.js";
+
 export const contactLimits = {
   nameLength: 100,
   emailLength: 320,
@@ -71,6 +73,15 @@ export function customKeyProblem(key: string): string | null {
   }
   if (key === "__proto__") return "custom field key '__proto__' is reserved; choose another name";
   return null;
+}
+
+/**
+ * Whether a campaign variable may be filled from this contact field: a named field, or
+ * `custom.<key>` with any key a contact may hold (`custom.Plan Name`, `custom.Größe`).
+ */
+export function isVariableField(value: string): boolean {
+  if ((contactVariableFields as readonly string[]).includes(value)) return true;
+  return value.startsWith("custom.") && customKeyProblem(value.slice("custom.".length)) === null;
 }
 
 /** An ISO 8601 timestamp with a time zone, e.g. 2026-11-22T09:30:00Z. */

@@ -134,6 +134,34 @@ describe("campaigns", () => {
     ]);
   });
 
+  it("fills a variable from any custom field key a contact may hold (spaces, umlauts)", async () => {
+    const w = await campaignWorld(t);
+    await w.contact("+4915112345675", {
+      first_name: "Eve",
+      opt_in_status: "opted_in",
+      tags: ["plans"],
+      custom_fields: { "Plan Name": "Gold", Größe: "XL" },
+    });
+    const draft = await w.post(
+      "/campaigns",
+      w.body({
+        audience: { tags: ["plans"] },
+        variable_mapping: { "1": "custom.Plan Name" },
+      }),
+    );
+    expect(draft.variable_mapping).toEqual({ "1": "custom.Plan Name" });
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    const sent = await t.database.db.selectFrom("sandbox_messages").select("body").execute();
+    expect(sent).toEqual([{ body: "Hello Gold, our spring collection is here." }]);
+    // A key no contact can hold is still refused, naming the mapping.
+    const refused = await t.request("POST", `${w.base}/campaigns`, {
+      body: w.body({ variable_mapping: { "1": "custom. padded" } }),
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().details[0]).toMatchObject({ field: "variable_mapping.1" });
+  });
+
   it("reports deliveries and reads as the sandbox makes them, as a cumulative funnel", async () => {
     const w = await campaignWorld(t);
     const draft = await w.post("/campaigns", w.body());

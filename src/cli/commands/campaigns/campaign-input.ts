@@ -1,4 +1,5 @@
 import type { Audience, CreateCampaignBody } from "../../../contract/campaigns.js";
+import { isVariableField } from "../../../contract/contact-rules.js";
 import { contactVariableFields } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, listOption, stringOption } from "../../options.js";
@@ -12,9 +13,6 @@ const required = [
   ["language", "--language"],
 ] as const;
 
-const fieldPattern = new RegExp(
-  `^(${contactVariableFields.join("|")}|custom\\.[A-Za-z0-9_.-]{1,100})$`,
-);
 const fieldList = `${contactVariableFields.join(", ")} or custom.<key>`;
 
 /** Exactly one of --all, --tag T… or --contacts ID,…; a usage error naming them otherwise. */
@@ -56,7 +54,7 @@ export function variableMappingFrom(options: Options): Record<string, string> {
         "For example --var 1=first_name --var 2=custom.city --var button.0=custom.order_id.",
       );
     }
-    if (!fieldPattern.test(field)) {
+    if (!isVariableField(field)) {
       throw usageError(`--var '${given}': the field must be ${fieldList}; got '${field}'.`);
     }
     const earlier = mapping[number];

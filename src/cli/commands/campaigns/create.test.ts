@@ -11,6 +11,7 @@ import {
 } from "../../../../test/fixtures/campaigns.js";
 import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { mockApi } from "../../../../test/helpers/mock-api.js";
+import { variableMappingFrom } from "./campaign-input.js";
 
 const path = `/api/v1/workspaces/${workspaceId}/campaigns`;
 const base = [
@@ -128,6 +129,13 @@ describe("reseller campaigns create", () => {
       });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain("Missing --channel, --template, --language.");
+    });
+
+    it("takes --var with any custom field key a contact may hold", () => {
+      expect(variableMappingFrom({ var: ["1=custom.Plan Name", "{{2}} = custom.Größe"] })).toEqual({
+        "1": "custom.Plan Name",
+        "2": "custom.Größe",
+      });
     });
 
     it("refuses a --var that is not n=field or names an unknown field", async () => {
