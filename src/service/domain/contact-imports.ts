@@ -14,7 +14,7 @@ import { countryCode } from "../../contract/phones.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
-import { engineOf } from "../db/engine.js";
+import { capabilitiesOf } from "../db/engine-capabilities.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
@@ -457,7 +457,7 @@ async function writeBatch(
       error_count: eb("error_count", "+", counts.errors),
       opt_outs_kept: eb("opt_outs_kept", "+", counts.optOutsKept),
     });
-    if (errors.length > 0 && engineOf(trx) === "postgres") {
+    if (errors.length > 0 && capabilitiesOf(trx).writesCombine) {
       // The row errors go with the counters, in one statement: a round trip less per batch.
       await trx
         .with("row_errors", insertErrors)
@@ -580,11 +580,10 @@ export async function runContactImport(
   const checker = checkRows(reading, clock);
   const committedTags = new Map<string, number>();
 
-  // On PostgreSQL a batch's statements run on the server while this thread goes on (one batch
-  // written at a time, so checkpoints stay in order). On SQLite they run on this thread, and a
-  // transaction must not stay open while other work runs between its statements, so each batch
-  // is written before anything else goes on here.
-  const overlap = engineOf(db) === "postgres";
+  // Where the engine's writes overlap this thread's work, a batch is written while the next is
+  // checked (one batch written at a time, so checkpoints stay in order). Otherwise each batch is
+  // written before anything else goes on here (see EngineCapabilities).
+  const overlap = capabilitiesOf(db).writesOverlapWork;
   let writing: Promise<void> | null = null;
   const written = async () => {
     const write = writing;
@@ -637,7 +636,7 @@ export async function runContactImport(
     )?.data;
   try {
     // The next piece is checked while this one's rows are written where the two can overlap:
-    // a checker in another thread, or PostgreSQL's writes (on the server). On SQLite in this
+    // a checker in another thread, or writes that overlap this thread's work. Otherwise in this
     // thread, one after the other.
     const early = checker.beside || overlap;
     // A check still in flight when the run stops or fails is dropped with the checker: its

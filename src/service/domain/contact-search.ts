@@ -1,7 +1,7 @@
 /**
- * Contact search: over the FTS5 index `contacts_fts` on SQLite (columns name, phone, email;
- * rowid is contacts.seq), over the `search_terms` tsvector of contacts on PostgreSQL, with the
- * same terms in both.
+ * Contact search: the terms a contact is indexed by and the terms a search looks for, the same on
+ * both engines (db/contact-rows/ stores them in each engine's search index and writes a search
+ * in its query syntax).
  *
  * Every word the user types must start a word of the name or email, the whole email address,
  * or the phone's digits. Each indexed word carries its workspace's id as a prefix
@@ -15,7 +15,6 @@
  */
 
 import { getCountries, getCountryCallingCode } from "libphonenumber-js/max";
-import type { Engine } from "../db/engine.js";
 
 const separators = /[^\p{L}\p{N}]+/gu;
 
@@ -175,8 +174,8 @@ export function newContactSearchDocument(
 const minSuffixDigits = 4;
 
 /**
- * A search as a tree of prefix terms, written out in each engine's syntax by `searchMatch`: the
- * terms and the AND/OR between them are decided here once.
+ * A search as a tree of prefix terms, written out in each engine's syntax by
+ * db/contact-rows/search-syntax.ts: the terms and the AND/OR between them are decided here once.
  */
 export type SearchQuery = { term: string } | { all: SearchQuery[] } | { any: SearchQuery[] };
 
@@ -242,33 +241,4 @@ export function searchQuery(workspaceId: string, text: string): SearchQuery | nu
     parts.push(found.length === 1 ? each : any([joined, each]));
   }
   return parts.length === 0 ? null : all(parts);
-}
-
-/**
- * A search written for an engine: FTS5's MATCH syntax (`"term"*`, AND, OR) on SQLite, tsquery
- * text (`'term':*`, `&`, `|`) on PostgreSQL, cast with `::tsquery` so no text search parser
- * touches it. Terms are letters and digits only, and quoted besides, so user text can never make
- * a query error.
- */
-function written(query: SearchQuery, engine: Engine, nested: boolean): string {
-  if ("term" in query) {
-    return engine === "sqlite"
-      ? `"${query.term.replaceAll('"', '""')}"*`
-      : `'${foldDiacritics(query.term).replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`;
-  }
-  const children = "all" in query ? query.all : query.any;
-  const operator =
-    engine === "sqlite" ? ("all" in query ? " AND " : " OR ") : "all" in query ? " & " : " | ";
-  const text = children.map((child) => written(child, engine, true)).join(operator);
-  return nested && children.length > 1 ? `(${text})` : text;
-}
-
-/** The search of a text in the engine's query syntax (see searchQuery, written), or null. */
-export function searchMatch(
-  workspaceId: string,
-  text: string,
-  engine: Engine = "sqlite",
-): string | null {
-  const query = searchQuery(workspaceId, text);
-  return query === null ? null : written(query, engine, false);
 }
