@@ -196,6 +196,30 @@ describe("the dashboard in a browser", () => {
     await page.close();
   }, 40_000);
 
+  it("shows a cancelled campaign's cancelled recipients, so its figures add up to the audience", async () => {
+    const base = `/workspaces/${workspaceId}`;
+    const weekly = await call("GET", `${base}/campaigns/${campaignId}`);
+    const cancelled = await call("POST", `${base}/campaigns`, {
+      name: "Called off",
+      channel_id: weekly.channel_id,
+      template_name: "weekly_news",
+      template_language: "en",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name" },
+    });
+    await call("POST", `${base}/campaigns/${cancelled.id}/cancel`);
+    const stats = await call("GET", `${base}/campaigns/${cancelled.id}/stats`);
+    expect(stats.cancelled).toBeGreaterThan(0);
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Campaigns" }).click();
+    await page.getByRole("button", { name: "Called off" }).click();
+    await expect
+      .poll(() => page.getByTestId("figure-cancelled").textContent())
+      .toBe(String(stats.cancelled));
+    await page.close();
+  });
+
   it("opens an import's row errors", async () => {
     const page = await browser.freshPage();
     await signIn(page);

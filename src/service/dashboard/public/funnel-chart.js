@@ -135,6 +135,7 @@ export function CampaignLive({ workspaceId, campaignId }) {
         )}
         <div><dt>No consent</dt><dd>${stats.skipped_no_consent}</dd></div>
         <div><dt>Opted out</dt><dd>${stats.skipped_opted_out}</dd></div>
+        <div><dt>Cancelled</dt><dd data-testid="figure-cancelled">${stats.cancelled}</dd></div>
         <div><dt>Delivery rate</dt><dd>${Math.round(stats.delivery_rate * 100)}%</dd></div>
         <div><dt>Read rate</dt><dd>${Math.round(stats.read_rate * 100)}%</dd></div>
       </dl>`
