@@ -1,3 +1,4 @@
+import { closeSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
@@ -141,6 +142,15 @@ async function openSqlite(
 ): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
   // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
   const { default: BetterSqlite3 } = await import("better-sqlite3");
+  // A new database file is readable by its owner only: it holds other people's contacts and the
+  // webhook signing secrets, and SQLite gives its -wal and -shm files the same mode.
+  if (file !== ":memory:") {
+    try {
+      closeSync(openSync(file, "a", 0o600));
+    } catch {
+      // better-sqlite3's own open below says why the file cannot be opened.
+    }
+  }
   const sqlite = new BetterSqlite3(file);
   if (file !== ":memory:") sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
