@@ -69,7 +69,7 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--smtp-url <url>",
       description:
-        "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port)",
+        "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port; default: RESELLER_SMTP_URL, which keeps the password out of the process list)",
     },
     {
       flags: "--no-public-signup",

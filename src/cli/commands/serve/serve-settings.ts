@@ -24,7 +24,8 @@ export function serveSettings(
     plansFile: stringOption(options, "plans"),
     publicUrl: stringOption(options, "publicUrl"),
     rateLimit,
-    smtpUrl: stringOption(options, "smtpUrl"),
+    // Its password is better kept out of `ps` and shell history: the environment may hold it.
+    smtpUrl: stringOption(options, "smtpUrl") ?? (env.RESELLER_SMTP_URL || undefined),
     reviewDelayMs: (intOption(options, "reviewDelay", { min: 0, max: 86_400 }) ?? 5) * 1000,
     throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? 80,
     webhookRetryBaseMs:
