@@ -113,6 +113,26 @@ describe("webhook endpoints and events", () => {
     expect((await t.request("GET", "/api/v1/events", { token: noScope })).statusCode).toBe(403);
   });
 
+  it("refuses a url with a user name or password, which no delivery could carry, on create and update", async () => {
+    const withPassword = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "https://user:hunter2@crm.example.test/hooks" },
+    });
+    expect(withPassword.statusCode).toBe(422);
+    expect(withPassword.json().details[0]).toMatchObject({
+      field: "url",
+      message: expect.stringContaining("must not hold a user name or password"),
+    });
+    const endpoint = await createEndpoint("https://crm.example.test/hooks");
+    const update = await t.request("PATCH", `/api/v1/webhook-endpoints/${endpoint.id}`, {
+      body: { url: "https://user@crm.example.test/hooks" },
+    });
+    expect(update.statusCode).toBe(422);
+    const portZero = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "http://crm.example.test:0/hooks" },
+    });
+    expect(portZero.statusCode).toBe(422);
+  });
+
   it("keeps another reseller's endpoints and events out of sight", async () => {
     const endpoint = await createEndpoint("https://crm.example.test/hooks");
     await t.createWorkspace();
