@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { ApiClient } from "../client/api-client.js";
 import { idempotencyKeySequence, longestIdempotencyKey } from "../client/idempotency-keys.js";
+import { redactedUrl } from "../contract/redacted-url.js";
 import { baseUrlProblem, baseUrlSource } from "./base-url.js";
 import { CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
@@ -202,7 +203,7 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           ? {
               onExchange: (e) =>
                 info(
-                  `[debug] ${e.method} ${e.url} -> ${e.status ?? e.error} in ${e.ms.toFixed(0)} ms${e.requestId ? ` (${e.requestId})` : ""}${token ? ` [token ${maskToken(token)}]` : ""}`,
+                  `[debug] ${e.method} ${redactedUrl(e.url)} -> ${e.status ?? e.error} in ${e.ms.toFixed(0)} ms${e.requestId ? ` (${e.requestId})` : ""}${token ? ` [token ${maskToken(token)}]` : ""}`,
                 ),
             }
           : {}),

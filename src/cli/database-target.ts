@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { isPostgresUrl, redactedUrl } from "../service/db/engine.js";
+import { redactedUrl } from "../contract/redacted-url.js";
+import { isPostgresUrl } from "../service/db/engine.js";
 import { usageError } from "./cli-error.js";
 import { stringOption } from "./options.js";
 

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import { redactedUrl } from "../contract/redacted-url.js";
 import { ApiError, type ApiErrorDetail } from "./api-error.js";
 import { idempotencyKeySequence } from "./idempotency-keys.js";
 import {
@@ -252,10 +253,10 @@ export class ApiClient {
         throw new ApiError({
           kind: timedOut ? "timeout" : "network",
           message: byProxy
-            ? `Cannot reach the service at ${this.baseUrl} through the proxy (HTTP_PROXY / HTTPS_PROXY): ${(cause as Error).message}.`
+            ? `Cannot reach the service at ${this.shownBaseUrl} through the proxy (HTTP_PROXY / HTTPS_PROXY): ${(cause as Error).message}.`
             : timedOut
-              ? `The service at ${this.baseUrl} did not answer in time (${code}).`
-              : `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
+              ? `The service at ${this.shownBaseUrl} did not answer in time (${code}).`
+              : `Cannot reach the service at ${this.shownBaseUrl} (${code || (cause as Error).message}).`,
           cause,
         });
       }
@@ -282,6 +283,11 @@ export class ApiClient {
       }
       throw errorFromResponse(status, json, requestId, retryAfter, method, path);
     }
+  }
+
+  /** The base URL as messages show it: a password in it is hidden. */
+  get shownBaseUrl(): string {
+    return redactedUrl(this.baseUrl);
   }
 
   /**
@@ -317,7 +323,7 @@ export class ApiClient {
       const code = (cause as { code?: string }).code ?? "";
       throw new ApiError({
         kind: "network",
-        message: `Cannot reach the service at ${this.baseUrl} (${code || (cause as Error).message}).`,
+        message: `Cannot reach the service at ${this.shownBaseUrl} (${code || (cause as Error).message}).`,
         cause,
       });
     }

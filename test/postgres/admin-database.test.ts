@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redactedUrl } from "../../src/contract/redacted-url.js";
 import { openDatabase } from "../../src/service/db/database.js";
-import { redactedUrl } from "../../src/service/db/engine.js";
 import { migrationProvider } from "../../src/service/db/migrations/index.js";
 import { hashToken } from "../../src/service/domain/tokens.js";
 import { runCli } from "../helpers/cli.js";

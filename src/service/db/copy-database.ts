@@ -1,9 +1,9 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { type RawBuilder, sql } from "kysely";
+import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
 import { type Db, openDatabase } from "./database.js";
-import { redactedUrl } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import { lockNamed } from "./write-conflicts.js";
 

@@ -1,7 +1,8 @@
 import { closeSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
-import { type Engine, isPostgresUrl, redactedUrl, registerSqliteHandle } from "./engine.js";
+import { redactedUrl } from "../../contract/redacted-url.js";
+import { type Engine, isPostgresUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import {

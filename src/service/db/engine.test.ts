@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isPostgresUrl, redactedUrl } from "./engine.js";
+import { redactedUrl } from "../../contract/redacted-url.js";
+import { isPostgresUrl } from "./engine.js";
 
 describe("database locations in messages", () => {
   it("hides a password given in the URL or in its query string", () => {

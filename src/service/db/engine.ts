@@ -17,26 +17,6 @@ export function engineOf(db: Pick<Kysely<unknown>, "getExecutor">): Engine {
   return db.getExecutor().adapter instanceof SqliteAdapter ? "sqlite" : "postgres";
 }
 
-/**
- * A database URL with its password replaced, for messages and logs: any URL, since a message
- * refusing a mistyped one (`mysql://user:secret@…`) quotes it too. A file path is left as it is.
- */
-export function redactedUrl(target: string): string {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
-  if (scheme === undefined) return target;
-  try {
-    const url = new URL(target);
-    if (url.password) url.password = "***";
-    // node-postgres also reads these from the query string.
-    for (const secret of ["password", "sslpassword", "sslkey"]) {
-      if (url.searchParams.has(secret)) url.searchParams.set(secret, "***");
-    }
-    return url.toString();
-  } catch {
-    return `${scheme}://…`;
-  }
-}
-
 const sqliteHandles = new WeakMap<object, BetterSqlite3.Database>();
 
 /** Remembers the raw handle behind a SQLite Kysely instance (see sqliteHandleOf). */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CopyRefusedError, copyDatabase } from "../../../service/db/copy-database.js";
-import { isPostgresUrl, redactedUrl } from "../../../service/db/engine.js";
+import { isPostgresUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";

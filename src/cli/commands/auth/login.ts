@@ -1,4 +1,5 @@
 import { ApiError } from "../../../client/api-error.js";
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CurrentTokenResponse } from "../../../contract/tokens.js";
 import { baseUrlProblem, baseUrlSource } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
@@ -76,6 +77,6 @@ export const run: Handler = async (ctx, { options }) => {
   return {
     data: response.raw.data,
     view: recordView(current, tokenFields),
-    message: `Logged in to ${baseUrl} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).`,
+    message: `Logged in to ${redactedUrl(baseUrl)} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).`,
   };
 };

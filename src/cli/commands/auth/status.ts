@@ -1,4 +1,5 @@
 import { ApiError } from "../../../client/api-error.js";
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CurrentTokenResponse, type Token } from "../../../contract/tokens.js";
 import { type ExitKind, exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
@@ -48,7 +49,7 @@ export const run: Handler = async (ctx) => {
   const status = {
     profile: settings.profile.value,
     profile_source: settings.profile.source,
-    base_url: settings.baseUrl.value,
+    base_url: redactedUrl(settings.baseUrl.value),
     base_url_source: settings.baseUrl.source,
     token: token ? maskToken(token) : null,
     token_source: settings.token.source,

@@ -126,7 +126,7 @@ export const run: Handler = async (ctx, { options }) => {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   ctx.info(
-    `Forwarding ${types.length > 0 ? types.join(", ") : "every"} event of ${client.baseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
+    `Forwarding ${types.length > 0 ? types.join(", ") : "every"} event of ${client.shownBaseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
   );
   let forwarded = 0;
   let lastId: string | undefined;
@@ -168,7 +168,7 @@ export const run: Handler = async (ctx, { options }) => {
       if (delay === undefined) {
         throw new ApiError({
           kind: "network",
-          message: `Lost the service at ${client.baseUrl}: ${reconnectDelaysMs.length} reconnects failed.`,
+          message: `Lost the service at ${client.shownBaseUrl}: ${reconnectDelaysMs.length} reconnects failed.`,
         });
       }
       ctx.info(`The service ended the stream; connecting again in ${delay / 1000} s.`);

@@ -174,4 +174,14 @@ describe("reseller plans list", () => {
     );
     expect(run.stderr).not.toContain("rsk_test_token_0000");
   });
+
+  it("hides a password in the base URL in --debug lines and messages", async () => {
+    stubList();
+    const run = await runCli(["plans", "list", "--debug"], {
+      env: { ...api.env, RESELLER_BASE_URL: "http://ops:pwSECRET@api.reseller.test" },
+      dispatcher: api.agent,
+    });
+    expect(run.stderr).toContain("[debug] GET http://ops:***@api.reseller.test/api/v1/plans");
+    expect(run.stderr).not.toContain("pwSECRET");
+  });
 });
