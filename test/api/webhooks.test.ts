@@ -262,6 +262,22 @@ describe("webhook endpoints and events", () => {
     expect(jobs.map((j) => j.state)).toEqual(["done"]);
   });
 
+  it("lets only a reseller token redeliver: a client's workspace token reads its events but cannot resend them", async () => {
+    await createEndpoint("https://crm.example.test/hooks");
+    const ws = await t.createWorkspace();
+    const client = await t.tokenWith(["webhooks:read", "webhooks:write"], ws);
+    const [event] = (await t.request("GET", "/api/v1/events", { token: client })).json()
+      .data as Json[];
+    expect(event).toBeDefined();
+    const res = await t.request("POST", `/api/v1/events/${event?.id}/redeliver`, {
+      token: client,
+      body: {},
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error_code: "insufficient_scope" });
+    expect(res.body).not.toMatch(/we_/);
+  });
+
   it("redelivers an event on request, and not to a disabled endpoint", async () => {
     const receiver = await startReceiver();
     try {

@@ -206,7 +206,7 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         operationId: "redeliverEvent",
         summary: "Send an event to the webhook endpoints again",
         description:
-          "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one `endpoint_id` names. Answers 202 with the queued deliveries.",
+          "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one `endpoint_id` names. Answers 202 with the queued deliveries. Endpoints are the reseller's: a workspace token is refused (403 `insufficient_scope`).",
         params: EventIdParams,
         body: RedeliverBody,
         response: {
