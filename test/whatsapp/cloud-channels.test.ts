@@ -166,6 +166,27 @@ describe("WhatsApp Cloud API channels", () => {
     expect(held.body).not.toContain(own.id);
   });
 
+  it("does not name another workspace's channel to a client of the same account", async () => {
+    const own = await w.connect();
+    const sibling = await w.t.createWorkspace({ name: "Sibling", plan_id: "2" });
+    const client = await w.t.tokenWith(["campaigns:read", "campaigns:write"], sibling);
+    const held = await w.t.request("POST", `/api/v1/workspaces/${sibling}/channels`, {
+      token: client,
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(held.statusCode).toBe(422);
+    expect(held.json().details[0]).toEqual({
+      field: "phone_number_id",
+      message: "is already connected to another workspace of this account",
+    });
+    expect(held.body).not.toContain(own.id);
+  });
+
   it("takes an access token pasted with a trailing newline, and refuses one with a space inside with a 422", async () => {
     const res = await w.t.request("POST", `${w.base}/channels`, {
       body: {

@@ -246,8 +246,8 @@ export class WhatsappCloudProvider implements MessagingProvider {
 
   /**
    * A number is one channel on the whole service. A channel of this workspace that Meta
-   * disconnected is connected again with the new token; another channel of the same account is
-   * named; another account's is not (api-contract.md: never reveal which).
+   * disconnected is connected again with the new token; a channel of this workspace is named;
+   * another workspace's is not (api-contract.md: never reveal which), only whose account it is.
    */
   private async refuseTakenNumber(workspaceId: string, phoneNumberId: string): Promise<void> {
     const taken = await this.deps.db
@@ -267,11 +267,14 @@ export class WhatsappCloudProvider implements MessagingProvider {
       .executeTakeFirst();
     if (!taken) return;
     if (taken.workspace_id === workspaceId && taken.status === "disconnected") return;
+    // A client's workspace token may ask too: another workspace's channel id is not its to know.
     throw invalidField(
       "phone_number_id",
-      Number(taken.same_account) === 1
+      taken.workspace_id === workspaceId
         ? `is already connected as channel ${taken.id}`
-        : "is already connected to a workspace of another account on this service",
+        : Number(taken.same_account) === 1
+          ? "is already connected to another workspace of this account"
+          : "is already connected to a workspace of another account on this service",
     );
   }
 
