@@ -30,14 +30,18 @@ export interface SettingFlags {
   workspace?: string | undefined;
 }
 
+/** The first value given (not empty) of `flag`, `env` and `profile`, in that order unless `order` says. */
 function pick<T>(
   flag: T | undefined,
   env: T | undefined,
   profile: T | undefined,
+  order: readonly ("env" | "profile")[] = ["env", "profile"],
 ): Sourced<T | undefined> {
   if (flag !== undefined && flag !== "") return { value: flag, source: "flag" };
-  if (env !== undefined && env !== "") return { value: env, source: "env" };
-  if (profile !== undefined && profile !== "") return { value: profile, source: "profile" };
+  for (const source of order) {
+    const value = source === "env" ? env : profile;
+    if (value !== undefined && value !== "") return { value, source };
+  }
   return { value: undefined, source: "none" };
 }
 
@@ -55,22 +59,28 @@ export function resolveProfileName(
   };
 }
 
-/** Applies the precedence flag > environment > profile > default to every setting. */
+/**
+ * Applies the precedence flag > environment > profile > default to every setting. A profile
+ * named by `--profile` is itself a flag: its settings then outrank the environment's (as the AWS
+ * CLI's `--profile` outranks its environment's keys), so `--profile staging` never runs with a
+ * RESELLER_TOKEN exported for another service.
+ */
 export function resolveSettings(
   flags: SettingFlags,
   env: Env,
   profileName: Sourced<string>,
   profile: Profile | undefined,
 ): Settings {
-  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url);
+  const order = profileName.source === "flag" ? (["profile", "env"] as const) : undefined;
+  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url, order);
   return {
     profile: profileName,
     baseUrl:
       baseUrl.value === undefined
         ? { value: defaultBaseUrl, source: "default" }
         : { value: baseUrl.value, source: baseUrl.source },
-    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token),
-    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
+    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token, order),
+    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace, order),
   };
 }
 
