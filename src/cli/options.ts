@@ -48,9 +48,16 @@ export function listOption(options: Options, key: string): string[] {
 
 /** Paging flags of a list command. */
 export function pagingOptions(options: Options): { page: number; perPage: number; all: boolean } {
+  const all = booleanOption(options, "all");
+  // --all walks from the first page by cursor: a page given with it would be silently ignored.
+  if (all && options.page !== undefined) {
+    throw usageError(
+      "--page and --all do not go together: --all follows every page from the first.",
+    );
+  }
   return {
     page: intOption(options, "page", { min: 1 }) ?? 1,
     perPage: intOption(options, "perPage", { min: 1, max: 100 }) ?? 20,
-    all: booleanOption(options, "all"),
+    all,
   };
 }

@@ -93,6 +93,15 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     ]);
   });
 
+  it("refuses --page with --all, which follows every page from the first", async () => {
+    const run = await runCli(["contacts", "list", "--all", "--page", "2", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--page and --all do not go together");
+  });
+
   it("says how to choose a workspace when none is set", async () => {
     const run = await runCli(["contacts", "list"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(2);
