@@ -112,7 +112,7 @@ _reseller_options() {
     'events get') REPLY='-h --help' ;;
     'events redeliver') REPLY='--endpoint -h --help' ;;
     'listen') REPLY='--forward-to --events -h --help' ;;
-    'usage') REPLY='--month -h --help' ;;
+    'usage') REPLY='--month --page --per-page --all -h --help' ;;
     'serve') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
     'serve exec') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
     'admin') REPLY='-h --help' ;;
@@ -309,6 +309,8 @@ _reseller_option_value() {
     'listen|--forward-to') REPLY='' ;;
     'listen|--events') REPLY='' ;;
     'usage|--month') REPLY='' ;;
+    'usage|--page') REPLY='' ;;
+    'usage|--per-page') REPLY='' ;;
     'serve|--host') REPLY='' ;;
     'serve|--port') REPLY='' ;;
     'serve|--db') REPLY='@file' ;;

@@ -63,4 +63,38 @@ describe("workspace lifecycle, usage and events from the command line", () => {
     const bad = await reseller(["usage", "--month", "2026-13"], { env });
     expect(bad.exitCode).toBe(2);
   });
+
+  it("pages the usage report as any list does, every workspace by default", async () => {
+    for (const name of ["Paged one", "Paged two"]) {
+      await reseller(
+        ["workspaces", "create", "--name", name, "--email", "p@acme.test", "--no-invite"],
+        {
+          env,
+        },
+      );
+    }
+    const month = new Date().toISOString().slice(0, 7);
+    const every = await reseller(["usage", "--month", month, "--quiet"], { env });
+    const ids = every.stdout.trim().split("\n");
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    const first = await reseller(
+      ["usage", "--month", month, "--page", "1", "--per-page", "1", "--quiet"],
+      {
+        env,
+      },
+    );
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout.trim()).toBe(ids[0]);
+    const second = await reseller(
+      ["usage", "--month", month, "--page", "2", "--per-page", "1", "--json"],
+      {
+        env,
+      },
+    );
+    expect(JSON.parse(second.stdout).map((w: { workspace_id: string }) => w.workspace_id)).toEqual([
+      ids[1],
+    ]);
+    const all = await reseller(["usage", "--month", month, "--all", "--quiet"], { env });
+    expect(all.stdout.trim().split("\n")).toEqual(ids);
+  });
 });

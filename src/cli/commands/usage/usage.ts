@@ -6,8 +6,9 @@ import {
 import { paging } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { stringOption } from "../../options.js";
+import { pagingOptions, stringOption } from "../../options.js";
 import { tableView } from "../../output/view.js";
+import { pageNote } from "../../paged-list.js";
 import { count } from "../workspaces/workspace-format.js";
 
 /** `reseller usage [--month YYYY-MM]`: one row per workspace, totals on stderr. */
@@ -17,17 +18,32 @@ export const run: Handler = async (ctx, { options }) => {
     throw usageError(`--month expects YYYY-MM such as 2026-11; got '${month}'.`);
   }
   const client = await ctx.client();
-  // A bill covers every workspace: every page, newest workspace first, totals from the first.
+  const { page, perPage, all } = pagingOptions(options);
+  // A bill covers every workspace: every page unless --page asks for one (--all is the default).
+  const onePage = !all && options.page !== undefined;
   const data: WorkspaceMonthUsage[] = [];
   const raw: unknown[] = [];
   let meta: UsageMeta | undefined;
-  for await (const page of client.pages("/api/v1/usage", UsageResponse, {
-    month,
-    per_page: paging.maxPerPage,
-  })) {
-    meta ??= page.body.meta;
-    data.push(...page.body.data);
-    raw.push(...(page.raw.data as unknown[]));
+  let note: string | undefined;
+  if (onePage) {
+    const response = await client.get("/api/v1/usage", UsageResponse, {
+      month,
+      page,
+      per_page: perPage,
+    });
+    meta = response.body.meta;
+    data.push(...response.body.data);
+    raw.push(...(response.raw.data as unknown[]));
+    note = pageNote(meta.pagination, "workspaces");
+  } else {
+    for await (const response of client.pages("/api/v1/usage", UsageResponse, {
+      month,
+      per_page: paging.maxPerPage,
+    })) {
+      meta ??= response.body.meta;
+      data.push(...response.body.data);
+      raw.push(...(response.raw.data as unknown[]));
+    }
   }
   if (meta === undefined) throw new Error("the usage report answered no page");
   const m = (w: WorkspaceMonthUsage) => w.messages;
@@ -77,6 +93,6 @@ export const run: Handler = async (ctx, { options }) => {
   return {
     data: raw,
     view,
-    message: `${meta.month}: ${count(totals.workspaces)} workspaces, ${count(totals.messages.total.sent)} messages sent (${count(totals.messages.marketing.sent)} marketing, ${count(totals.messages.utility.sent)} utility, ${count(totals.messages.authentication.sent)} authentication), ${count(totals.contacts)} contacts.`,
+    message: `${note ? `${note}\n` : ""}${meta.month}: ${count(totals.workspaces)} workspaces, ${count(totals.messages.total.sent)} messages sent (${count(totals.messages.marketing.sent)} marketing, ${count(totals.messages.utility.sent)} utility, ${count(totals.messages.authentication.sent)} authentication), ${count(totals.contacts)} contacts.`,
   };
 };
