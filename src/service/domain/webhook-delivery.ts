@@ -194,7 +194,7 @@ export function webhookDeliveryHandler(deps: {
 
 /**
  * Sends an event again: a new delivery to every enabled endpoint subscribed to its type, or to
- * the one endpoint named (even when it does not subscribe to the type).
+ * the one endpoint named (even when it does not subscribe to the type). Reseller tokens only.
  */
 export async function redeliverEvent(
   deps: { db: Db; clock: Clock; poke: () => void },
@@ -203,8 +203,9 @@ export async function redeliverEvent(
   endpointId: string | undefined,
 ): Promise<Redelivery> {
   const { db, clock } = deps;
-  // Endpoints are the reseller's: a workspace token redelivers only where they subscribe.
-  if (endpointId !== undefined) requireResellerToken(principal, "redeliver to a named endpoint");
+  // Endpoints are the reseller's systems: a client's workspace token reads its own events but
+  // may not make the reseller's receivers take them again (nor learn their ids from the answer).
+  requireResellerToken(principal, "redeliver events");
   const event = await loadEvent(db, clock, principal, eventId);
   let select = db
     .selectFrom("webhook_endpoints")
