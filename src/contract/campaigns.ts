@@ -66,7 +66,9 @@ export const CreateCampaignBody = z.strictObject({
     .min(1, { error: "name must not be empty" })
     .max(200, { error: "name must be at most 200 characters" }),
   channel_id: z.string({ error: "channel_id must be a channel id (ch_…)" }).min(1),
-  template_name: z.string({ error: "template_name must be a string" }).min(1),
+  template_name: z
+    .string({ error: "template_name must be a string" })
+    .min(1, { error: "template_name must not be empty" }),
   template_language: z
     .string({ error: "template_language must be a language code, e.g. en_US" })
     .min(2),

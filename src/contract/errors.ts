@@ -101,3 +101,19 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 
 export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+
+/** The longest value a message quotes back whole: any id or name, not a pasted file. */
+const quotedLength = 40;
+
+/**
+ * A value of the client's as an error message quotes it: in single quotes, cut to 40 characters
+ * with "…", so no request can make its error answer as large as itself.
+ */
+export function quoted(value: string): string {
+  if (value.length <= quotedLength) return `'${value}'`;
+  // Never half of a surrogate pair: the answer stays well-formed UTF-8.
+  const end = /[\uD800-\uDBFF]/.test(value.charAt(quotedLength - 1))
+    ? quotedLength - 1
+    : quotedLength;
+  return `'${value.slice(0, end)}…'`;
+}

@@ -4,6 +4,7 @@ import type {
   CampaignStats,
   CreateCampaignBody,
 } from "../../contract/campaigns.js";
+import { quoted } from "../../contract/errors.js";
 import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
@@ -95,23 +96,39 @@ async function approvedTemplate(db: Db, workspaceId: string, name: string, langu
     .where("name", "=", name)
     .where("language", "=", language)
     .executeTakeFirst();
-  if (template?.status !== "approved") {
+  if (template?.status === "approved") return template;
+  if (template) {
     throw new ServiceError(
       "template_not_approved",
-      template
-        ? `Template '${name}' (${language}) is ${template.status}, not approved; a campaign can only use an approved template.`
-        : `No template '${name}' in language '${language}' exists in this workspace; a campaign needs an approved one.`,
-      {
-        details: [
-          {
-            field: "template_name",
-            message: template ? `is ${template.status}` : "no such template in that language",
-          },
-        ],
-      },
+      `Template ${quoted(name)} (${quoted(language)}) is ${template.status}, not approved; a campaign can only use an approved template.`,
+      { details: [{ field: "template_name", message: `is ${template.status}` }] },
     );
   }
-  return template;
+  // The name alone may be right: then the language is what the client got wrong.
+  const languages = (
+    await db
+      .selectFrom("templates")
+      .select("language")
+      .where("workspace_id", "=", workspaceId)
+      .where("name", "=", name)
+      .orderBy("language")
+      .execute()
+  ).map((row) => row.language);
+  const pair = `No template ${quoted(name)} in language ${quoted(language)} exists in this workspace; a campaign needs an approved one.`;
+  throw new ServiceError(
+    "template_not_approved",
+    languages.length > 0 ? `${pair} Its languages: ${languages.join(", ")}.` : pair,
+    {
+      details: [
+        languages.length > 0
+          ? {
+              field: "template_language",
+              message: `the template has no language ${quoted(language)}; its languages: ${languages.join(", ")}`,
+            }
+          : { field: "template_name", message: "no such template in this workspace" },
+      ],
+    },
+  );
 }
 
 /** Messages the plan still allows this month, or null when it sets no quota. */
