@@ -6,6 +6,7 @@ import {
   parsePhoneNumberFromString,
 } from "libphonenumber-js/max";
 import maxMetadata from "libphonenumber-js/max/metadata";
+import { quoted } from "./errors.js";
 
 /**
  * Phone numbers as the contract wants them: E.164 (`+`, then 8 to 15 digits, no leading 0) and
@@ -22,10 +23,6 @@ export const e164Hint =
 export type PhoneResult =
   | { readonly ok: true; readonly e164: string }
   | { readonly ok: false; readonly message: string; readonly reason?: "ambiguous_phone" };
-
-function quoted(text: string): string {
-  return text.length > 40 ? `'${text.slice(0, 40)}…'` : `'${text}'`;
-}
 
 function validOrError(input: string, parsed: ReturnType<typeof parsePhoneNumberFromString>) {
   if (!parsed)

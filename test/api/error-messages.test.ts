@@ -30,12 +30,52 @@ async function campaignWorld(t: TestApp) {
   return { ws, base, campaign };
 }
 
+const huge = "x".repeat(900_000);
+
 describe("error messages name the field at fault and what it takes", () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await startTestApp();
   });
   afterEach(() => t.close());
+
+  it("cuts an unknown id or template name it quotes back, so the answer stays small", async () => {
+    const w = await campaignWorld(t);
+    const bodies = [
+      { ...w.campaign, channel_id: huge },
+      { ...w.campaign, template_name: huge },
+      { ...w.campaign, template_language: huge },
+    ];
+    for (const body of bodies) {
+      const res = await t.request("POST", `${w.base}/campaigns`, { body });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(422);
+      expect(res.body.length).toBeLessThan(2000);
+      expect(res.body).toContain("…");
+    }
+    await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "https://crm.example.test/hooks", events: ["*"] },
+    });
+    const event = (await t.request("GET", "/api/v1/events?type=workspace.created")).json().data[0];
+    const redeliver = await t.request("POST", `/api/v1/events/${event.id}/redeliver`, {
+      body: { endpoint_id: huge },
+    });
+    expect(redeliver.statusCode, redeliver.body.slice(0, 300)).toBe(404);
+    expect(redeliver.body.length).toBeLessThan(2000);
+    const inbound = await t.request("POST", "/api/v1/sandbox/inbound", {
+      body: { workspace_id: huge, from: "+4915112345671", text: "hi" },
+    });
+    expect(inbound.statusCode, inbound.body.slice(0, 300)).toBe(404);
+    expect(inbound.body.length).toBeLessThan(2000);
+  });
+
+  it("keeps an error answer small when it names a huge unknown field", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Acme", contact_email: "owner@acme.test", [huge]: 1 },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.body.length).toBeLessThan(5000);
+    expect(res.json().details[0].field).toMatch(/^x+…$/);
+  });
 
   it("says template_name must not be empty, and names template_language when only the language is wrong", async () => {
     const w = await campaignWorld(t);

@@ -156,7 +156,7 @@ async function checkCampaign(
   await loadChannel(db, workspace.id, body.channel_id).catch(() => {
     throw invalidField(
       "channel_id",
-      `no channel '${body.channel_id}' in this workspace (see GET …/channels)`,
+      `no channel ${quoted(body.channel_id)} in this workspace (see GET …/channels)`,
     );
   });
   const template = await approvedTemplate(
@@ -301,7 +301,7 @@ export async function loadCampaign(
     .where("workspace_id", "=", workspaceId)
     .where("id", "=", campaignId)
     .executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Campaign '${campaignId}' was not found.`);
+  if (!row) throw new ServiceError("not_found", `Campaign ${quoted(campaignId)} was not found.`);
   return row;
 }
 

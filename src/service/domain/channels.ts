@@ -1,4 +1,5 @@
 import type { Channel, ChannelProvider, CreateChannelBody } from "../../contract/channels.js";
+import { quoted } from "../../contract/errors.js";
 import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
@@ -196,7 +197,7 @@ export async function loadChannel(
     .where("workspace_id", "=", workspaceId)
     .where("id", "=", channelId)
     .executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Channel '${channelId}' was not found.`);
+  if (!row) throw new ServiceError("not_found", `Channel ${quoted(channelId)} was not found.`);
   return row;
 }
 

@@ -9,6 +9,7 @@ import type { Contact } from "../../contract/contacts.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
@@ -84,7 +85,10 @@ export type ImportOptions = Pick<
 >;
 
 function notFound(importId: string): ServiceError {
-  return new ServiceError("not_found", `Import '${importId}' was not found in this workspace.`);
+  return new ServiceError(
+    "not_found",
+    `Import ${quoted(importId)} was not found in this workspace.`,
+  );
 }
 
 async function errorsOf(db: Db, importId: string, limit: number): Promise<ImportRowError[]> {
@@ -163,7 +167,7 @@ export async function createImport(
     if (defaultCountry === null) {
       throw invalidField(
         "default_country",
-        `'${options.default_country}' is not a two-letter country code such as DE, US or GB`,
+        `${quoted(options.default_country)} is not a two-letter country code such as DE, US or GB`,
       );
     }
   }

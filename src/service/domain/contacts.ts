@@ -7,6 +7,7 @@ import type {
   UpdateContactBody,
   UpsertContactBody,
 } from "../../contract/contacts.js";
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
 import { cursorSeal } from "../db/cursor-seal.js";
@@ -58,7 +59,10 @@ export function toContact(row: ContactTable): Contact {
 }
 
 function contactNotFound(contactId: string): ServiceError {
-  return new ServiceError("not_found", `Contact '${contactId}' was not found in this workspace.`);
+  return new ServiceError(
+    "not_found",
+    `Contact ${quoted(contactId)} was not found in this workspace.`,
+  );
 }
 
 function refuseFutureConsent(clock: Clock, opted_in_at: string | undefined): void {

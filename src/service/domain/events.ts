@@ -1,3 +1,4 @@
+import { quoted } from "../../contract/errors.js";
 import type { Event, EventType } from "../../contract/events.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
@@ -153,7 +154,7 @@ export async function loadEvent(
   const row = await visibleEvents(db, clock, principal)
     .where("id", "=", eventId)
     .executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Event '${eventId}' was not found.`);
+  if (!row) throw new ServiceError("not_found", `Event ${quoted(eventId)} was not found.`);
   return row;
 }
 

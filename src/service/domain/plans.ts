@@ -3,6 +3,7 @@ import {
   billingPeriods,
   billingPeriodVocabulary,
 } from "../../contract/billing-periods.js";
+import { quoted } from "../../contract/errors.js";
 import type {
   BillingPeriod,
   CatalogueFile,
@@ -77,7 +78,7 @@ export async function listPlans(
   if (period !== undefined && !(billingPeriods as readonly string[]).includes(period)) {
     throw new ServiceError(
       "invalid_billing_period",
-      `Unknown billing_period '${period}'; accepted values are ${billingPeriods.join(", ")}.`,
+      `Unknown billing_period ${quoted(period)}; accepted values are ${billingPeriods.join(", ")}.`,
     );
   }
   const visible = await visiblePlans(db, query.includePrivate);
@@ -118,7 +119,7 @@ export async function getPlan(
     id === null
       ? undefined
       : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Plan '${rawId}' was not found.`);
+  if (!row) throw new ServiceError("not_found", `Plan ${quoted(rawId)} was not found.`);
   const visible = await visiblePlans(db, row.is_public === 0);
   return {
     data: toPlan(row, options),

@@ -1,3 +1,4 @@
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import {
   checkTemplate,
@@ -63,7 +64,7 @@ function toTemplate(row: TemplateTable): Template {
 }
 
 function templateNotFound(templateId: string): ServiceError {
-  return new ServiceError("not_found", `Template '${templateId}' was not found.`);
+  return new ServiceError("not_found", `Template ${quoted(templateId)} was not found.`);
 }
 
 /** The 422 for a template that breaks formal rules: every problem, each with field and rule. */

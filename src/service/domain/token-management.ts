@@ -1,3 +1,4 @@
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Scope } from "../../contract/scopes.js";
 import type { CreatedToken, CreateTokenBody, Token } from "../../contract/tokens.js";
@@ -111,7 +112,7 @@ async function revokeToken(
   tokenId: string,
 ): Promise<Token> {
   const row = await ownedTokens(db, owner).where("id", "=", tokenId).executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Token '${tokenId}' was not found.`);
+  if (!row) throw new ServiceError("not_found", `Token ${quoted(tokenId)} was not found.`);
   if (row.revoked_at !== null) return toToken(row);
   const revokedAt = isoSeconds(clock.now());
   await db.updateTable("tokens").set({ revoked_at: revokedAt }).where("id", "=", row.id).execute();

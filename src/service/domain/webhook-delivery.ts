@@ -1,4 +1,5 @@
 import { type Dispatcher, fetch } from "undici";
+import { quoted } from "../../contract/errors.js";
 import type { Redelivery } from "../../contract/events.js";
 import { signatureHeader } from "../../contract/webhook-signature.js";
 import type { Db } from "../db/database.js";
@@ -214,7 +215,7 @@ export async function redeliverEvent(
   if (endpointId !== undefined) select = select.where("id", "=", endpointId);
   const endpoints = await select.execute();
   if (endpointId !== undefined && endpoints.length === 0) {
-    throw new ServiceError("not_found", `Webhook endpoint '${endpointId}' was not found.`);
+    throw new ServiceError("not_found", `Webhook endpoint ${quoted(endpointId)} was not found.`);
   }
   const targets = endpoints.filter(
     (e) => e.enabled === 1 && (endpointId !== undefined || subscribes(e.events, event.type)),

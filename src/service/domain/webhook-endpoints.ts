@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import {
   type CreateWebhookEndpointBody,
@@ -82,7 +83,8 @@ export async function loadWebhookEndpoint(
     .where("id", "=", endpointId)
     .where("reseller_id", "=", principal.resellerId)
     .executeTakeFirst();
-  if (!row) throw new ServiceError("not_found", `Webhook endpoint '${endpointId}' was not found.`);
+  if (!row)
+    throw new ServiceError("not_found", `Webhook endpoint ${quoted(endpointId)} was not found.`);
   return row;
 }
 

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { quoted } from "../../contract/errors.js";
 import type { Db } from "../db/database.js";
 import type { WorkspaceTable } from "../db/schema.js";
 import { ServiceError } from "./service-error.js";
@@ -11,7 +12,7 @@ export type WorkspaceRow = WorkspaceTable;
 const writableStatuses: ReadonlySet<string> = new Set(["active", "trial"]);
 
 function notFound(workspaceId: string): ServiceError {
-  return new ServiceError("not_found", `Workspace '${workspaceId}' was not found.`);
+  return new ServiceError("not_found", `Workspace ${quoted(workspaceId)} was not found.`);
 }
 
 /** Whether a principal may see a workspace: its own reseller's, and for a workspace token only its own. */

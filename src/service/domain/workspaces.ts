@@ -1,3 +1,4 @@
+import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Feature } from "../../contract/plans.js";
 import type {
@@ -87,7 +88,7 @@ async function resolvePlan(
     id === null
       ? undefined
       : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!row) throw invalidField("plan_id", `no plan has the id '${text}'`);
+  if (!row) throw invalidField("plan_id", `no plan has the id ${quoted(text)}`);
   return row;
 }
 

@@ -22,12 +22,31 @@ const fastifyCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_json",
 };
 
+/**
+ * The most characters of an answer's message, or of a detail's field or message. Messages quote
+ * values cut short (`quoted`); this holds for any that does not, so no request can make its
+ * error answer as large as itself.
+ */
+const answerTextLength = 2000;
+
+function bounded(text: string): string {
+  return text.length > answerTextLength ? `${text.slice(0, answerTextLength - 1)}…` : text;
+}
+
 function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
   const body: ErrorBody = {
     status: "error",
-    message: message ?? errorCatalogue[code].message,
+    message: bounded(message ?? errorCatalogue[code].message),
     error_code: code,
-    ...(details ? { details } : {}),
+    ...(details
+      ? {
+          details: details.map((d) => ({
+            ...d,
+            field: bounded(d.field),
+            message: bounded(d.message),
+          })),
+        }
+      : {}),
   };
   return reply.code(errorCatalogue[code].status).type("application/json").send(body);
 }
