@@ -7,33 +7,64 @@ import { campaignStatuses } from "./vocabulary.js";
 export const CampaignStatus = z.enum(campaignStatuses);
 export type CampaignStatus = z.infer<typeof CampaignStatus>;
 
-/** Who a campaign goes to: exactly one of the three options. */
+const AudienceAll = z.strictObject({
+  all: z.literal(true, { error: 'all must be true: {"all": true}' }),
+});
+const AudienceTags = z.strictObject({
+  tags: z
+    .array(
+      z
+        .string({ error: 'each tag must be a string, e.g. "vip"' })
+        .trim()
+        .min(1, { error: "each tag must have a character besides spaces" })
+        .max(100, { error: "each tag must be at most 100 characters" }),
+      { error: 'tags must be a list of tags, e.g. ["vip"]' },
+    )
+    .min(1, { error: "tags must name at least one tag" })
+    .max(100, { error: "tags must name at most 100 tags" }),
+});
+const AudienceContacts = z.strictObject({
+  contact_ids: z
+    .array(
+      z
+        .string({ error: "each contact id must be a string (ct_…)" })
+        .min(1, { error: "each contact id must be a contact id (ct_…)" }),
+      { error: 'contact_ids must be a list of contact ids, e.g. ["ct_…"]' },
+    )
+    .min(1, { error: "contact_ids must name at least one contact" })
+    .max(10_000, { error: "contact_ids must name at most 10,000 contacts" }),
+});
+const audienceOptions = { all: AudienceAll, tags: AudienceTags, contact_ids: AudienceContacts };
+
+/** The option an audience object names when it names exactly one, by its key. */
+function namedOption(value: unknown) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const named = Object.entries(audienceOptions).filter(([key]) => Object.hasOwn(value, key));
+  return named.length === 1 ? named[0]?.[1] : undefined;
+}
+
+/**
+ * Who a campaign goes to: exactly one of the three options. A union alone reports any failure
+ * as "not one of the options", which misleads a client whose audience names one: its problems
+ * (101 tags, a tag that is a number) are reported as that option's own, at their fields.
+ */
 export const Audience = z
-  .union(
-    [
-      z.strictObject({ all: z.literal(true) }),
-      z.strictObject({
-        tags: z
-          .array(z.string().trim().min(1).max(100))
-          .min(1, { error: "tags must name at least one tag" })
-          .max(100),
-      }),
-      z.strictObject({
-        contact_ids: z
-          .array(z.string().min(1))
-          .min(1, { error: "contact_ids must name at least one contact" })
-          .max(10_000),
-      }),
-    ],
-    {
+  .preprocess(
+    (value, ctx) => {
+      for (const issue of namedOption(value)?.safeParse(value).error?.issues ?? []) {
+        ctx.addIssue({ ...issue });
+      }
+      return value;
+    },
+    z.union([AudienceAll, AudienceTags, AudienceContacts], {
       error: (issue) =>
         issue.code === "invalid_union"
           ? 'audience must be exactly one of {"all": true}, {"tags": ["vip", …]} or {"contact_ids": ["ct_…", …]}'
           : undefined,
-    },
+    }),
   )
   .describe(
-    'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (contacts with any of them, whatever its case) or `{"contact_ids": ["ct_…", …]}`.',
+    'Exactly one of `{"all": true}`, `{"tags": ["vip", …]}` (at most 100; contacts with any of them, whatever its case) or `{"contact_ids": ["ct_…", …]}` (at most 10,000).',
   )
   .meta({ id: "Audience" });
 export type Audience = z.infer<typeof Audience>;

@@ -39,6 +39,44 @@ describe("error messages name the field at fault and what it takes", () => {
   });
   afterEach(() => t.close());
 
+  it("names the audience option's own problem when the body holds exactly one option", async () => {
+    const w = await campaignWorld(t);
+    const create = (audience: unknown) =>
+      t.request("POST", `${w.base}/campaigns`, { body: { ...w.campaign, audience } });
+    const cases: [unknown, string, RegExp][] = [
+      [
+        { tags: Array.from({ length: 101 }, (_, i) => `t${i}`) },
+        "audience.tags",
+        /at most 100 tags/,
+      ],
+      [
+        { contact_ids: Array.from({ length: 10_001 }, (_, i) => `ct_${i}`) },
+        "audience.contact_ids",
+        /at most 10,000 contacts/,
+      ],
+      [{ tags: [1] }, "audience.tags.0", /must be a string/],
+      [{ contact_ids: [null] }, "audience.contact_ids.0", /contact id must be a string/],
+      [{ tags: "vip" }, "audience.tags", /list of tags/],
+      [{ all: "true" }, "audience.all", /all must be true/],
+    ];
+    for (const [audience, field, message] of cases) {
+      const res = await create(audience);
+      expect(res.statusCode, res.body).toBe(422);
+      const details = res.json().details as { field: string; message: string }[];
+      expect(details, res.body).toHaveLength(1);
+      expect(details[0]?.field, res.body).toBe(field);
+      expect(details[0]?.message, res.body).toMatch(message);
+      expect(res.json().message).not.toMatch(/exactly one of/);
+    }
+    for (const audience of [{}, { all: true, tags: ["vip"] }]) {
+      const res = await create(audience);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().details).toEqual([
+        { field: "audience", message: expect.stringMatching(/exactly one of/) },
+      ]);
+    }
+  });
+
   it("cuts an unknown id or template name it quotes back, so the answer stays small", async () => {
     const w = await campaignWorld(t);
     const bodies = [
