@@ -51,7 +51,10 @@ export interface CsvLayout {
   width: number;
 }
 
-export type HeaderResult = { ok: true; layout: CsvLayout } | { ok: false; message: string };
+/** A refused header names `mapping` when the request's mapping, not the file, is at fault. */
+export type HeaderResult =
+  | { ok: true; layout: CsvLayout }
+  | { ok: false; message: string; field?: "mapping" };
 
 /** A value a row error or message quotes is cut to this many characters. */
 export const errorValueLength = 200;
@@ -153,6 +156,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     const found = header.map((h) => `'${cutErrorValue(h.trim())}'`).join(", ");
     return {
       ok: false,
+      field: "mapping",
       message: `the mapping names ${unknown.map(([, r]) => `'${cutErrorValue(r.header)}'`).join(", ")}, which the header does not have (found ${found})`,
     };
   }

@@ -74,7 +74,14 @@ function headerNotReadable(delimiter: CsvDelimiter | null): string {
 }
 
 /** A header that cannot be imported: the 422 of the service, the refusal of the dry run. */
-export class CsvHeaderError extends Error {}
+export class CsvHeaderError extends Error {
+  /** The request's field at fault: the file, or the mapping that names what the file lacks. */
+  readonly field: "csv" | "mapping";
+  constructor(message: string, field: "csv" | "mapping" = "csv") {
+    super(message);
+    this.field = field;
+  }
+}
 
 /** A contact CSV being read, fed its bytes in order (see `openContactCsv`). */
 export class ContactCsvReader {
@@ -150,7 +157,7 @@ export class ContactCsvReader {
     if (this.layout !== null || this.records?.header == null) return;
     this.header = this.records.header;
     const result = readHeader(this.header, this.options.mapping);
-    if (!result.ok) throw new CsvHeaderError(result.message);
+    if (!result.ok) throw new CsvHeaderError(result.message, result.field);
     this.layout = result.layout;
   }
 }

@@ -138,4 +138,16 @@ describe("error messages name the field at fault and what it takes", () => {
       { field: "template_name", message: expect.stringMatching(/no such template/) },
     ]);
   });
+
+  it("names mapping when an import's mapping names a column the header lacks", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: {
+        csv: Buffer.from("phone,first_name\n+4915112345671,Ada\n").toString("base64"),
+        mapping: { nope: "phone" },
+      },
+    });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().details[0].field).toBe("mapping");
+  });
 });

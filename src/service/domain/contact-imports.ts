@@ -139,7 +139,7 @@ function headerOf(
       delimiter: options.delimiter === undefined ? undefined : parseDelimiter(options.delimiter),
     });
   } catch (error) {
-    if (error instanceof CsvHeaderError) throw invalidField("csv", error.message);
+    if (error instanceof CsvHeaderError) throw invalidField(error.field, error.message);
     throw error;
   }
 }
