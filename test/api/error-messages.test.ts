@@ -150,4 +150,15 @@ describe("error messages name the field at fault and what it takes", () => {
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json().details[0].field).toBe("mapping");
   });
+
+  it("says a blank Idempotency-Key must not be blank", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Acme", contact_email: "owner@acme.test", send_invitation: false },
+      headers: { "idempotency-key": "   " },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      { field: "Idempotency-Key", message: expect.stringMatching(/must not be blank/) },
+    ]);
+  });
 });

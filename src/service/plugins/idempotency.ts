@@ -98,7 +98,15 @@ function keyOf(request: FastifyRequest): string | undefined {
   const header = request.headers["idempotency-key"];
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? header.join(", ") : header;
-  if (key.length === 0 || key.length > maxKeyLength) {
+  // HTTP drops a header value's surrounding spaces, so a key of spaces arrives empty: the
+  // length would not tell its sender what went wrong.
+  if (key.trim() === "") {
+    throw invalidField(
+      "Idempotency-Key",
+      `must not be blank: send 1 to ${maxKeyLength} characters, or no Idempotency-Key header`,
+    );
+  }
+  if (key.length > maxKeyLength) {
     throw invalidField("Idempotency-Key", `must be 1 to ${maxKeyLength} characters`);
   }
   return key;

@@ -48,7 +48,7 @@ answer \`meta.pagination\` with \`page\`, \`per_page\`, \`total\`, \`total_pages
 \`next_cursor\`. Pass \`next_cursor\` back as \`cursor\` to walk a list by key at the same cost
 for every page; with a cursor, \`page\` is ignored. Lists are ordered newest first.
 
-Every POST accepts an \`Idempotency-Key\` header (1 to 255 characters). The same key from the
+Every POST accepts an \`Idempotency-Key\` header (1 to 255 characters, not all blank). The same key from the
 same token within 24 hours replays the first response with \`Idempotent-Replayed: true\` and does
 nothing again; the same key with another body is a 422 \`idempotency_key_reused\`. A response
 that revealed a secret (a new token, a webhook signing secret) is stored sealed (AES-256-GCM)
@@ -218,7 +218,7 @@ const idempotencyKeyParameter = {
   in: "header",
   required: false,
   description:
-    "Any string of 1 to 255 characters. The same key from the same token within 24 hours replays the first answer (with `Idempotent-Replayed: true`) and does nothing again; with another body it is a 422 `idempotency_key_reused`.",
+    "Any string of 1 to 255 characters, not all blank. The same key from the same token within 24 hours replays the first answer (with `Idempotent-Replayed: true`) and does nothing again; with another body it is a 422 `idempotency_key_reused`.",
   schema: { type: "string", minLength: 1, maxLength: 255 },
 };
 
