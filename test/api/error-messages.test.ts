@@ -161,4 +161,20 @@ describe("error messages name the field at fault and what it takes", () => {
       { field: "Idempotency-Key", message: expect.stringMatching(/must not be blank/) },
     ]);
   });
+
+  it("refuses a __proto__ key on a POST that takes no body as such, not as invalid JSON", async () => {
+    const ws = await t.createWorkspace();
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/archive`, {
+      body: '{"__proto__": {"x": 1}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().message).toMatch(/__proto__/);
+    expect(res.json().message).not.toMatch(/not valid JSON/);
+    const unknown = await t.request("POST", "/api/v1/no-such-endpoint", {
+      body: '{"__proto__": {"x": 1}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(unknown.statusCode, unknown.body).toBe(404);
+  });
 });

@@ -324,22 +324,32 @@ function installJsonBodies(app: App): void {
     parseJson(request, text, (error, parsed) => {
       // Fastify refuses keys that would reach objects' prototypes with the error of JSON that
       // does not parse. When the text does parse (JSON.parse only reads it), that was the
-      // reason: refused as a value (422), not as unparseable JSON (400), on a route whose body
-      // is checked (elsewhere, as on an unknown route, the body is not read as a value).
-      if (error && request.routeOptions.schema?.body !== undefined && parses(text)) {
-        done(
-          invalidField(
-            "(body)",
-            "holds a key named __proto__, or constructor with a prototype, which is not accepted anywhere in a body",
-          ),
-          undefined,
-        );
+      // reason, and the answer says so: a 422 on a route whose body is checked, a 400 (the
+      // status every route documents for a body it cannot take) on one that takes no body.
+      // An unknown route never reads its body: its 404 says more.
+      if (error && parses(text)) {
+        if (request.is404) done(null, undefined);
+        else if (request.routeOptions.schema?.body !== undefined) {
+          done(invalidField("(body)", prototypeKeys), undefined);
+        } else {
+          done(
+            new ServiceError(
+              "invalid_json",
+              `The request body is JSON, but ${prototypeKeys}; this endpoint takes no body: send none.`,
+            ),
+            undefined,
+          );
+        }
         return;
       }
       done(error, parsed);
     });
   });
 }
+
+/** Why a body that parses as JSON is refused all the same (prototype poisoning). */
+const prototypeKeys =
+  "holds a key named __proto__, or constructor with a prototype, which is not accepted anywhere in a body";
 
 /** Whether `text` is JSON (read by JSON.parse, which never touches a prototype). */
 function parses(text: string): boolean {
