@@ -177,4 +177,13 @@ describe("error messages name the field at fault and what it takes", () => {
     });
     expect(unknown.statusCode, unknown.body).toBe(404);
   });
+
+  it("states the 1 MB limit when a JSON body is too large", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: JSON.stringify({ name: "x".repeat(1_100_000) }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().message).toMatch(/1 MB/);
+  });
 });

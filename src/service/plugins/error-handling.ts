@@ -137,6 +137,17 @@ function isBodyCutShort(error: FastifyError, request: FastifyRequest): boolean {
   return reset && !request.raw.complete && request.raw.readableAborted;
 }
 
+/** The body limit of the request's route, as a client reads it ("this endpoint takes at most 1 MB"). */
+function sizeLimitOf(request: FastifyRequest): string {
+  const bytes = request.routeOptions.bodyLimit;
+  if (bytes === undefined) return "allowed";
+  const size =
+    bytes >= 1024 * 1024
+      ? `${Math.floor(bytes / (1024 * 1024))} MB`
+      : `${Math.floor(bytes / 1024)} KB`;
+  return `this endpoint takes (at most ${size})`;
+}
+
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
@@ -182,6 +193,9 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       mapped,
       `The body's Content-Type (${type}) is not accepted: send application/json; a contact import also takes text/csv, the file itself as the body.`,
     );
+  }
+  if (mapped === "payload_too_large") {
+    return send(reply, mapped, `The request body is larger than ${sizeLimitOf(request)}.`);
   }
   if (mapped) {
     const own = mapped === "invalid_json" && error.message.includes("UTF-8");
