@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -185,5 +186,21 @@ describe("error messages name the field at fault and what it takes", () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json().message).toMatch(/1 MB/);
+  });
+
+  it("refuses a compressed body with 415 asking for it uncompressed, JSON or CSV", async () => {
+    const ws = await t.createWorkspace();
+    const json = await t.request("POST", "/api/v1/workspaces", {
+      body: gzipSync(JSON.stringify({ name: "Acme", contact_email: "o@acme.test" })),
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+    });
+    expect(json.statusCode, json.body).toBe(415);
+    expect(json.json().message).toMatch(/uncompressed/);
+    const csv = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: gzipSync("phone\n+4915112345671\n"),
+      headers: { "content-type": "text/csv", "content-encoding": "gzip" },
+    });
+    expect(csv.statusCode, csv.body).toBe(415);
+    expect(csv.json().message).toMatch(/uncompressed/);
   });
 });

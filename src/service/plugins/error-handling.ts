@@ -5,7 +5,7 @@ import {
   isResponseSerializationError,
 } from "fastify-type-provider-zod";
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
-import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
+import { type ErrorCode, errorCatalogue, quoted } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
 import { isDatabaseUnavailable, PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
@@ -375,9 +375,34 @@ function parses(text: string): boolean {
   }
 }
 
+/**
+ * Bodies are read as sent: a compressed one (Content-Encoding: gzip…) was refused as text that
+ * is not UTF-8, or as a CSV in the wrong encoding, which sent its client after the wrong fix.
+ */
+function refuseCompressedBodies(app: App): void {
+  app.addHook("preParsing", async (request, _reply, payload) => {
+    const encoding = request.headers["content-encoding"]?.trim() ?? "";
+    const length = request.headers["content-length"];
+    // Fastify never reads a GET's body, so neither is it refused there.
+    const hasBody =
+      request.method !== "GET" &&
+      request.method !== "HEAD" &&
+      (request.headers["transfer-encoding"] !== undefined ||
+        (length !== undefined && length !== "0"));
+    if (hasBody && encoding !== "" && encoding.toLowerCase() !== "identity") {
+      throw new ServiceError(
+        "unsupported_media_type",
+        `The body is compressed (Content-Encoding: ${quoted(encoding)}), which the service does not accept: send it uncompressed, without a Content-Encoding header.`,
+      );
+    }
+    return payload;
+  });
+}
+
 /** Installs the error handler and the JSON 404/405 for unknown routes. */
 export function installErrorHandling(app: App): void {
   installJsonBodies(app);
+  refuseCompressedBodies(app);
   const allowedMethods = routeMatcher(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
