@@ -7,7 +7,7 @@ import { paging } from "./vocabulary.js";
  * as 16, which no client means by a page number.
  */
 const wholeNumber = (field: string, min: number, max: number | undefined, fallback: number) => {
-  const error = `${field} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${max}`}`;
+  const error = `${field} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${max.toLocaleString("en-US")}`}`;
   const number = z.coerce.number({ error }).int({ error }).min(min, { error });
   return z.preprocess(
     (value) => (typeof value === "string" && !/^\d+$/.test(value) ? Number.NaN : value),
@@ -25,8 +25,8 @@ const wholeNumber = (field: string, min: number, max: number | undefined, fallba
  * plus one), which can drift when rows are added or removed during the walk.
  */
 export const PageQuery = z.object({
-  page: wholeNumber("page", 1, undefined, 1).describe(
-    "Page number, from 1. Ignored when `cursor` is given.",
+  page: wholeNumber("page", 1, paging.maxPage, 1).describe(
+    `Page number, from 1 to ${paging.maxPage.toLocaleString("en-US")}; above that is a 422, never clamped (a larger one's row offset, and the page the answer reports, would no longer be exact). Ignored when \`cursor\` is given.`,
   ),
   per_page: wholeNumber("per_page", 1, paging.maxPerPage, paging.defaultPerPage).describe(
     `Rows per page, 1 to ${paging.maxPerPage}; out of range is a 422, never clamped.`,

@@ -109,8 +109,8 @@ export const campaignStatuses = [
   "cancelled",
 ] as const;
 
-/** The page size every list uses unless asked otherwise, and the most it answers at once. */
-export const paging = { defaultPerPage: 20, maxPerPage: 100 } as const;
+/** The page size every list uses unless asked otherwise, the most it answers at once, and the highest page number. */
+export const paging = { defaultPerPage: 20, maxPerPage: 100, maxPage: 1_000_000_000 } as const;
 
 /** Statuses of a channel (a connected number). */
 export const channelStatuses = ["connected", "disconnected"] as const;

@@ -203,4 +203,13 @@ describe("error messages name the field at fault and what it takes", () => {
     expect(csv.statusCode, csv.body).toBe(415);
     expect(csv.json().message).toMatch(/uncompressed/);
   });
+
+  it("refuses a page number too large to count exactly, naming page", async () => {
+    const res = await t.request("GET", "/api/v1/workspaces?page=9007199254740991");
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().details[0].field).toBe("page");
+    const last = await t.request("GET", "/api/v1/workspaces?page=1000000000");
+    expect(last.statusCode, last.body).toBe(200);
+    expect(last.json().meta.pagination.page).toBe(1_000_000_000);
+  });
 });

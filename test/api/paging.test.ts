@@ -80,7 +80,7 @@ describe("paging of lists", () => {
   it("takes page and per_page as plain digits only, not as 1e1, 0x10 or with spaces", async () => {
     for (const value of ["1e1", "0x10", "%205", "1.0"]) {
       expect((await refused(`?page=${value}`)).details).toEqual([
-        { field: "page", message: "page must be a whole number of 1 or more" },
+        { field: "page", message: "page must be a whole number from 1 to 1,000,000,000" },
       ]);
       expect((await refused(`?per_page=${value}`)).details.map((d) => d.field)).toEqual([
         "per_page",
