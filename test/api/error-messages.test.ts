@@ -213,3 +213,27 @@ describe("error messages name the field at fault and what it takes", () => {
     expect(last.json().meta.pagination.page).toBe(1_000_000_000);
   });
 });
+
+describe("the public sign-up form", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp();
+  });
+  afterEach(() => t.close());
+
+  it("refuses a business name whose bytes are not UTF-8, showing the error on the field", async () => {
+    for (const name of ["%FF%FE", "Shop%ED%A0%80"]) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/register",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: `plan=starter-monthly&business_name=${name}&contact_email=a%40shop.test`,
+      });
+      expect(res.statusCode, name).toBe(422);
+      expect(res.body).toContain('id="business_name-error"');
+      expect(res.body).not.toContain("\uFFFD");
+    }
+    const workspaces = await t.request("GET", "/api/v1/workspaces");
+    expect(workspaces.json().data).toHaveLength(0);
+  });
+});

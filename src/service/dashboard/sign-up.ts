@@ -77,9 +77,23 @@ export async function signUp(
   services: WorkspaceServices,
   ownerId: string,
   plan: Plan,
-  form: { business_name: string; contact_email: string },
+  form: { business_name: string; contact_email: string; unreadable?: string[] },
   mayCreate: () => Promise<SignUpRefusal | null>,
 ): Promise<SignUpOutcome> {
+  // Bytes that are not UTF-8 (the form's parser left such a field empty) are refused as the
+  // JSON API refuses them, not stored as U+FFFD; said before what else is wrong with the field.
+  const unreadable = (form.unreadable ?? []).filter(
+    (field) => field === "business_name" || field === "contact_email",
+  );
+  if (unreadable.length > 0) {
+    const label = { business_name: "The business name", contact_email: "The contact email" };
+    const errors: Record<string, string> = {};
+    for (const field of unreadable) {
+      errors[field] =
+        `${label[field as keyof typeof label]} holds bytes that are not UTF-8 text; type it again`;
+    }
+    return { ok: false, errors };
+  }
   const body = {
     name: form.business_name,
     contact_email: form.contact_email.trim(),

@@ -1,4 +1,4 @@
-import { parse as parseQuery } from "node:querystring";
+import { parse as parseQuery, unescape as unescapeQuery } from "node:querystring";
 import type { FastifyReply } from "fastify";
 import type { App } from "../app-types.js";
 import {
@@ -39,6 +39,44 @@ function text(value: unknown): string {
 }
 
 const hidden = { hide: true } as const;
+
+/** A posted form: its fields, and the names of those whose bytes are not UTF-8 (left empty). */
+interface PostedForm {
+  fields: Record<string, string | string[]>;
+  unreadable: string[];
+}
+
+/** The text a percent-encoded value stands for, or null when its bytes are not UTF-8. */
+function decodedText(encoded: string): string | null {
+  try {
+    // A % that starts no escape is itself, as the query-string parser reads it; then only
+    // bytes that are not UTF-8 make decodeURIComponent throw.
+    return decodeURIComponent(encoded.replace(/%(?![0-9a-f]{2})/gi, "%25"));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a urlencoded form as the JSON API reads a body: bytes that are not UTF-8 (%FF, an
+ * encoded surrogate) are refused, where the query-string parser would store U+FFFD instead.
+ */
+function readForm(body: string): PostedForm {
+  // Values as sent ('+' already read as a space), to decode each strictly.
+  const raw = parseQuery(body, "&", "=", { decodeURIComponent: (text) => text });
+  const fields: Record<string, string | string[]> = {};
+  const unreadable: string[] = [];
+  for (const [encodedName, value] of Object.entries(raw)) {
+    const name = decodedText(encodedName) ?? unescapeQuery(encodedName);
+    const values = ([] as string[]).concat(value ?? []).map((encoded) => {
+      const text = decodedText(encoded);
+      if (text === null && !unreadable.includes(name)) unreadable.push(name);
+      return text ?? "";
+    });
+    fields[name] = values.length === 1 ? (values[0] ?? "") : values;
+  }
+  return { fields, unreadable };
+}
 
 /**
  * `/register`: where every public plan's registration_url points. GET shows the plan and the
@@ -85,15 +123,15 @@ export function registerRoutes(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: 16 * 1024 },
       (_request, body, done) => {
-        done(null, parseQuery(String(body)));
+        done(null, readForm(String(body)));
       },
     );
-    form.post<{ Body: Record<string, string | string[] | undefined> | undefined }>(
+    form.post<{ Body: PostedForm | undefined }>(
       "/register",
       { schema: hidden },
       async (request, reply) => {
         if (!options.publicSignup) return closed(reply);
-        const body = request.body ?? {};
+        const body = request.body?.fields ?? {};
         const slug = text(body.plan);
         const found = await findPublicPlan(db, publicUrl, slug);
         if (!found)
@@ -113,11 +151,21 @@ export function registerRoutes(
         }
         const owner = await signUpOwner(db);
         if (!owner) return closed(reply);
-        const outcome = await signUp(services, owner.id, found.plan, input, async () => {
-          const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
-          if (decision.allowed) return null;
-          return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.resetMs / 1000)) };
-        });
+        const unreadable = request.body?.unreadable ?? [];
+        const outcome = await signUp(
+          services,
+          owner.id,
+          found.plan,
+          { ...input, unreadable },
+          async () => {
+            const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
+            if (decision.allowed) return null;
+            return {
+              ok: false,
+              retryAfterSeconds: Math.max(1, Math.ceil(decision.resetMs / 1000)),
+            };
+          },
+        );
         if ("retryAfterSeconds" in outcome) {
           const wait = outcome.retryAfterSeconds;
           return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
