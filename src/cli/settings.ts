@@ -30,18 +30,14 @@ export interface SettingFlags {
   workspace?: string | undefined;
 }
 
-/** The first value given (not empty) of `flag`, `env` and `profile`, in that order unless `order` says. */
 function pick<T>(
   flag: T | undefined,
   env: T | undefined,
   profile: T | undefined,
-  order: readonly ("env" | "profile")[] = ["env", "profile"],
 ): Sourced<T | undefined> {
   if (flag !== undefined && flag !== "") return { value: flag, source: "flag" };
-  for (const source of order) {
-    const value = source === "env" ? env : profile;
-    if (value !== undefined && value !== "") return { value, source };
-  }
+  if (env !== undefined && env !== "") return { value: env, source: "env" };
+  if (profile !== undefined && profile !== "") return { value: profile, source: "profile" };
   return { value: undefined, source: "none" };
 }
 
@@ -59,28 +55,22 @@ export function resolveProfileName(
   };
 }
 
-/**
- * Applies the precedence flag > environment > profile > default to every setting. A profile
- * named by `--profile` is itself a flag: its settings then outrank the environment's (as the AWS
- * CLI's `--profile` outranks its environment's keys), so `--profile staging` never runs with a
- * RESELLER_TOKEN exported for another service.
- */
+/** Applies the precedence flag > environment > profile > default to every setting. */
 export function resolveSettings(
   flags: SettingFlags,
   env: Env,
   profileName: Sourced<string>,
   profile: Profile | undefined,
 ): Settings {
-  const order = profileName.source === "flag" ? (["profile", "env"] as const) : undefined;
-  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url, order);
+  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url);
   return {
     profile: profileName,
     baseUrl:
       baseUrl.value === undefined
         ? { value: defaultBaseUrl, source: "default" }
         : { value: baseUrl.value, source: baseUrl.source },
-    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token, order),
-    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace, order),
+    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token),
+    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
   };
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, scriptedPrompter, tempConfigDir } from "../../../../test/helpers/cli.js";
@@ -174,37 +174,6 @@ describe("reseller auth status", () => {
       dispatcher: api.agent,
     });
     expect(JSON.parse(run.stdout)).toMatchObject({ token: "rsk_…9999", token_source: "flag" });
-  });
-
-  it("lets a profile named by --profile win over the environment's token and URL", async () => {
-    const dir = tempConfigDir();
-    writeFileSync(
-      join(dir, "config.json"),
-      JSON.stringify({
-        active: "default",
-        profiles: { staging: { base_url: mockBaseUrl, token: "rsk_staging_token_7777" } },
-      }),
-    );
-    api.pool
-      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
-      .reply(200, current, { headers: jsonHeaders });
-    const run = await runCli(["auth", "status", "--json", "--profile", "staging"], {
-      env: {
-        ...api.env,
-        RESELLER_CONFIG_DIR: dir,
-        RESELLER_BASE_URL: "http://elsewhere.test",
-        RESELLER_TOKEN: "rsk_exported_token_1111",
-      },
-      dispatcher: api.agent,
-    });
-    expect(JSON.parse(run.stdout)).toMatchObject({
-      profile: "staging",
-      profile_source: "flag",
-      base_url: mockBaseUrl,
-      base_url_source: "profile",
-      token: "rsk_…7777",
-      token_source: "profile",
-    });
   });
 
   it("exits 3 when not logged in", async () => {
