@@ -50,6 +50,29 @@ describe("reseller serve exec", () => {
     });
   });
 
+  it("does not take the SMTP server from RESELLER_SMTP_URL: invitations of a test run stay in its outbox", async () => {
+    const run = await reseller(
+      [
+        "serve",
+        "exec",
+        "--",
+        "node",
+        binPath,
+        "workspaces",
+        "create",
+        "--name",
+        "Acme",
+        "--email",
+        "owner@acme.test",
+        "--json",
+      ],
+      // A closed port: had the service used it, the invitation would not count as sent.
+      { env: { RESELLER_SMTP_URL: "smtp://127.0.0.1:9" } },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).invitation).toMatchObject({ sent: true });
+  });
+
   it("gives the command a profile store of its own: the user's default workspace is neither read nor changed", async () => {
     const userConfig = tempConfigDir();
     const stored = JSON.stringify({

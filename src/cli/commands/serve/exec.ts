@@ -89,7 +89,9 @@ export const run: Handler = async (ctx, { args, options }) => {
   if (!command) {
     throw usageError("Missing the command to run.", "For example: reseller serve exec -- npm test");
   }
-  const settings = serveSettings(options, ctx.env);
+  // The SMTP server by flag only: an exported RESELLER_SMTP_URL must not make a throwaway test
+  // service email the addresses a script makes up.
+  const settings = serveSettings(options, { ...ctx.env, RESELLER_SMTP_URL: undefined });
   // Flags only: a DATABASE_URL in the environment must not turn the throwaway service into one
   // on somebody's PostgreSQL database.
   const given = databaseTarget(options, {}, null);
