@@ -338,8 +338,14 @@ export class ApiClient {
       for await (const chunk of response.body) {
         yield decoder.decode(chunk as Uint8Array, { stream: true });
       }
-    } catch (error) {
-      if (!signal?.aborted) throw error;
+    } catch (cause) {
+      if (signal?.aborted) return;
+      // The connection broke mid-stream (the service died, a proxy reset it): unreachable now.
+      throw new ApiError({
+        kind: "network",
+        message: `Lost the stream from ${this.shownBaseUrl} (${(cause as { code?: string }).code ?? (cause as Error).message}).`,
+        cause,
+      });
     }
   }
 

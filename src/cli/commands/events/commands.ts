@@ -52,7 +52,7 @@ export const listenCommand: CommandSpec = {
   name: "listen",
   summary: "Stream your account's events live and forward them, signed, to a local URL",
   description:
-    "Opens GET /api/v1/events/stream (Server-Sent Events) and POSTs each event as it happens to --forward-to, signed like a real delivery (Reseller-Signature, Reseller-Event-Id) with a secret printed at start. Prints one line per event with the local answer's status (or the error): tab-separated when piped; with --json each event as the service sent it, one per line (the answers on stderr); with --quiet its id. When the service ends the stream (a restart) it connects again from the last event; a token revoked meanwhile ends it with exit 3. Registers nothing on the service and does not retry a delivery. Ctrl-C stops it (exit 0).",
+    "Opens GET /api/v1/events/stream (Server-Sent Events) and POSTs each event as it happens to --forward-to, signed like a real delivery (Reseller-Signature, Reseller-Event-Id) with a secret printed at start. Prints one line per event with the local answer's status (or the error): tab-separated when piped; with --json each event as the service sent it, one per line (the answers on stderr); with --quiet its id. When the stream ends or breaks (a restart, a crash, a load balancer answering 502/503/504) it connects again from the last event, waiting 1 to 15 s between tries (exit 8 after five failed in a row); a token revoked meanwhile ends it with exit 3. Registers nothing on the service and does not retry a delivery. Ctrl-C stops it (exit 0).",
   options: [
     { flags: "--forward-to <url>", description: "local URL that receives the events" },
     {

@@ -143,7 +143,8 @@ export const run: Handler = async (ctx, { options }) => {
           lastId,
         );
         for await (const chunk of stream) {
-          if (failures !== null) failures = 0;
+          // Connected: from now on a lost connection is waited for, and the count starts over.
+          failures = 0;
           for (const message of parser.push(chunk)) {
             const id = message.id ?? "";
             if (message.id) lastId = message.id;
@@ -153,11 +154,13 @@ export const run: Handler = async (ctx, { options }) => {
           }
         }
       } catch (error) {
-        // A service that is restarting is waited for; any answer it gives (a revoked token's
-        // 401) ends listen with that answer's exit code.
-        if (!(error instanceof ApiError && error.kind === "network") || failures === null) {
-          throw error;
-        }
+        // A service that is restarting is waited for: unreachable, or answering 429/502/503/504
+        // from itself or its load balancer. Any other answer (a revoked token's 401) ends listen
+        // with that answer's exit code; so does a first connection that fails.
+        const transient =
+          error instanceof ApiError &&
+          (error.kind === "network" || [429, 502, 503, 504].includes(error.status));
+        if (!transient || failures === null) throw error;
         failures += 1;
       }
       if (abort.signal.aborted) break;

@@ -1,0 +1,62 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../../../test/helpers/cli.js";
+
+/** A server on a free port of 127.0.0.1, answering with `handle`. */
+async function serve(
+  handle: (req: IncomingMessage, res: import("node:http").ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe("reseller listen", () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("connects again from the last event when the connection breaks or a restart answers 503, and ends with the answer of a refused reconnect", async () => {
+    const connections: (string | undefined)[] = [];
+    const service = await serve((req, res) => {
+      connections.push(req.headers["last-event-id"] as string | undefined);
+      if (connections.length === 1) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write('id: evt_1\nevent: workspace.created\ndata: {"id":"evt_1"}\n\n');
+        // The service dies mid-stream: no end of the response, the socket just goes.
+        setTimeout(() => res.socket?.destroy(), 50);
+        return;
+      }
+      if (connections.length === 2) {
+        // A load balancer while the service restarts: waited for, like a refused connection.
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({ status: "error", error_code: "unavailable", message: "Restarting." }),
+        );
+        return;
+      }
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          status: "error",
+          error_code: "unauthenticated",
+          message: "The token was revoked.",
+        }),
+      );
+    });
+    const receiver = await serve((_req, res) => res.writeHead(204).end());
+    servers.push(service.server, receiver.server);
+    const run = await runCli(["listen", "--forward-to", receiver.url], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    expect(connections).toEqual([undefined, "evt_1", "evt_1"]);
+    expect(run.stdout).toMatch(/\tworkspace\.created\tevt_1\t204\t/);
+    expect(run.stderr).toContain("connecting again");
+    expect(run.code, run.stderr).toBe(3);
+  });
+});
