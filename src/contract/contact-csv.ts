@@ -472,9 +472,13 @@ export class CsvRowScanner {
   private swallows = false;
   private breakInCell = false;
   private readonly delimiter: number;
+  /** Lines before the header that are no row: Excel's `sep=` line. */
+  private readonly linesBeforeHeader: number;
 
-  constructor(delimiter: string) {
+  /** `separatorLine`: the file starts with Excel's `sep=` line, which is not a row. */
+  constructor(delimiter: string, options: { separatorLine?: boolean } = {}) {
     this.delimiter = delimiter.charCodeAt(0);
+    this.linesBeforeHeader = options.separatorLine ? 1 : 0;
   }
 
   feed(bytes: Uint8Array): void {
@@ -487,13 +491,20 @@ export class CsvRowScanner {
       const byte = bytes[i] as number;
       if (this.quoteEnds) {
         this.quoteEnds = false;
-        if (byte === 0x22) continue; // "" is a quote inside the cell
+        if (byte === 0x22) {
+          this.content = true; // "" is a quote inside the cell
+          continue;
+        }
         this.quoted = false;
         // A closing quote is followed by the cell's end, or csv-parse reads the cell as text.
       } else if (this.quoted) {
         if (byte === 0x22) this.quoteEnds = true;
         else if (byte === 0x0a || byte === 0x0d) this.breakInCell = true;
-        else if (this.breakInCell) this.swallows = true;
+        else {
+          if (this.breakInCell) this.swallows = true;
+          // A record of empty or blank cells ("", " ") is skipped as a blank line is.
+          if (byte !== 0x20 && byte !== 0x09) this.content = true;
+        }
         continue;
       }
       if (byte === 0x0a || byte === 0x0d) {
@@ -506,11 +517,12 @@ export class CsvRowScanner {
         if (byte === 0x22 && this.cellStart) {
           this.quoted = true;
           // Records before this one, the header among them: this record's data row number.
-          this.openedAtRow = this.lines;
+          this.openedAtRow = Math.max(0, this.lines - this.linesBeforeHeader);
           this.swallows = false;
           this.breakInCell = false;
+        } else if (byte !== 0x20 && byte !== 0x09) {
+          this.content = true;
         }
-        if (byte !== 0x20 && byte !== 0x09) this.content = true;
         this.cellStart = false;
       }
     }
@@ -518,7 +530,7 @@ export class CsvRowScanner {
 
   /** Data rows, not counting the header. */
   get rows(): number {
-    return Math.max(0, this.lines + (this.content ? 1 : 0) - 1);
+    return Math.max(0, this.lines + (this.content ? 1 : 0) - 1 - this.linesBeforeHeader);
   }
 
   /**

@@ -48,12 +48,27 @@ describe("the quick row count of an upload", () => {
     ["a quote never closed on the last row", 'phone,name\n+1,a\n+2,"b', ","],
     ["a closing quote as the file's last byte", 'phone,name\n+1,"b"', ","],
     ["tabs", 'phone\tname\n+1\t"a\tb"\n', "\t"],
+    [
+      "a record of empty quoted cells is skipped as a blank line",
+      'phone,name\n+1,a\n"",""\n" "\n+2,b\n',
+      ",",
+    ],
+    ["a doubled quote alone is a cell holding a quote", 'phone,name\n""""\n+1,a\n', ","],
   ];
 
   it.each(files)("counts as csv-parse reads it: %s", (_name, text, delimiter) => {
     const expected = parsed(text, delimiter);
     expect(scanned(text, delimiter, false)).toEqual(expected);
     expect(scanned(text, delimiter, true)).toEqual(expected);
+  });
+
+  it("does not count Excel's sep= line as a row, nor in the row it names", () => {
+    const scanner = new CsvRowScanner(",", { separatorLine: true });
+    scanner.feed(Buffer.from('sep=,\nphone,name\n+1,"a\n+2,b\n+3,c\n'));
+    expect(scanner.unclosedQuoteRow).toBe(1);
+    const counted = new CsvRowScanner(";", { separatorLine: true });
+    counted.feed(Buffer.from("sep=;\r\nphone;name\r\n+1;a\r\n+2;b\r\n"));
+    expect(counted.rows).toBe(2);
   });
 
   it("names the data row where a quote that never closes opened, when it takes later lines with it", () => {

@@ -85,12 +85,12 @@ export class StagedUpload {
   }
 
   /**
-   * Reads the arrived file once more, a piece per turn, with its separator now known: its data
-   * rows, and a quoted cell that never closes (a 422 naming its row: csv-parse would read the
+   * Reads the arrived file once more, a piece per turn, with its separator now known (and
+   * whether it starts with Excel's `sep=` line, which is no row): its data rows, and a quoted cell that never closes (a 422 naming its row: csv-parse would read the
    * rest of the file into that one cell, and the import would end early without saying so).
    */
-  async scan(delimiter: string): Promise<number> {
-    const scanner = new CsvRowScanner(delimiter);
+  async scan(delimiter: string, separatorLine: boolean): Promise<number> {
+    const scanner = new CsvRowScanner(delimiter, { separatorLine });
     const input = await open(this.file, "r");
     try {
       const piece = Buffer.allocUnsafe(uploadPieceBytes);

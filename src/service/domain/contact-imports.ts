@@ -198,9 +198,7 @@ export async function createImport(
     await upload.push(decoder.end());
     file = await upload.end();
     head = headerOf(file.head, file.bytes <= headerBytes, options);
-    rows = await upload.scan(head.delimiter);
-    // The quick count took Excel's `sep=` line for a row.
-    if (startsWithSeparatorLine(file.head)) rows = Math.max(0, rows - 1);
+    rows = await upload.scan(head.delimiter, startsWithSeparatorLine(file.head));
     if (rows > importLimits.rows) {
       throw new ServiceError(
         "payload_too_large",

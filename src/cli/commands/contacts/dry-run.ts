@@ -8,7 +8,11 @@ import {
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
-import { CsvHeaderError, openContactCsv } from "../../../contract/csv-reader.js";
+import {
+  CsvHeaderError,
+  openContactCsv,
+  startsWithSeparatorLine,
+} from "../../../contract/csv-reader.js";
 import { CliError } from "../../cli-error.js";
 import { defaultCountryFlag } from "./default-country.js";
 
@@ -105,13 +109,23 @@ export function dryRun(
   if (reader.header === null || reader.layout === null) {
     throw new CliError("refused", "The file is empty: it needs a header row with a phone column.");
   }
-  // As the service does once a file has arrived: a quote never closed refuses the whole file.
+  // As the service does once a file has arrived: its rows counted, and a quote never closed
+  // refuses the whole file.
   const decoder = new CsvDecoder(read.encoding);
-  const scanner = new CsvRowScanner(reader.delimiter ?? ",");
-  scanner.feed(Buffer.concat([decoder.write(bytes), decoder.end()]));
+  const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
+  const scanner = new CsvRowScanner(reader.delimiter ?? ",", {
+    separatorLine: startsWithSeparatorLine(text),
+  });
+  scanner.feed(text);
   const unclosed = scanner.unclosedQuoteRow;
   if (unclosed !== null) {
     throw new CliError("refused", `The file cannot be imported: ${unclosedQuoteReason(unclosed)}.`);
+  }
+  if (scanner.rows > importLimits.rows) {
+    throw new CliError(
+      "refused",
+      `The file has ${scanner.rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split it.`,
+    );
   }
   report.ignored_columns = reader.layout.ignored;
   report.mapping = reader.layout.mapping;
