@@ -67,6 +67,12 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(american.body).toContain('<label for="contact_email">Contact email</label>');
   });
 
+  it("refuses a form larger than it takes with a 413 stating its own limit (16 KB)", async () => {
+    const res = await post({ plan: "starter-monthly", business_name: "x".repeat(20_000) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().message).toContain("at most 16 KB");
+  });
+
   it("answers 404 with the plans that are open for an unknown or private plan", async () => {
     const page = await t.app.inject({ method: "GET", url: "/register?plan=gold" });
     expect(page.statusCode).toBe(404);

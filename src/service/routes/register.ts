@@ -117,18 +117,20 @@ export function registerRoutes(
     },
   );
 
-  // HTML forms post urlencoded bodies, which only this context reads.
+  // HTML forms post urlencoded bodies, which only this context reads. The limit is the route's
+  // too, so a 413 states the size this form takes.
+  const formBodyLimit = 16 * 1024;
   app.register(async (form) => {
     form.addContentTypeParser(
       "application/x-www-form-urlencoded",
-      { parseAs: "string", bodyLimit: 16 * 1024 },
+      { parseAs: "string", bodyLimit: formBodyLimit },
       (_request, body, done) => {
         done(null, readForm(String(body)));
       },
     );
     form.post<{ Body: PostedForm | undefined }>(
       "/register",
-      { schema: hidden },
+      { schema: hidden, bodyLimit: formBodyLimit },
       async (request, reply) => {
         if (!options.publicSignup) return closed(reply);
         const body = request.body?.fields ?? {};
