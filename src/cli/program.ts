@@ -80,7 +80,7 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   }
   if (spec.paged) {
     command.option("--page <n>", "page to show, from 1 (default: 1)");
-    command.option("--per-page <n>", "items per page, 1 to 100", "20");
+    command.option("--per-page <n>", "items per page, 1 to 100 (default: 20)");
     command.option("--all", "follow every page (by cursor)");
   }
   command.addHelpText("after", examplesText(spec.examples));

@@ -38,7 +38,7 @@ export const run: Handler = async (ctx, { options }) => {
   } else {
     for await (const response of client.pages("/api/v1/usage", UsageResponse, {
       month,
-      per_page: paging.maxPerPage,
+      per_page: options.perPage === undefined ? paging.maxPerPage : perPage,
     })) {
       meta ??= response.body.meta;
       data.push(...response.body.data);
