@@ -14,10 +14,14 @@ import {
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
-import { contactImportJobKind } from "../../src/service/domain/contact-imports.js";
-import { templateReviewJobKind } from "../../src/service/domain/templates.js";
+
 import { jobLanes } from "../../src/service/jobs/job-handlers.js";
-import { campaignRunJob, webhookDeliveryJob } from "../../src/service/jobs/job-kinds.js";
+import {
+  campaignRunJob,
+  contactImportJobKind,
+  templateReviewJobKind,
+  webhookDeliveryJob,
+} from "../../src/service/jobs/job-kinds.js";
 import { enqueueJob } from "../../src/service/jobs/job-queue.js";
 import { type JobHandler, JobRunner } from "../../src/service/jobs/job-runner.js";
 import { type Cluster, startCluster } from "../helpers/postgres-cluster.js";

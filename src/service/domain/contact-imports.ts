@@ -20,6 +20,7 @@ import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
+import { contactImportJobKind } from "../jobs/job-kinds.js";
 import { type Job, LeaseLostError } from "../jobs/job-queue.js";
 import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
 import type { Services } from "../services.js";
@@ -49,8 +50,6 @@ import {
   loadWorkspaceFor,
   requireActiveWorkspace,
 } from "./workspace-access.js";
-
-export const contactImportJobKind = "contact_import";
 
 /**
  * Rows written per transaction: contacts, row errors, counters and the checkpoint commit

@@ -19,6 +19,7 @@ import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { TemplateTable } from "../db/tables/templates.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
+import { templateReviewJobKind } from "../jobs/job-kinds.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { TemplateDecision, TemplateUnderReview } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
@@ -38,9 +39,6 @@ export interface TemplateServices {
   jobs: JobScheduler;
   messaging: MessagingProviders;
 }
-
-/** The durable job that asks the operator for its decision about a pending template. */
-export const templateReviewJobKind = "template_review";
 
 /** Statuses from which the API may delete a template; the others belong to the dashboard. */
 const deletableStatuses: readonly TemplateStatus[] = ["draft", "rejected"];

@@ -1,11 +1,7 @@
 import { campaignRunHandler } from "../domain/campaign-engine.js";
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
-import {
-  contactImportJob,
-  contactImportJobKind,
-  runContactImport,
-} from "../domain/contact-imports.js";
-import { templateReviewJob, templateReviewJobKind } from "../domain/templates.js";
+import { contactImportJob, runContactImport } from "../domain/contact-imports.js";
+import { templateReviewJob } from "../domain/templates.js";
 import { lifecycleSweepHandler } from "../domain/trials.js";
 import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
 import { whatsappSyncHandler, whatsappWebhooksHandler } from "../messaging/whatsapp-webhooks.js";
@@ -13,8 +9,10 @@ import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
 import type { Services } from "../services.js";
 import {
   campaignRunJob,
+  contactImportJobKind,
   lifecycleSweepJob,
   sandboxReportsJob,
+  templateReviewJobKind,
   webhookDeliveryJob,
   whatsappSyncJob,
   whatsappWebhooksJob,

@@ -16,3 +16,7 @@ export const sandboxReportsJob = "sandbox.reports";
 export const whatsappWebhooksJob = "whatsapp.webhooks";
 /** Periodic: template sync for missed webhooks, and the 24 h limit of `outcome_unknown`. */
 export const whatsappSyncJob = "whatsapp.sync";
+/** Imports one uploaded CSV of contacts, batch by batch. */
+export const contactImportJobKind = "contact_import";
+/** Asks the operator for its decision about a pending template. */
+export const templateReviewJobKind = "template_review";

@@ -1,11 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../db/database.js";
 import { type Clock, offsetClock } from "../domain/clock.js";
-import {
-  contactImportJobKind,
-  runContactImport,
-  threadBatchRows,
-} from "../domain/contact-imports.js";
+import { runContactImport, threadBatchRows } from "../domain/contact-imports.js";
+import { contactImportJobKind } from "./job-kinds.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";
 import type { JobThreadInput, JobThreadOutput } from "./job-thread.js";
