@@ -118,6 +118,12 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   /** The invocation's one sequence of POST keys, shared by every client it makes. */
   const postKeys = () => {
     const given = globals.idempotencyKey;
+    if (given !== undefined && given.trim() === "") {
+      throw usageError(
+        "--idempotency-key must not be blank.",
+        "Give a key such as nightly-2026-11-27.",
+      );
+    }
     if (given !== undefined && given.length > longestIdempotencyKey) {
       throw usageError(
         `--idempotency-key is ${given.length} characters; the service takes 255 at most, and a command that posts more than once adds -2, -3…`,

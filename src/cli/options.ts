@@ -1,3 +1,4 @@
+import { paging } from "../contract/vocabulary.js";
 import { usageError } from "./cli-error.js";
 
 type Options = Readonly<Record<string, unknown>>;
@@ -56,7 +57,7 @@ export function pagingOptions(options: Options): { page: number; perPage: number
     );
   }
   return {
-    page: intOption(options, "page", { min: 1 }) ?? 1,
+    page: intOption(options, "page", { min: 1, max: paging.maxPage }) ?? 1,
     perPage: intOption(options, "perPage", { min: 1, max: 100 }) ?? 20,
     all,
   };

@@ -223,6 +223,30 @@ describe("retries", () => {
     expect(run.stderr).toContain("--idempotency-key is 251 characters");
   });
 
+  it("refuses a blank --idempotency-key and a --page past the service's last, before any request (exit 2)", async () => {
+    const cases = [
+      [
+        [
+          "contacts",
+          "upsert",
+          "-w",
+          workspace,
+          "--phone",
+          "+4915112345678",
+          "--idempotency-key",
+          "  ",
+        ],
+        "--idempotency-key must not be blank",
+      ],
+      [["contacts", "list", "-w", workspace, "--page", "1000000001"], "--page"],
+    ] as const;
+    for (const [argv, message] of cases) {
+      const run = await runCli([...argv], { env: api.env, dispatcher: api.agent });
+      expect(run.code, argv.join(" ")).toBe(2);
+      expect(run.stderr).toContain(message);
+    }
+  });
+
   it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
       409,
