@@ -116,6 +116,18 @@ describe("error messages name the field at fault and what it takes", () => {
     expect(res.json().details[0].field).toMatch(/^x+…$/);
   });
 
+  it("never cuts an emoji in half when it cuts a huge field name", async () => {
+    const emojis = "😀".repeat(2000);
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Acme", contact_email: "owner@acme.test", [emojis]: 1 },
+    });
+    expect(res.statusCode).toBe(422);
+    const field: string = res.json().details[0].field;
+    expect(field.endsWith("…")).toBe(true);
+    // No lone surrogate: the text round-trips through UTF-8 unchanged.
+    expect(Buffer.from(field, "utf8").toString("utf8")).toBe(field);
+  });
+
   it("says template_name must not be empty, and names template_language when only the language is wrong", async () => {
     const w = await campaignWorld(t);
     const create = (body: Record<string, unknown>) =>

@@ -30,7 +30,11 @@ const fastifyCodes: Record<string, ErrorCode> = {
 const answerTextLength = 2000;
 
 function bounded(text: string): string {
-  return text.length > answerTextLength ? `${text.slice(0, answerTextLength - 1)}…` : text;
+  if (text.length <= answerTextLength) return text;
+  let cut = text.slice(0, answerTextLength - 1);
+  // Never half an emoji: a lone surrogate is not valid text.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
 }
 
 function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
