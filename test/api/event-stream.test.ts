@@ -56,6 +56,19 @@ describe("GET /api/v1/events/stream", () => {
     expect(foreign.text).not.toContain("data: ");
   });
 
+  it("starts with the position it streams from as an id, so a reconnect before any event misses none", async () => {
+    const empty = await readStream(base, t.token, 400);
+    expect(empty.text.startsWith(": connected\nid: evt_0\n\n")).toBe(true);
+    const ws = await t.createWorkspace({ name: "Before" });
+    const [latest] = (await t.request("GET", "/api/v1/events")).json().data as { id: string }[];
+    const later = await readStream(base, t.token, 400);
+    expect(later.text.startsWith(`: connected\nid: ${latest?.id}\n\n`)).toBe(true);
+    // A workspace token is not told the reseller's newest event, which may be another workspace's.
+    const client = await t.tokenWith(["webhooks:read"], ws);
+    const own = await readStream(base, client, 400);
+    expect(own.text.startsWith(": connected\n\n")).toBe(true);
+  });
+
   it("refuses unknown types, missing tokens and tokens without webhooks:read", async () => {
     expect((await t.request("GET", "/api/v1/events/stream?types=nope")).statusCode).toBe(422);
     expect((await t.request("GET", "/api/v1/events/stream", { token: null })).statusCode).toBe(401);

@@ -128,7 +128,7 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         operationId: "streamEvents",
         summary: "Stream events as they happen (Server-Sent Events)",
         description:
-          "`text/event-stream`: each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, from the moment of connecting (or after the `Last-Event-ID` header's event). A comment line every 15 seconds keeps idle connections open.",
+          "`text/event-stream`: each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, from the moment of connecting (or after the `Last-Event-ID` header's event). For a reseller token the stream opens with an `id:` alone, the position it streams from (`evt_0` before any event), so a client that reconnects with it misses nothing. A comment line every 15 seconds keeps idle connections open.",
         querystring: EventStreamQuery,
         response: {
           200: z.string().describe("An endless text/event-stream."),
@@ -165,7 +165,12 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         connection: "keep-alive",
         "x-request-id": request.id,
       });
-      reply.raw.write(": connected\n\n");
+      // Where the stream starts, as an SSE id without data (EventSource keeps it as the last
+      // event id): a client that must reconnect before any event came resumes from here, not
+      // from the moment of its reconnect. Not for a workspace token: the reseller's newest
+      // event may be another workspace's.
+      const position = principal.workspaceId === null ? startAfter || "evt_0" : null;
+      reply.raw.write(position ? `: connected\nid: ${position}\n\n` : ": connected\n\n");
       const end = streamEvents({ db, clock }, principal, reply.raw, startAfter, types);
       streams.add(end);
       openPerToken.set(principal.tokenId, (openPerToken.get(principal.tokenId) ?? 0) + 1);

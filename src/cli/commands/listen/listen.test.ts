@@ -59,4 +59,27 @@ describe("reseller listen", () => {
     expect(run.stderr).toContain("connecting again");
     expect(run.code, run.stderr).toBe(3);
   });
+
+  it("resumes from the position the stream started at when it breaks before any event came", async () => {
+    const connections: (string | undefined)[] = [];
+    const service = await serve((req, res) => {
+      connections.push(req.headers["last-event-id"] as string | undefined);
+      if (connections.length === 1) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": connected\nid: evt_01start\n\n");
+        setTimeout(() => res.socket?.destroy(), 50);
+        return;
+      }
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: "error", error_code: "unauthenticated", message: "No." }));
+    });
+    const receiver = await serve((_req, res) => res.writeHead(204).end());
+    servers.push(service.server, receiver.server);
+    const run = await runCli(["listen", "--forward-to", receiver.url], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    expect(connections).toEqual([undefined, "evt_01start"]);
+    expect(run.stdout).toBe("");
+    expect(run.code, run.stderr).toBe(3);
+  });
 });

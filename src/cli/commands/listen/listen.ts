@@ -145,9 +145,10 @@ export const run: Handler = async (ctx, { options }) => {
         for await (const chunk of stream) {
           // Connected: from now on a lost connection is waited for, and the count starts over.
           failures = 0;
-          for (const message of parser.push(chunk)) {
+          const messages = parser.push(chunk);
+          lastId = parser.lastEventId ?? lastId;
+          for (const message of messages) {
             const id = message.id ?? "";
-            if (message.id) lastId = message.id;
             const answer = await forward(target, secret, id, message.data, ctx.now());
             forwarded += 1;
             report(ctx, ctx.now(), message, answer);

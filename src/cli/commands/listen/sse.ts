@@ -11,6 +11,8 @@ export interface SseMessage {
  */
 export class SseParser {
   private buffer = "";
+  /** The last `id` the stream gave, with an event or alone (where a stream starts). */
+  lastEventId: string | null = null;
 
   push(chunk: string): SseMessage[] {
     this.buffer += chunk.replace(/\r\n?/g, "\n");
@@ -26,8 +28,10 @@ export class SseParser {
         const field = colon === -1 ? line : line.slice(0, colon);
         const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
         if (field === "data") data.push(value);
-        else if (field === "id") message.id = value;
-        else if (field === "event") message.event = value;
+        else if (field === "id") {
+          message.id = value;
+          this.lastEventId = value;
+        } else if (field === "event") message.event = value;
       }
       if (data.length > 0) messages.push({ ...message, data: data.join("\n") });
     }
