@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, scriptedPrompter, tempConfigDir } from "../../../../test/helpers/cli.js";
@@ -66,6 +66,22 @@ describe("reseller login", () => {
       token: "rsk_from_stdin_abcd",
     });
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("lists a stored profile with the password of its base URL hidden", async () => {
+    const dir = tempConfigDir();
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({
+        profiles: {
+          ops: { base_url: "http://ops:pwSECRET@api.example.test", token: "rsk_x_7777" },
+        },
+      }),
+    );
+    const run = await runCli(["profiles", "list", "--json"], { env: { RESELLER_CONFIG_DIR: dir } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("http://ops:***@api.example.test");
+    expect(run.stdout).not.toContain("pwSECRET");
   });
 
   it("saves nothing when the service refuses the token, and says where tokens come from", async () => {

@@ -1,3 +1,4 @@
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import type { Handler } from "../../command-spec.js";
 import { tableView } from "../../output/view.js";
 import { maskToken } from "../../settings.js";
@@ -7,7 +8,7 @@ export const run: Handler = async (ctx) => {
   const rows = (await ctx.profiles()).list().map(({ name, profile, active }) => ({
     name,
     active,
-    base_url: profile.base_url ?? null,
+    base_url: profile.base_url ? redactedUrl(profile.base_url) : null,
     token: profile.token ? maskToken(profile.token) : null,
     workspace: profile.workspace ?? null,
   }));

@@ -60,6 +60,15 @@ describe("reseller listen", () => {
     expect(run.code, run.stderr).toBe(3);
   });
 
+  it("refuses a --forward-to URL with a user name or password before connecting (exit 2)", async () => {
+    const run = await runCli(["listen", "--forward-to", "http://user:pw@127.0.0.1:9/hooks"], {
+      env: { RESELLER_BASE_URL: "http://127.0.0.1:9", RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--forward-to must not hold a user name or password");
+    expect(run.stderr).not.toContain("pw@");
+  });
+
   it("resumes from the position the stream started at when it breaks before any event came", async () => {
     const connections: (string | undefined)[] = [];
     const service = await serve((req, res) => {

@@ -3,7 +3,7 @@ import { ApiError } from "../../../client/api-error.js";
 import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
 import { signatureHeader } from "../../../contract/webhook-signature.js";
 import { webhookSecretPrefix } from "../../../contract/webhooks.js";
-import { usageError } from "../../cli-error.js";
+import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { requiredString, stringOption } from "../../options.js";
@@ -18,8 +18,15 @@ const reconnectDelaysMs = [1000, 2000, 4000, 8000, 15_000];
 function parseUrl(text: string): URL {
   try {
     const url = new URL(text);
+    if (url.username || url.password) {
+      throw usageError(
+        "--forward-to must not hold a user name or password (user:pass@): a forward cannot carry them.",
+        "Your receiver checks the Reseller-Signature header instead, with the secret listen prints.",
+      );
+    }
     if (url.protocol === "http:" || url.protocol === "https:") return url;
-  } catch {
+  } catch (error) {
+    if (error instanceof CliError) throw error;
     // Falls through to the usage error.
   }
   throw usageError(
@@ -130,10 +137,12 @@ export const run: Handler = async (ctx, { options }) => {
   );
   let forwarded = 0;
   let lastId: string | undefined;
-  // Failed reconnects in a row; the first connection's failure is not retried (exit 8 at once).
+  // Failed reconnects in a row, once connected; the first connection's failure is not retried
+  // (exit 8 at once).
   let failures: number | null = null;
   try {
     while (!abort.signal.aborted) {
+      let delivered = false;
       try {
         const parser = new SseParser();
         const stream = client.stream(
@@ -144,6 +153,7 @@ export const run: Handler = async (ctx, { options }) => {
         );
         for await (const chunk of stream) {
           // Connected: from now on a lost connection is waited for, and the count starts over.
+          delivered = true;
           failures = 0;
           const messages = parser.push(chunk);
           lastId = parser.lastEventId ?? lastId;
@@ -162,20 +172,25 @@ export const run: Handler = async (ctx, { options }) => {
           error instanceof ApiError &&
           (error.kind === "network" || [429, 502, 503, 504].includes(error.status));
         if (!transient || failures === null) throw error;
-        failures += 1;
+        // A stream that broke after it delivered is no failed reconnect; a try that got nothing is.
+        if (!delivered) failures += 1;
       }
       if (abort.signal.aborted) break;
-      // The service ended the stream (a restart, a token revoked meanwhile): connect again from
-      // the last event, as EventSource does.
+      // The stream ended or broke (a restart, a crash, a token revoked meanwhile): connect again
+      // from the last event, as EventSource does.
       failures ??= 0;
       const delay = reconnectDelaysMs[failures];
       if (delay === undefined) {
         throw new ApiError({
           kind: "network",
-          message: `Lost the service at ${client.shownBaseUrl}: ${reconnectDelaysMs.length} reconnects failed.`,
+          message: `Lost the service at ${client.shownBaseUrl}: ${reconnectDelaysMs.length} tries to connect again failed.`,
         });
       }
-      ctx.info(`The service ended the stream; connecting again in ${delay / 1000} s.`);
+      ctx.info(
+        delivered
+          ? `The stream ended; connecting again in ${delay / 1000} s.`
+          : `No stream yet (the service is not answering); trying again in ${delay / 1000} s.`,
+      );
       await abortableSleep(ctx, delay, abort.signal);
     }
   } finally {
