@@ -471,6 +471,8 @@ export class CsvRowScanner {
   /** The open quoted cell holds a line break and text after it: later lines of the file. */
   private swallows = false;
   private breakInCell = false;
+  /** The first data row whose quoted cell ran over lines and then closed mid-cell. */
+  private strayAtRow: number | null = null;
   private readonly delimiter: number;
   /** Lines before the header that are no row: Excel's `sep=` line. */
   private readonly linesBeforeHeader: number;
@@ -496,7 +498,12 @@ export class CsvRowScanner {
           continue;
         }
         this.quoted = false;
-        // A closing quote is followed by the cell's end, or csv-parse reads the cell as text.
+        // A closing quote is followed by the cell's end, or csv-parse reads the cell as text:
+        // one that ran over lines is then a stray quote that took those lines with it.
+        const cellEnds = byte === this.delimiter || byte === 0x0a || byte === 0x0d;
+        if (!cellEnds && this.breakInCell && this.strayAtRow === null) {
+          this.strayAtRow = this.openedAtRow;
+        }
       } else if (this.quoted) {
         if (byte === 0x22) this.quoteEnds = true;
         else if (byte === 0x0a || byte === 0x0d) this.breakInCell = true;
@@ -540,6 +547,28 @@ export class CsvRowScanner {
   get unclosedQuoteRow(): number | null {
     return this.quoted && !this.quoteEnds && this.swallows ? this.openedAtRow : null;
   }
+
+  /**
+   * The first data row whose quoted cell ran over line breaks and then closed in the middle of a
+   * cell (`"Bob,Two` … `12" pizza`): csv-parse reads those lines as that one cell. Null if none.
+   */
+  get strayQuoteRow(): number | null {
+    return this.strayAtRow;
+  }
+
+  /** Why the file is refused whole for a quote that takes later lines with it, or null. */
+  get refusal(): string | null {
+    const unclosed = this.unclosedQuoteRow;
+    if (unclosed !== null) return unclosedQuoteReason(unclosed);
+    if (this.strayAtRow !== null) return strayQuoteReason(this.strayAtRow);
+    return null;
+  }
+}
+
+/** Why a file whose quoted cell on `row` runs over lines and closes mid-cell is refused. */
+export function strayQuoteReason(row: number): string {
+  const where = row === 0 ? "the header row" : `row ${row.toLocaleString("en-US")}`;
+  return `${where} opens a quoted cell that runs over several lines and closes in the middle of a cell (a stray quote?), so those lines would be read as that one cell; remove the quote, or close it where the cell ends, and send the file again`;
 }
 
 /** Why a file whose quoted cell on `row` never closes is refused (the service's 422, the dry run's). */

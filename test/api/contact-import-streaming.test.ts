@@ -111,6 +111,17 @@ describe("contact imports streamed as text/csv", () => {
     expect(await t.database.db.selectFrom("contact_imports").selectAll().execute()).toEqual([]);
   });
 
+  it("refuses a file whose stray quote a later quote closes mid-cell, naming its row, and writes nothing", async () => {
+    const res = await upload(
+      'phone,first_name\n+4915112340201,Ann\n+4915112340202,"Bob,Two\n+4915112340203,Cid\n+4915112340204,12" pizza\n',
+    );
+    expect(res.statusCode).toBe(422);
+    expect(await res.body.text()).toContain(
+      "row 2 opens a quoted cell that runs over several lines",
+    );
+    expect(await storedUploadPieces()).toBe(0);
+  });
+
   it("counts rows as the import reads them: a quote inside a cell is text", async () => {
     const res = await upload('phone,first_name\n+4915112345678,12" pizza\n+4915112345679,B\n');
     expect(res.statusCode).toBe(202);

@@ -62,6 +62,17 @@ describe("the quick row count of an upload", () => {
     expect(scanned(text, delimiter, true)).toEqual(expected);
   });
 
+  it("names the row of a stray quote that a later quote closes mid-cell, taking the lines between", () => {
+    const scanner = new CsvRowScanner(",");
+    scanner.feed(Buffer.from('phone,name\n+1,Ann\n+2,"Bob,Two\n+3,Cid\n+4,12" pizza\n+5,Eve\n'));
+    expect(scanner.strayQuoteRow).toBe(2);
+    expect(scanner.refusal).toContain("row 2 opens a quoted cell that runs over several lines");
+    // A cell that holds a line break and closes where the cell ends is as CSV means it.
+    const fine = new CsvRowScanner(",");
+    fine.feed(Buffer.from('phone,note\n+1,"two\nlines"\n+2,"12"" pizza" \n'));
+    expect(fine.refusal).toBeNull();
+  });
+
   it("does not count Excel's sep= line as a row, nor in the row it names", () => {
     const scanner = new CsvRowScanner(",", { separatorLine: true });
     scanner.feed(Buffer.from('sep=,\nphone,name\n+1,"a\n+2,b\n+3,c\n'));

@@ -1,7 +1,7 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CsvRowScanner, unclosedQuoteReason } from "../../contract/contact-csv.js";
+import { CsvRowScanner } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
 import type { Db } from "../db/database.js";
 import { invalidField, ServiceError } from "./service-error.js";
@@ -102,8 +102,8 @@ export class StagedUpload {
     } finally {
       await input.close();
     }
-    const row = scanner.unclosedQuoteRow;
-    if (row !== null) throw invalidField("csv", unclosedQuoteReason(row));
+    const refusal = scanner.refusal;
+    if (refusal !== null) throw invalidField("csv", refusal);
     return scanner.rows;
   }
 

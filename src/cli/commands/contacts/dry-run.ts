@@ -1,10 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import {
-  CsvRowScanner,
-  phoneCellOf,
-  readRow,
-  unclosedQuoteReason,
-} from "../../../contract/contact-csv.js";
+import { CsvRowScanner, phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
 import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
@@ -117,10 +112,8 @@ export function dryRun(
     separatorLine: startsWithSeparatorLine(text),
   });
   scanner.feed(text);
-  const unclosed = scanner.unclosedQuoteRow;
-  if (unclosed !== null) {
-    throw new CliError("refused", `The file cannot be imported: ${unclosedQuoteReason(unclosed)}.`);
-  }
+  const refusal = scanner.refusal;
+  if (refusal !== null) throw new CliError("refused", `The file cannot be imported: ${refusal}.`);
   if (scanner.rows > importLimits.rows) {
     throw new CliError(
       "refused",
