@@ -27,6 +27,14 @@ export interface DryRunReport {
 }
 
 /**
+ * A file the service would refuse whole: exit 6 with the service's own error code (a 422's
+ * `validation_failed`, a 413's `payload_too_large`), so `--json` reads alike before and after.
+ */
+function refusedFile(message: string, errorCode = "validation_failed"): CliError {
+  return new CliError("refused", message, undefined, [], errorCode);
+}
+
+/**
  * Checks a CSV as the service's import would, without sending it: encoding, separator, mapping,
  * size, header, and every row's cells (phones normalised with the same rules), through the same
  * reader (contract/csv-reader.ts). Plan limits and existing contacts are the service's to know.
@@ -39,18 +47,18 @@ export function dryRun(
 ): { report: DryRunReport; allErrors: ImportRowError[] } {
   const defaultCountry = defaultCountryFlag(defaultCountryText);
   if (bytes.length > importLimits.csvBytes) {
-    throw new CliError(
-      "refused",
+    throw refusedFile(
       `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
+      "payload_too_large",
     );
   }
   const notCsv = notCsvReason(bytes);
-  if (notCsv !== null) throw new CliError("refused", `The file ${notCsv}.`);
+  if (notCsv !== null) throw refusedFile(`The file ${notCsv}.`);
   // Read as the service reads it: a byte order mark wins over --encoding.
   const probe = new CsvDecoder(read.encoding);
   probe.write(bytes.subarray(0, 3));
   if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
-    throw new CliError("refused", `The file ${notUtf8Reason(probe, "--encoding")}.`);
+    throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
   }
   const reader = openContactCsv(read);
   const report: DryRunReport = {
@@ -97,12 +105,12 @@ export function dryRun(
     }
   } catch (error) {
     if (error instanceof CsvHeaderError) {
-      throw new CliError("refused", `The file cannot be imported: ${error.message}.`);
+      throw refusedFile(`The file cannot be imported: ${error.message}.`);
     }
     throw error;
   }
   if (reader.header === null || reader.layout === null) {
-    throw new CliError("refused", "The file is empty: it needs a header row with a phone column.");
+    throw refusedFile("The file is empty: it needs a header row with a phone column.");
   }
   // As the service does once a file has arrived: its rows counted, and a quote never closed
   // refuses the whole file.
@@ -113,11 +121,11 @@ export function dryRun(
   });
   scanner.feed(text);
   const refusal = scanner.refusal;
-  if (refusal !== null) throw new CliError("refused", `The file cannot be imported: ${refusal}.`);
+  if (refusal !== null) throw refusedFile(`The file cannot be imported: ${refusal}.`);
   if (scanner.rows > importLimits.rows) {
-    throw new CliError(
-      "refused",
+    throw refusedFile(
       `The file has ${scanner.rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split it.`,
+      "payload_too_large",
     );
   }
   report.ignored_columns = reader.layout.ignored;

@@ -263,6 +263,12 @@ describe("reseller contacts import", () => {
       });
       expect(run.code, run.stderr).toBe(6);
       expect(run.stderr).toContain(message);
+      // With --json, the service's own error code, as the real import's 422 would print.
+      const json = await runCli(
+        ["contacts", "import", tempFile("c.csv", text), "--dry-run", "--json"],
+        { env: env(), dispatcher: api.agent },
+      );
+      expect(JSON.parse(json.stdout).error).toMatchObject({ error_code: "validation_failed" });
     }
   });
 
