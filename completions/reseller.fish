@@ -490,7 +490,7 @@ complete -c reseller -n '__reseller_is \'listen\'' -l forward-to -x -d 'local UR
 complete -c reseller -n '__reseller_is \'listen\'' -l events -x -d 'comma-separated event types (default: all): workspace.created, workspace.updated, contact…'
 complete -c reseller -n '__reseller_is \'listen\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'usage\'' -l month -x -d 'the month (UTC), default the current one'
-complete -c reseller -n '__reseller_is \'usage\'' -l page -x -d 'page to show, from 1 (default: 1)'
+complete -c reseller -n '__reseller_is \'usage\'' -l page -x -d 'page to show, from 1 (default: every page)'
 complete -c reseller -n '__reseller_is \'usage\'' -l per-page -x -d 'items per page, 1 to 100 (default: 20)'
 complete -c reseller -n '__reseller_is \'usage\'' -l all -d 'follow every page (by cursor)'
 complete -c reseller -n '__reseller_is \'usage\'' -s h -l help -d 'show help'

@@ -60,8 +60,11 @@ export interface CommandSpec {
   options?: OptionSpec[];
   /** Adds `-w, --workspace <id>`. */
   inWorkspace?: boolean;
-  /** Adds `--page`, `--per-page` and `--all`. */
-  paged?: boolean;
+  /**
+   * Adds `--page`, `--per-page` and `--all`; `"all"` for a list that shows every page unless
+   * `--page` asks for one (`usage`: a bill needs every workspace).
+   */
+  paged?: boolean | "all";
   examples: string[];
   /** The handler module, relative to `commands/` without extension, e.g. `plans/list`. */
   handler: string;

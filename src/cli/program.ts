@@ -79,7 +79,10 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
     command.addOption(option);
   }
   if (spec.paged) {
-    command.option("--page <n>", "page to show, from 1 (default: 1)");
+    command.option(
+      "--page <n>",
+      `page to show, from 1 (default: ${spec.paged === "all" ? "every page" : "1"})`,
+    );
     command.option("--per-page <n>", "items per page, 1 to 100 (default: 20)");
     command.option("--all", "follow every page (by cursor)");
   }

@@ -76,7 +76,7 @@ export const usageCommand: CommandSpec = {
   options: [
     { flags: "--month <yyyy-mm>", description: "the month (UTC), default the current one" },
   ],
-  paged: true,
+  paged: "all",
   examples: [
     "reseller usage",
     "reseller usage --month 2026-10 --csv > usage-2026-10.csv",
