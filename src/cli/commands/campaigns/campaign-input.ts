@@ -1,5 +1,5 @@
 import type { Audience, CreateCampaignBody } from "../../../contract/campaigns.js";
-import { isVariableField } from "../../../contract/contact-rules.js";
+import { customKeyProblem, isVariableField } from "../../../contract/contact-rules.js";
 import { contactVariableFields } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, listOption, stringOption } from "../../options.js";
@@ -55,7 +55,13 @@ export function variableMappingFrom(options: Options): Record<string, string> {
       );
     }
     if (!isVariableField(field)) {
-      throw usageError(`--var '${given}': the field must be ${fieldList}; got '${field}'.`);
+      // A custom key that breaks the contact's key rule says which rule.
+      const keyProblem = field.startsWith("custom.")
+        ? customKeyProblem(field.slice("custom.".length))
+        : null;
+      throw usageError(
+        `--var '${given}': the field must be ${fieldList}; got '${field}'${keyProblem ? ` (${keyProblem})` : ""}.`,
+      );
     }
     const earlier = mapping[number];
     if (earlier !== undefined && earlier !== field) {

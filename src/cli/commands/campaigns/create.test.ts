@@ -145,6 +145,7 @@ describe("reseller campaigns create", () => {
         ["button.x=first_name", "button.<index>"],
         ["1=nickname", "first_name, last_name, phone, email or custom.<key>"],
         ["1=custom.", "custom.<key>"],
+        [`1=custom.${"k".repeat(65)}`, "custom field keys are 1 to 64 characters"],
       ];
       for (const [value, problem] of cases) {
         const run = await runCli([...base, "--all", "--var", value], {

@@ -227,7 +227,10 @@ export const run: Handler = async (command, { options }) => {
     missing("--email"),
   );
   if (emailProblem(email)) {
-    throw usageError(`--email is not an email address: '${email}'.`);
+    throw usageError(
+      `--email is not an email address: '${email}'.`,
+      "Give one such as owner@example.com (internationalised addresses are fine).",
+    );
   }
   if (!stringOption(options, "plan")?.trim() && !ctx.canPrompt) {
     throw usageError("Missing --plan.", "Pick a plan id or slug from `reseller plans list`.");
