@@ -84,6 +84,21 @@ describe("reseller login", () => {
     expect(run.stdout).not.toContain("pwSECRET");
   });
 
+  it("says when logging in to another profile makes it the active one", async () => {
+    stubCurrent("rsk_staging_token_abcd");
+    const dir = tempConfigDir();
+    const run = await runCli(
+      ["login", "--profile", "staging", "--base-url", mockBaseUrl, "--token-stdin"],
+      {
+        stdin: "rsk_staging_token_abcd\n",
+        env: { RESELLER_CONFIG_DIR: dir },
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("It is now the active profile (was 'default').");
+  });
+
   it("saves nothing when the service refuses the token, and says where tokens come from", async () => {
     stubCurrent("rsk_wrong_token_0000", 401);
     const dir = tempConfigDir();

@@ -71,12 +71,16 @@ export const run: Handler = async (ctx, { options }) => {
 
   const store = await ctx.profiles();
   const profile = settings.profile.value;
+  const wasActive = store.activeName;
   await store.update(profile, { base_url: baseUrl, token });
   await store.use(profile);
   const current = response.body.data;
+  // Later commands now use this profile: said, since it may not be the one they used before.
+  const switched =
+    wasActive !== profile ? ` It is now the active profile (was '${wasActive}').` : "";
   return {
     data: response.raw.data,
     view: recordView(current, tokenFields),
-    message: `Logged in to ${redactedUrl(baseUrl)} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).`,
+    message: `Logged in to ${redactedUrl(baseUrl)} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).${switched}`,
   };
 };
