@@ -565,16 +565,19 @@ export class CsvRowScanner {
   }
 }
 
+/** A data row as a refusal names it: `row 2,001`, or the header row (0). */
+function rowName(row: number): string {
+  return row === 0 ? "the header row" : `row ${row.toLocaleString("en-US")}`;
+}
+
 /** Why a file whose quoted cell on `row` runs over lines and closes mid-cell is refused. */
-export function strayQuoteReason(row: number): string {
-  const where = row === 0 ? "the header row" : `row ${row.toLocaleString("en-US")}`;
-  return `${where} opens a quoted cell that runs over several lines and closes in the middle of a cell (a stray quote?), so those lines would be read as that one cell; remove the quote, or close it where the cell ends, and send the file again`;
+function strayQuoteReason(row: number): string {
+  return `${rowName(row)} opens a quoted cell that runs over several lines and closes in the middle of a cell (a stray quote?), so those lines would be read as that one cell; remove the quote, or close it where the cell ends, and send the file again`;
 }
 
 /** Why a file whose quoted cell on `row` never closes is refused (the service's 422, the dry run's). */
-export function unclosedQuoteReason(row: number): string {
-  const where = row === 0 ? "the header row" : `row ${row.toLocaleString("en-US")}`;
-  return `${where} opens a quoted cell that is never closed, so the rest of the file would be read as that one cell; close the quote (or remove it) and send the file again`;
+function unclosedQuoteReason(row: number): string {
+  return `${rowName(row)} opens a quoted cell that is never closed, so the rest of the file would be read as that one cell; close the quote (or remove it) and send the file again`;
 }
 
 /** The header of an export with these custom keys. */
