@@ -58,7 +58,8 @@ export function pagingOptions(options: Options): { page: number; perPage: number
   }
   return {
     page: intOption(options, "page", { min: 1, max: paging.maxPage }) ?? 1,
-    perPage: intOption(options, "perPage", { min: 1, max: 100 }) ?? 20,
+    perPage:
+      intOption(options, "perPage", { min: 1, max: paging.maxPerPage }) ?? paging.defaultPerPage,
     all,
   };
 }

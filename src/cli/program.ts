@@ -1,4 +1,5 @@
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
+import { paging } from "../contract/vocabulary.js";
 import { type CommandSpec, type GroupSpec, isGroup } from "./command-spec.js";
 import { commandTree } from "./commands/tree.js";
 import { cliVersion } from "./version.js";
@@ -83,7 +84,10 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
       "--page <n>",
       `page to show, from 1 (default: ${spec.paged === "all" ? "every page" : "1"})`,
     );
-    command.option("--per-page <n>", "items per page, 1 to 100 (default: 20)");
+    command.option(
+      "--per-page <n>",
+      `items per page, 1 to ${paging.maxPerPage} (default: ${paging.defaultPerPage})`,
+    );
     command.option("--all", "follow every page (by cursor)");
   }
   command.addHelpText("after", examplesText(spec.examples));
