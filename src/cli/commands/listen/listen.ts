@@ -3,7 +3,7 @@ import { ApiError } from "../../../client/api-error.js";
 import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
 import { signatureHeader } from "../../../contract/webhook-signature.js";
 import { webhookSecretPrefix } from "../../../contract/webhooks.js";
-import { CliError, usageError } from "../../cli-error.js";
+import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { requiredString, stringOption } from "../../options.js";
@@ -16,22 +16,19 @@ const forwardTimeoutMs = 10_000;
 const reconnectDelaysMs = [1000, 2000, 4000, 8000, 15_000];
 
 function parseUrl(text: string): URL {
-  try {
-    const url = new URL(text);
-    if (url.username || url.password) {
-      throw usageError(
-        "--forward-to must not hold a user name or password (user:pass@): a forward cannot carry them.",
-        "Your receiver checks the Reseller-Signature header instead, with the secret listen prints.",
-      );
-    }
-    if (url.protocol === "http:" || url.protocol === "https:") return url;
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    // Falls through to the usage error.
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (url?.username || url?.password) {
+    throw usageError(
+      "--forward-to must not hold a user name or password (user:pass@): a forward cannot carry them.",
+      "Your receiver checks the Reseller-Signature header instead, with the secret listen prints.",
+    );
   }
-  throw usageError(
-    `--forward-to expects an http(s) URL such as http://localhost:4000/hooks; got '${text}'.`,
-  );
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw usageError(
+      `--forward-to expects an http(s) URL such as http://localhost:4000/hooks; got '${text}'.`,
+    );
+  }
+  return url;
 }
 
 function parseEvents(text: string | undefined): string[] {
