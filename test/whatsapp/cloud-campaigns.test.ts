@@ -233,6 +233,57 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(w.graph.sends().map((s) => (s.body as { to: string }).to)).toEqual([bob.slice(1)]);
   });
 
+  it("keeps each answered send of a batch, with its wamid, when the process dies on a later send", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    const draft = await w.post("/campaigns", {
+      name: "Crash later",
+      channel_id: channelId,
+      template_name: "spring_news",
+      template_language: "en_US",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name", "2": "custom.code" },
+    });
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    // Meta answers Ada's send; the process dies inside Bob's, in the same batch.
+    let calls = 0;
+    const dyingOnSecond = campaignRunHandler({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      throttles: unlimitedThroughput,
+      sender: {
+        exactlyOnce: () => false,
+        send: async () => {
+          calls += 1;
+          if (calls > 1) throw new Error("process died mid-send");
+          return [{ status: "accepted", providerMessageId: "wamid.ADA" }];
+        },
+      },
+    });
+    await new JobRunner({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      handlers: { "campaign.run": dyingOnSecond },
+    }).runDue();
+    const rows = await recipients(draft.id);
+    expect(rows.map((r) => [r.state, r.provider_message_id])).toEqual([
+      ["sent", "wamid.ADA"],
+      ["sending", null],
+    ]);
+    // A status naming only the wamid finds Ada while the rest of the batch is still open.
+    await w.deliver(
+      statusWebhook(phoneNumberId, [{ id: "wamid.ADA", status: "delivered", to: ada.slice(1) }]),
+    );
+    w.t.clock.advance(3600 * 1000);
+    await w.t.runJobs();
+    expect((await recipients(draft.id)).map((r) => r.state)).toEqual([
+      "delivered",
+      "outcome_unknown",
+    ]);
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 1, delivered: 1, queued: 1 });
+    expect(w.graph.sends()).toEqual([]);
+  });
+
   it("opts a contact out on an inbound STOP and back in on START", async () => {
     const contact = await w.contact(ada, { first_name: "Ada" });
     await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN1"));

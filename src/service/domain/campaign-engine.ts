@@ -368,35 +368,65 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
 
 /**
  * A provider without idempotency: each recipient is marked `sending` (committed) just before
- * its own send, so a crash leaves at most the one send in flight `outcome_unknown`, never the
- * rest of the batch that was not tried. Stops at a rate limit or a campaign-wide refusal, as
- * the provider does within a call, and when the campaign is paused or cancelled: one send at a
- * time to Meta makes a batch take seconds, and recipients a cancel counted as `cancelled` must
- * not be messaged after it. The recipients after the stop stay queued. Answers the items tried,
- * with their outcomes.
+ * its own send, and its answer is recorded (committed, with the `wamid`) as soon as it comes,
+ * so a crash leaves at most the one send in flight `outcome_unknown`, never the rest of the
+ * batch, and a status webhook naming only the `wamid` finds its recipient. Stops at a rate
+ * limit or a campaign-wide refusal, as the provider does within a call, and when the campaign
+ * is paused or cancelled: one send at a time to Meta makes a batch take seconds, and recipients
+ * a cancel counted as `cancelled` must not be messaged after it. The recipients after the stop
+ * stay queued. Answers the items tried, with their outcomes (those answered already recorded).
  */
 async function sendEachMarked(
   deps: CampaignEngineDeps,
-  campaignId: string,
+  campaign: CampaignTable,
   items: BatchItem[],
-): Promise<{ items: BatchItem[]; results: SendOutcome[] }> {
+): Promise<SentItems> {
   const tried: BatchItem[] = [];
   const results: SendOutcome[] = [];
   for (const item of items) {
-    const marked = await markSending(deps, campaignId, [item.recipient.contact_id]);
-    if (!marked.has(item.recipient.contact_id)) {
+    const contactId = item.recipient.contact_id;
+    const marked = await markSending(deps, campaign.id, [contactId]);
+    if (!marked.has(contactId)) {
       // Another instance marked or resolved it meanwhile (not sent again), or the campaign
       // stopped running: the rest of the batch stays queued for the run job to settle.
-      if (await stillRunning(deps, campaignId)) continue;
+      if (await stillRunning(deps, campaign.id)) continue;
       break;
     }
     const [result] = await deps.sender.send([item.message]);
     if (!result) break;
     tried.push(item);
     results.push(result);
-    if (result.status === "backoff" || result.status === "campaign_failed") break;
+    const answer = answeredOutcome(contactId, result);
+    if (answer) await record(deps, campaign, [answer]);
+    else break;
   }
-  return { items: tried, results };
+  return { items: tried, results, answersRecorded: true };
+}
+
+/** The items a batch tried, their outcomes, and whether the answered ones are recorded already. */
+interface SentItems {
+  items: BatchItem[];
+  results: SendOutcome[];
+  answersRecorded: boolean;
+}
+
+/** A recipient's outcome from the provider's answer; undefined when the send was not taken. */
+function answeredOutcome(contactId: string, result: SendOutcome): Outcome | undefined {
+  switch (result.status) {
+    case "accepted":
+      return { contactId, state: "sent", providerMessageId: result.providerMessageId };
+    case "failed":
+      return {
+        contactId,
+        state: "failed",
+        reason: result.reason,
+        ...(result.optOut ? { optOut: true } : {}),
+      };
+    case "unknown":
+      return { contactId, state: "outcome_unknown" };
+    default:
+      return undefined;
+  }
 }
 
 /** Sends one batch of queued recipients and says how it ended. */
@@ -435,8 +465,8 @@ async function sendBatch(
       : Number.POSITIVE_INFINITY;
 
   const outcomes: Outcome[] = [];
-  const fail = (contactId: string, reason: string, optOut?: boolean) => {
-    outcomes.push({ contactId, state: "failed", reason, ...(optOut ? { optOut } : {}) });
+  const fail = (contactId: string, reason: string) => {
+    outcomes.push({ contactId, state: "failed", reason });
   };
   let toSend: BatchItem[] = [];
   for (const recipient of recipients) {
@@ -473,9 +503,9 @@ async function sendBatch(
       },
     });
   }
-  const sent = exactlyOnce
-    ? { items: toSend, results: await sendAll(deps, toSend) }
-    : await sendEachMarked(deps, campaign.id, toSend);
+  const sent: SentItems = exactlyOnce
+    ? { items: toSend, results: await sendAll(deps, toSend), answersRecorded: false }
+    : await sendEachMarked(deps, campaign, toSend);
   toSend = sent.items;
   const results = sent.results;
   await grant.settle?.(toSend.length);
@@ -483,25 +513,15 @@ async function sendBatch(
   const notSent: string[] = [];
   results.forEach((result, i) => {
     const contactId = toSend[i]?.recipient.contact_id ?? "";
-    switch (result.status) {
-      case "accepted":
-        outcomes.push({ contactId, state: "sent", providerMessageId: result.providerMessageId });
-        break;
-      case "failed":
-        fail(contactId, result.reason, result.optOut);
-        break;
-      case "unknown":
-        outcomes.push({ contactId, state: "outcome_unknown" });
-        break;
-      case "backoff":
-        notSent.push(contactId);
-        if (end.kind === "sent") end = { kind: "backoff" };
-        break;
-      case "campaign_failed":
-        notSent.push(contactId);
-        if (end.kind !== "failed") end = { kind: "failed", reason: result.reason };
-        break;
+    const answer = answeredOutcome(contactId, result);
+    if (answer) {
+      if (!sent.answersRecorded) outcomes.push(answer);
+      return;
     }
+    notSent.push(contactId);
+    if (result.status === "campaign_failed") {
+      if (end.kind !== "failed") end = { kind: "failed", reason: result.reason };
+    } else if (end.kind === "sent") end = { kind: "backoff" };
   });
   await record(deps, campaign, outcomes);
   if (notSent.length > 0) await requeue(deps, campaign.id, notSent);
