@@ -47,6 +47,25 @@ describe("WhatsApp Cloud API channels", () => {
     expect(res.json().data).toMatchObject({ name: "Acme Shop", verified_name: "Acme Shop" });
   });
 
+  it("connects one of Meta's test numbers (+1 555 …), which Meta's API Setup page hands out for a trial", async () => {
+    w.graph.addNumber("555000111", {
+      token: accessToken,
+      wabaId,
+      display: "+1 555-010-0001",
+      verifiedName: "Test Number",
+    });
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: "555000111",
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({ phone: "+15550100001", status: "connected" });
+  });
+
   it("stores the access token encrypted and never shows or logs it", async () => {
     const channel = await w.connect();
     const row = await w.t.database.db

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { checkE164 } from "../../contract/phones.js";
+import { e164Pattern } from "../../contract/phones.js";
 import type { TemplateComponent } from "../../contract/template-rules.js";
 import {
   type TemplateRejectionReason,
@@ -230,12 +230,14 @@ export class WhatsappCloudProvider implements MessagingProvider {
     // Asked only once Meta has accepted the token for this number, so the answer goes to the
     // number's holder, never to whoever guesses its id.
     await this.refuseTakenNumber(workspaceId, phoneNumberId);
-    const phone = checkE164(`+${String(profile.display_phone_number ?? "").replace(/\D/g, "")}`);
-    if (!phone.ok) {
+    // Meta's word on its own number stands: only its E.164 shape is checked, because Meta's
+    // test numbers (+1 555 01…) are not numbers libphonenumber's rules call valid.
+    const phone = `+${String(profile.display_phone_number ?? "").replace(/\D/g, "")}`;
+    if (!e164Pattern.test(phone)) {
       throw invalidField("phone_number_id", "Meta answered without a usable display phone number");
     }
     return {
-      phone: phone.e164,
+      phone,
       verified_name: profile.verified_name ?? null,
       quality_rating: profile.quality_rating ?? null,
       phone_number_id: phoneNumberId,
