@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { templateStatusWebhook } from "../helpers/fake-graph.js";
-import { type CloudWorld, cloudWorld, wabaId } from "./world.js";
+import { accessToken, type CloudWorld, cloudWorld, wabaId } from "./world.js";
 
 describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
   let w: CloudWorld;
@@ -90,6 +90,44 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
       (r) => r.method === "GET" && r.path === `/${wabaId}/message_templates`,
     );
     expect(syncs.length).toBeGreaterThan(0);
+  });
+
+  it("catches a missed pause with the periodic sync for every workspace whose number is on the same WABA", async () => {
+    await w.submitTemplate();
+    w.graph.addNumber("106540352242923", {
+      token: accessToken,
+      wabaId,
+      display: "+49 1511 2340001",
+      verifiedName: "Acme Two",
+    });
+    const other = `/api/v1/workspaces/${await w.t.createWorkspace({ plan_id: "2" })}`;
+    const send = async (path: string, body: unknown) => {
+      const res = await w.t.request("POST", `${other}${path}`, { body });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data;
+    };
+    await send("/channels", {
+      provider: "whatsapp_cloud",
+      phone_number_id: "106540352242923",
+      waba_id: wabaId,
+      access_token: accessToken,
+    });
+    const template = await send("/templates", {
+      name: "second_client_news",
+      category: "utility",
+      language: "en_US",
+      components: [{ type: "BODY", text: "Your order has shipped." }],
+    });
+    w.t.clock.advance(5000);
+    await w.t.runJobs();
+    const graphId = w.graph.submittedTemplates().find((g) => g.name === template.name)?.id ?? "";
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED"));
+    // Meta pauses it and the webhook is lost: only the WABA's listing can tell.
+    w.graph.setTemplateStatus(graphId, "PAUSED");
+    w.t.clock.advance(15 * 60 * 1000);
+    await w.t.runJobs();
+    const res = await w.t.request("GET", `${other}/templates/${template.id}`);
+    expect(res.json().data.status).toBe("paused");
   });
 
   it("ignores a template status webhook for a WABA it does not know", async () => {

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import type { ChannelTable } from "../db/tables/campaigns.js";
 import { completeIfSettled, moveCampaignCounters } from "../domain/campaign-outcomes.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
@@ -322,10 +323,15 @@ export function whatsappSyncHandler(
       .where("provider", "=", cloud.kind)
       .where("status", "=", "connected")
       .execute();
-    const seen = new Set<string>();
+    // One listing per WABA; its templates may belong to any workspace whose number is on it.
+    const byWaba = new Map<string, { channel: ChannelTable; workspaceIds: Set<string> }>();
     for (const channel of channels) {
-      if (!channel.waba_id || seen.has(channel.waba_id)) continue;
-      seen.add(channel.waba_id);
+      if (!channel.waba_id) continue;
+      const waba = byWaba.get(channel.waba_id);
+      if (waba) waba.workspaceIds.add(channel.workspace_id);
+      else byWaba.set(channel.waba_id, { channel, workspaceIds: new Set([channel.workspace_id]) });
+    }
+    for (const { channel, workspaceIds } of byWaba.values()) {
       let listed: TemplateStatusReport[];
       try {
         listed = await cloud.templateStatuses(channel);
@@ -338,7 +344,7 @@ export function whatsappSyncHandler(
           const template = await trx
             .selectFrom("templates")
             .select("id")
-            .where("workspace_id", "=", channel.workspace_id)
+            .where("workspace_id", "in", [...workspaceIds])
             .where("provider_template_id", "=", providerTemplateId)
             .executeTakeFirst();
           if (template) events.push({ kind: "template_status", templateId: template.id, decision });
