@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { templateStatusWebhook } from "../helpers/fake-graph.js";
-import { accessToken, type CloudWorld, cloudWorld, wabaId } from "./world.js";
+import { accessToken, type CloudWorld, cloudWorld, phoneNumberId, wabaId } from "./world.js";
 
 describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
   let w: CloudWorld;
@@ -48,6 +48,33 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     w.t.clock.advance(60_000);
     await w.t.runJobs();
     expect(graphId).not.toBe("");
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+  });
+
+  it("submits a template Meta refused while the token was stale as soon as the number is added again", async () => {
+    // Meta refused the channel's token (code 190): disconnected, and the old token no longer works.
+    await w.t.database.db.updateTable("channels").set({ status: "disconnected" }).execute();
+    const fresh = "EAAG-fresh-system-user-token-8d1e";
+    w.graph.addNumber(phoneNumberId, {
+      token: fresh,
+      wabaId,
+      display: "+49 1511 2340000",
+      verifiedName: "Acme Shop",
+    });
+    const { template, graphId } = await w.submitTemplate();
+    expect(graphId).toBe("");
+    await w.post(
+      "/channels",
+      {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: fresh,
+      },
+      200,
+    );
+    await w.t.runJobs();
+    expect(w.graph.submittedTemplates().map((g) => g.name)).toEqual([template.name]);
     expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
   });
 

@@ -15,6 +15,7 @@ import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
+import { reviewUnsubmittedTemplatesNow } from "./templates.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
 
@@ -147,6 +148,7 @@ async function reconnect(
     if (Number(changed.numUpdatedRows) !== 1) {
       throw invalidField("phone_number_id", `is already connected as channel ${channel.id}`);
     }
+    await reviewUnsubmittedTemplatesNow(trx, channel.workspace_id, deps.clock.now());
     await recordWorkspaceEvent(
       trx,
       deps.clock,
@@ -155,6 +157,7 @@ async function reconnect(
       toChannel(row),
     );
   });
+  deps.jobs.poke();
   return toChannel(row);
 }
 

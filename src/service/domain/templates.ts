@@ -214,6 +214,48 @@ export async function createTemplate(
   return toTemplate(row);
 }
 
+/**
+ * Brings forward the review of the workspace's pending templates that never reached the
+ * operator (its number was disconnected, Meta refused the old token): their number is
+ * connected again, so they are submitted now rather than at the next recheck.
+ */
+export async function reviewUnsubmittedTemplatesNow(
+  db: Db,
+  workspaceId: string,
+  now: Date,
+): Promise<void> {
+  const unsubmitted = await db
+    .selectFrom("templates")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("status", "=", "pending")
+    .where("provider_template_id", "is", null)
+    .execute();
+  if (unsubmitted.length === 0) return;
+  const ids = new Set(unsubmitted.map((t) => t.id));
+  const reviews = await db
+    .selectFrom("jobs")
+    .select(["id", "payload"])
+    .where("kind", "=", templateReviewJobKind)
+    .where("state", "=", "queued")
+    .execute();
+  const due = reviews.filter((job) => {
+    const { template_id: templateId } = JSON.parse(job.payload) as { template_id?: unknown };
+    return typeof templateId === "string" && ids.has(templateId);
+  });
+  if (due.length === 0) return;
+  await db
+    .updateTable("jobs")
+    .set({ run_at: now.toISOString() })
+    .where(
+      "id",
+      "in",
+      due.map((job) => job.id),
+    )
+    .where("state", "=", "queued")
+    .execute();
+}
+
 /** Submits a draft for review: `pending`, review queued. Anything else is a 409 template_not_draft. */
 export async function submitTemplate(
   services: TemplateServices,
