@@ -298,6 +298,19 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
   });
 
+  it("takes a signed delivery of thousands of statuses, as Meta batches them (up to 3 MB)", async () => {
+    const statuses = Array.from({ length: 8000 }, (_, i) => ({
+      id: `wamid.HBgNNDkxNTExMjM0NTY3MRUCABEYEjQ0${String(i).padStart(8, "0")}`,
+      status: "delivered" as const,
+      to: "4915112345671",
+    }));
+    const batch = statusWebhook(phoneNumberId, statuses);
+    expect(JSON.stringify(batch).length).toBeGreaterThan(1024 * 1024);
+    await w.deliver(batch);
+    const tooLarge = await w.graph.deliver({ padding: "x".repeat(3 * 1024 * 1024) });
+    expect(tooLarge.status).toBe(413);
+  });
+
   it("refuses a missing or wrong signature with 401 and changes nothing", async () => {
     const contact = await w.contact(ada, { first_name: "Ada" });
     const storedEvents = () =>

@@ -9,8 +9,11 @@ import { errorResponses } from "./responses.js";
 
 const tags = ["WhatsApp webhooks"];
 
-/** Webhook bodies are small JSON documents; a megabyte is far beyond any Meta sends. */
-const webhookBodyLimit = 1024 * 1024;
+/**
+ * Meta batches up to a thousand changes in one delivery and documents deliveries of up to 3 MB;
+ * a larger body is refused (413) before its signature is computed.
+ */
+const webhookBodyLimit = 3 * 1024 * 1024;
 
 /**
  * GET/POST /webhooks/whatsapp: Meta's webhook verification and deliveries. The POST body is
