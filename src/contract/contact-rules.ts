@@ -58,9 +58,18 @@ export function foldedTagName(name: string): string {
   return name.toUpperCase().toLowerCase();
 }
 
-/** Trimmed tags without repeats, in their first order. */
+/**
+ * Trimmed tags without repeats, in their first order and spelling: `VIP` after `vip` is a repeat,
+ * since a tag filter and a campaign audience take them for one tag.
+ */
 export function uniqueTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim()))];
+  const seen = new Map<string, string>();
+  for (const tag of tags) {
+    const trimmed = tag.trim();
+    const folded = foldedTagName(trimmed);
+    if (!seen.has(folded)) seen.set(folded, trimmed);
+  }
+  return [...seen.values()];
 }
 
 /** Why a custom field key is refused, or null. */

@@ -556,5 +556,21 @@ describe("contacts", () => {
       ]);
       expect(tags.meta.pagination.total).toBe(2);
     });
+
+    it("takes tags that differ only in case for one tag: once per contact, one entry in the tag list", async () => {
+      const dave = await upsert({ phone: "+4917612340001", tags: ["VIP", "vip", " Vip ", "new"] });
+      expect(dave.statusCode, dave.body).toBe(201);
+      expect(dave.json().data.tags).toEqual(["VIP", "new"]);
+      const res = await t.request("GET", `/api/v1/workspaces/${ws}/tags`);
+      const tags = TagListResponse.parse(res.json());
+      // Named as first written in the workspace, counted as the tag filter finds them.
+      expect(tags.data.map((tag) => [tag.name, tag.contact_count])).toEqual([
+        ["new", 1],
+        ["b2b", 1],
+        ["vip", 3],
+      ]);
+      expect((await list("?tag=VIP")).meta.pagination.total).toBe(3);
+      expect((await list("?tag=vip&per_page=1&page=3")).data).toHaveLength(1);
+    });
   });
 });

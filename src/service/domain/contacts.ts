@@ -186,7 +186,11 @@ export async function getContact(
   return toContact(row);
 }
 
-/** The workspace's tags that some contact has, newest first, with how many contacts have each. */
+/**
+ * The workspace's tags that some contact has, newest first, with how many contacts have each.
+ * Spellings of one tag (`VIP`, `vip`: one for a tag filter) are one entry, named as first
+ * written, so its count is what the tag filter finds.
+ */
 export async function listTags(
   db: Db,
   principal: Principal,
@@ -194,13 +198,25 @@ export async function listTags(
   query: PageQuery,
 ): Promise<{ data: Tag[]; meta: ListMeta }> {
   const workspace = await loadWorkspaceFor(db, principal, workspaceId);
+  // A row without folded_name (written by an instance older than it) stands alone.
+  const sameTag = sql<boolean>`v.workspace_id = t.workspace_id AND v.folded_name = t.folded_name
+    AND t.folded_name <> '' AND v.contact_count > 0`;
   const select = db
-    .selectFrom("contact_tags")
-    .select(["seq", "name", "contact_count", "created_at"])
-    .where("workspace_id", "=", workspace.id)
-    .where("contact_count", ">", 0);
-  const page = await paginate(select, "contact_tags.seq", query, {
-    key: { column: "contact_tags.seq", of: (row) => row.seq, seal: await cursorSeal(db) },
+    .selectFrom("contact_tags as t")
+    .select(["t.seq", "t.name", "t.created_at"])
+    .select(
+      sql<number>`CASE WHEN t.folded_name = '' THEN t.contact_count
+        ELSE (SELECT CAST(sum(v.contact_count) AS INTEGER) FROM contact_tags v WHERE ${sameTag}) END`.as(
+        "contact_count",
+      ),
+    )
+    .where("t.workspace_id", "=", workspace.id)
+    .where("t.contact_count", ">", 0)
+    .where(
+      sql<boolean>`NOT EXISTS (SELECT 1 FROM contact_tags v WHERE ${sameTag} AND v.seq < t.seq)`,
+    );
+  const page = await paginate(select, "t.seq", query, {
+    key: { column: "t.seq", of: (row) => row.seq, seal: await cursorSeal(db) },
   });
   return {
     data: page.rows.map((r) => ({
