@@ -59,6 +59,12 @@ export function parseRateLimit(text: string): RateLimit {
     );
   }
   const count = match[2] === "" ? 1 : Number(match[2]);
+  // A window of no time would never count a request, which turns the limit off.
+  if (count < 1) {
+    throw new Error(
+      `--rate-limit expects a window of at least 1 s, m or h (600/1m, 100/s); got '${text}'`,
+    );
+  }
   return { max: Number(match[1]), windowMs: count * (windowUnits[unit] ?? 1000) };
 }
 

@@ -11,4 +11,24 @@ describe("serve's settings", () => {
     );
     expect(serveSettings({}, {}).smtpUrl).toBeUndefined();
   });
+
+  it("refuses a public URL that sign-up links could not be built on, naming the flag", () => {
+    for (const publicUrl of [
+      "notaurl",
+      "ftp://example.com",
+      "https://example.com/shop?x=1",
+      "https://example.com/#top",
+      "https://user:pw@example.com",
+    ]) {
+      expect(() => serveSettings({ publicUrl }), publicUrl).toThrow(/--public-url must be/);
+    }
+    expect(serveSettings({ publicUrl: "https://example.com/shop/" }).publicUrl).toBe(
+      "https://example.com/shop/",
+    );
+  });
+
+  it("refuses a rate-limit window of no time, which would turn the limit off", () => {
+    expect(() => serveSettings({ rateLimit: "2/0s" })).toThrow(/window of at least 1/);
+    expect(serveSettings({ rateLimit: "2/s" }).rateLimit).toEqual({ max: 2, windowMs: 1000 });
+  });
 });

@@ -22,7 +22,7 @@ export function serveSettings(
   }
   return {
     plansFile: stringOption(options, "plans"),
-    publicUrl: stringOption(options, "publicUrl"),
+    publicUrl: publicUrlOption(options),
     rateLimit,
     // Its password is better kept out of `ps` and shell history: the environment may hold it.
     smtpUrl: stringOption(options, "smtpUrl") ?? (env.RESELLER_SMTP_URL || undefined),
@@ -34,6 +34,29 @@ export function serveSettings(
     publicSignup: options.publicSignup !== false,
     whatsapp: whatsappSettings(options, env),
   };
+}
+
+/**
+ * `--public-url`: the address clients reach, to which sign-up links add `/register?plan=…`, so
+ * it must be an http(s) URL without a query, fragment or credentials.
+ */
+function publicUrlOption(options: Options): string | undefined {
+  const text = stringOption(options, "publicUrl");
+  if (text === undefined) return undefined;
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (
+    !url ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== "" ||
+    url.password !== ""
+  ) {
+    throw usageError(
+      `--public-url must be the http(s) address your clients reach, without a query or fragment, e.g. https://signup.example.com; got '${text}'`,
+    );
+  }
+  return text;
 }
 
 /** `--graph-url` and the WhatsApp secrets of the environment; a malformed key stops serve at once. */
