@@ -88,6 +88,18 @@ describe("plan catalogue", () => {
     expect(body.meta.currency?.code).toBe("USD");
   });
 
+  it("gives one plan the catalogue's meta as the default list shows it, whether the plan is public or private", async () => {
+    const list = PlanListResponse.parse(
+      (await t.request("GET", "/api/v1/plans?include_private=true")).json(),
+    );
+    const catalogue = PlanListResponse.parse((await t.request("GET", "/api/v1/plans")).json());
+    const enterprise = list.data.yearly?.find((p) => p.slug === "enterprise-custom");
+    for (const id of [2, enterprise?.id]) {
+      const one = PlanResponse.parse((await t.request("GET", `/api/v1/plans/${id}`)).json());
+      expect(one.meta, `plan ${id}`).toEqual(catalogue.meta);
+    }
+  });
+
   it("marks boolean features with a null value and limits with a ceiling", async () => {
     const body = PlanResponse.parse((await t.request("GET", "/api/v1/plans/2")).json());
     expect(body.data.features).toContainEqual({

@@ -120,7 +120,9 @@ export async function getPlan(
       ? undefined
       : await db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) throw new ServiceError("not_found", `Plan ${quoted(rawId)} was not found.`);
-  const visible = await visiblePlans(db, row.is_public === 0);
+  // The catalogue's meta as GET /plans gives it by default, whichever plan is fetched: a
+  // pricing page's tabs must not change with the plan a link points at.
+  const visible = await visiblePlans(db, false);
   return {
     data: toPlan(row, options),
     meta: { currency: await currency(db), billing_periods: billingPeriodMeta(visible) },

@@ -58,6 +58,8 @@ export function planRoutes(app: App, deps: { db: Db; publicUrl: () => string }):
         tags: ["Plan catalogue"],
         operationId: "getPlan",
         summary: "Get one plan by id (private plans too)",
+        description:
+          "`meta` is the catalogue's as `GET /api/v1/plans` gives it without `include_private` (counts of public plans), whichever plan is fetched.",
         params: PlanIdParams,
         response: { 200: PlanResponse, ...errorResponses(...authErrors, 404) },
       },
