@@ -368,6 +368,51 @@ describe("contact imports", () => {
     expect((await t.request("GET", path("/imports/imp_nope"))).statusCode).toBe(404);
   });
 
+  it("stops an import under way when its workspace is suspended: failed, the rows written before kept", async () => {
+    const csv = phonesCsv(importBatchRows * 2 + 500);
+    const res = await start(csv);
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    const jobRow = await t.database.db
+      .selectFrom("jobs")
+      .selectAll()
+      .where("payload", "like", `%${importId}%`)
+      .executeTakeFirstOrThrow();
+    const handler = contactImportJob({
+      db: t.database.db,
+      clock: t.clock,
+      jobs: { enqueue: async () => "", poke: () => {} },
+    });
+    const job: Job = {
+      id: jobRow.id,
+      kind: jobRow.kind,
+      payload: { import_id: importId },
+      attempts: 1,
+      checkpoint: null,
+    };
+    const result = await handler(job, {
+      db: t.database.db,
+      clock: t.clock,
+      signal: new AbortController().signal,
+      // The reseller suspends the workspace right after the first batch is written.
+      checkpoint: async (trx) => {
+        await trx
+          .updateTable("workspaces")
+          .set({ status: "suspended" })
+          .where("id", "=", ws)
+          .execute();
+      },
+      lease: { jobId: job.id, owner: "test", ms: 30_000 },
+    });
+    expect(result).toEqual({ state: "done" });
+    const ended = (await t.request("GET", path(`/imports/${importId}`))).json().data;
+    expect(ended).toMatchObject({
+      status: "failed",
+      processed_rows: importBatchRows,
+      created: importBatchRows,
+    });
+    expect(ended.failure_reason).toContain("suspended");
+  });
+
   it("resumes an interrupted import from its checkpoint and ends with the counts of an uninterrupted run", async () => {
     const rows = importBatchRows * 2 + 500;
     const csv = phonesCsv(rows);

@@ -42,7 +42,7 @@ import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./conta
 import { toContact } from "./contacts.js";
 import { recordConsentEvent, recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { currentPlanId, planAllowance } from "./plan-limits.js";
+import { planAllowance } from "./plan-limits.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import {
@@ -367,10 +367,15 @@ async function writeBatch(
     // imports and creates at once never pass the plan's ceiling together; the plan is read per
     // batch, so a plan change during an import applies at once.
     await lockWorkspaceRow(trx, imported.workspace_id);
-    const workspace = {
-      id: imported.workspace_id,
-      plan_id: await currentPlanId(trx, imported.workspace_id),
-    };
+    // Read per batch too: a workspace suspended or archived meanwhile takes no more rows (the
+    // run ends failed, its batches written so far kept, as a campaign stops mid-send).
+    const workspace = requireActiveWorkspace(
+      await trx
+        .selectFrom("workspaces")
+        .selectAll()
+        .where("id", "=", imported.workspace_id)
+        .executeTakeFirstOrThrow(),
+    );
     const allowance = await planAllowance(trx, clock, workspace, "contacts");
     const writer = new ContactWriter(trx, imported.workspace_id, committedTags);
     const context: WriteContext = { now: isoSeconds(clock.now()), source: `import:${imported.id}` };
@@ -664,6 +669,10 @@ export async function runContactImport(
       if (!early) checking = check(data);
     }
     await written();
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.code === "workspace_not_active")) throw error;
+    await finish(services, importId, { status: "failed", reason: error.message }, now());
+    return { state: "done" };
   } finally {
     checker.close();
     // Never left running behind the job: a failure or a stop waits for the batch being written.
