@@ -240,6 +240,32 @@ describe("webhook endpoints and events", () => {
     }
   });
 
+  it("counts the retry delay from the attempt's end, so a receiver that times out still gets the full wait", async () => {
+    // The receiver takes 12 s (past the 10 s limit, as the clock sees it) and then fails.
+    const receiver = await startReceiver({
+      decide: () => {
+        t.clock.advance(12_000);
+        return 500;
+      },
+    });
+    try {
+      await createEndpoint(receiver.url);
+      await t.createWorkspace();
+      const sentAt = t.clock.now().getTime();
+      await t.runJobs();
+      expect(receiver.received).toHaveLength(1);
+      const [job] = await t.database.db
+        .selectFrom("jobs")
+        .select("run_at")
+        .where("kind", "=", "webhook.deliver")
+        .execute();
+      // 60 s after the answer came (12 s after the attempt began), not 60 s after it began.
+      expect(new Date(job?.run_at ?? 0).getTime() - sentAt).toBe(72_000);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("gives up three days after the event, recording every attempt", async () => {
     const endpoint = await createEndpoint("http://127.0.0.1:9/unreachable");
     await t.createWorkspace();

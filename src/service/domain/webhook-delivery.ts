@@ -154,10 +154,11 @@ export function webhookDeliveryHandler(deps: {
         );
     const delivered = outcome.error === null;
     const attempt = delivery.attempts + 1;
+    // The wait runs from the answer (or the timeout), so a slow receiver still gets all of it.
+    const answeredAt = clock.now();
+    const nextAt = new Date(answeredAt.getTime() + retryDelayMs(settings.retryBaseMs, attempt));
     const giveUp =
-      !delivered &&
-      now.getTime() + retryDelayMs(settings.retryBaseMs, attempt) >
-        new Date(delivery.created_at).getTime() + retryWindowMs;
+      !delivered && nextAt.getTime() > new Date(delivery.created_at).getTime() + retryWindowMs;
     await db.transaction().execute(async (trx) => {
       await trx
         .insertInto("webhook_attempts")
@@ -172,7 +173,8 @@ export function webhookDeliveryHandler(deps: {
           duration_ms: outcome.durationMs,
           error: outcome.error,
           delivered: delivered ? 1 : 0,
-          created_at: isoSeconds(clock.now()),
+          // When the attempt began; its duration says when it ended.
+          created_at: isoSeconds(now),
         })
         .execute();
       await trx
@@ -180,16 +182,13 @@ export function webhookDeliveryHandler(deps: {
         .set({
           attempts: attempt,
           state: delivered ? "delivered" : giveUp ? "failed" : "pending",
-          updated_at: isoSeconds(clock.now()),
+          updated_at: isoSeconds(answeredAt),
         })
         .where("id", "=", delivery.id)
         .execute();
     });
     if (delivered || giveUp) return { state: "done" };
-    return {
-      state: "retry",
-      at: new Date(now.getTime() + retryDelayMs(settings.retryBaseMs, attempt)),
-    };
+    return { state: "retry", at: nextAt };
   };
 }
 
