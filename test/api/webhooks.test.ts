@@ -328,6 +328,13 @@ describe("webhook endpoints and events", () => {
       await t.createWorkspace({ name: "Quiet" });
       await t.runJobs();
       expect(receiver.received).toHaveLength(2);
+      // Named, a disabled endpoint is a refusal that says so, not a redelivery to no one.
+      const named = await t.request("POST", `/api/v1/events/${event?.id}/redeliver`, {
+        body: { endpoint_id: endpoint.id },
+      });
+      expect(named.statusCode).toBe(422);
+      expect(named.json().details[0]).toMatchObject({ field: "endpoint_id" });
+      expect(named.json().message).toContain("disabled");
       expect(
         (await t.request("POST", "/api/v1/events/evt_missing/redeliver", { body: {} })).statusCode,
       ).toBe(404);

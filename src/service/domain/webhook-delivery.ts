@@ -7,7 +7,7 @@ import type { JobHandler } from "../jobs/job-runner.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { ServiceError } from "./service-error.js";
+import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { privateAddressGuardAgent, privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
@@ -215,6 +215,12 @@ export async function redeliverEvent(
   const endpoints = await select.execute();
   if (endpointId !== undefined && endpoints.length === 0) {
     throw new ServiceError("not_found", `Webhook endpoint ${quoted(endpointId)} was not found.`);
+  }
+  if (endpointId !== undefined && endpoints[0]?.enabled !== 1) {
+    throw invalidField(
+      "endpoint_id",
+      `names endpoint ${quoted(endpointId)}, which is disabled: enable it first (PATCH /api/v1/webhook-endpoints/${endpointId} with "enabled": true)`,
+    );
   }
   const targets = endpoints.filter(
     (e) => e.enabled === 1 && (endpointId !== undefined || subscribes(e.events, event.type)),

@@ -211,7 +211,7 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         operationId: "redeliverEvent",
         summary: "Send an event to the webhook endpoints again",
         description:
-          "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one `endpoint_id` names. Answers 202 with the queued deliveries. Endpoints are the reseller's: a workspace token is refused (403 `insufficient_scope`).",
+          "Queues a new delivery to every enabled endpoint subscribed to the event's type, or to the one `endpoint_id` names (a 422 when it is disabled). Answers 202 with the queued deliveries. Endpoints are the reseller's: a workspace token is refused (403 `insufficient_scope`).",
         params: EventIdParams,
         body: RedeliverBody,
         response: {
