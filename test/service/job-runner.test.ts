@@ -305,6 +305,31 @@ describe("durable jobs", () => {
     expect(row.last_error).toContain("disk on fire");
   });
 
+  it("gives up only after five claims in a row without progress: a checkpoint starts the count over", async () => {
+    let calls = 0;
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: {
+        // Fails at every claim, but the fifth saves progress before it fails.
+        bumpy: async (_job, ctx) => {
+          calls += 1;
+          if (calls === 5) await ctx.checkpoint(ctx.db, { upTo: calls });
+          throw new Error(`passing fault ${calls}`);
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "bumpy", payload: {} });
+    for (let i = 0; i < 8; i++) {
+      await runner.runDue();
+      expect((await state(id)).state, `claim ${i + 1}`).toBe("queued");
+      clock.advance(120_000);
+    }
+    await runner.runDue();
+    expect(await state(id)).toMatchObject({ state: "failed", attempts: 5 });
+    expect(calls).toBe(9);
+  });
+
   it("re-queues a job its handler left unfinished because the service was stopping", async () => {
     const runner = new JobRunner({
       db: database.db,

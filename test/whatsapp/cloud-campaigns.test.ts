@@ -284,6 +284,66 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(w.graph.sends()).toEqual([]);
   });
 
+  it("keeps a campaign that outlived several takeovers going after a passing error, once it has sent again", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    const draft = await w.post("/campaigns", {
+      name: "Survivor",
+      channel_id: channelId,
+      template_name: "spring_news",
+      template_language: "en_US",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name", "2": "custom.code" },
+    });
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    let calls = 0;
+    const bumpy = campaignRunHandler({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      throttles: unlimitedThroughput,
+      batchSize: 1,
+      sender: {
+        exactlyOnce: () => true,
+        send: async (messages) => {
+          calls += 1;
+          if (calls > 1) throw new Error("connection reset by the database");
+          return messages.map((_, i) => ({
+            status: "accepted" as const,
+            providerMessageId: `wamid.OK${i}`,
+          }));
+        },
+      },
+    });
+    const runner = new JobRunner({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      handlers: { "campaign.run": bumpy },
+    });
+    // The first run snapshots the audience, then the operator is unreachable: nothing sent.
+    calls = 1;
+    await runner.runDue();
+    // Then four instances died holding the job: the next claim is its fifth. In it, Ada's batch
+    // goes out and the database fails once during Bob's.
+    await w.t.database.db
+      .updateTable("jobs")
+      .set({ attempts: 4 })
+      .where("kind", "=", "campaign.run")
+      .execute();
+    calls = 0;
+    w.t.clock.advance(60_000);
+    await runner.runDue();
+    const [job] = await w.t.database.db
+      .selectFrom("jobs")
+      .select(["state", "attempts"])
+      .where("kind", "=", "campaign.run")
+      .execute();
+    expect(job).toMatchObject({ state: "queued", attempts: 1 });
+    w.t.clock.advance(60_000);
+    await w.t.runJobs();
+    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({ status: "completed" });
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 2, queued: 0 });
+  });
+
   it("opts a contact out on an inbound STOP and back in on START", async () => {
     const contact = await w.contact(ada, { first_name: "Ada" });
     await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN1"));

@@ -623,6 +623,7 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
     const exactlyOnce = deps.sender.exactlyOnce?.(channel?.provider ?? "sandbox") ?? true;
     if (!exactlyOnce) await settleInterruptedSends(deps, campaignId);
     let backoffMs = 0;
+    let progressed = false;
     for (;;) {
       if (ctx.signal.aborted) return { state: "interrupted" };
       // Checked before every batch, so a pause or cancel stops sending after the one in flight.
@@ -646,6 +647,12 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
         await sleep(backoffMs, ctx.signal);
       } else {
         backoffMs = 0;
+        if (!progressed) {
+          // Once per run, as its first batch went out: the job's count of claims toward giving
+          // up starts over, so a campaign outliving several crashes is not failed by a passing error.
+          await ctx.checkpoint(deps.db, { snapshotted: true } satisfies RunCheckpoint);
+          progressed = true;
+        }
       }
     }
     // Sends whose answer was lost complete it later, when a status report or the 24 h limit

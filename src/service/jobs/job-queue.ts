@@ -194,6 +194,9 @@ export async function checkpointJob(
     .set({
       checkpoint: JSON.stringify(checkpoint),
       lease_until: iso(new Date(now.getTime() + leaseMs)),
+      // Progress: the claims before this one were no poison job (takeovers after crashes,
+      // passing errors), so the count toward giving up starts over with this claim.
+      attempts: 1,
       updated_at: isoSeconds(now),
     })
     .where("id", "=", lease.jobId)

@@ -284,13 +284,15 @@ export class JobRunner {
       // Another instance runs the job now; its checkpoint is the truth, not our work in hand.
       if (error instanceof LeaseLostError) return;
       this.options.onError?.(error, job);
-      // An unexpected failure is retried with backoff a few times, then recorded as failed.
-      const backoff = Math.min(60_000, 1000 * 2 ** job.attempts);
+      // An unexpected failure is retried with backoff a few times, then recorded as failed. The
+      // count is the row's: a checkpoint since the claim (progress) started it over.
+      const attempts = await claimsWithoutProgress(db, job).catch(() => job.attempts);
+      const backoff = Math.min(60_000, 1000 * 2 ** attempts);
       await settleJob(
         db,
         clock,
         lease,
-        job.attempts >= 5
+        attempts >= 5
           ? { state: "failed", error: String(error) }
           : { state: "queued", runAt: new Date(clock.now().getTime() + backoff) },
       );
@@ -315,4 +317,14 @@ export class JobRunner {
       })().catch((error) => this.outage.failed(error)),
     );
   }
+}
+
+/** How many claims of the job have run since its last progress (its row's `attempts`). */
+async function claimsWithoutProgress(db: Db, job: Job): Promise<number> {
+  const row = await db
+    .selectFrom("jobs")
+    .select("attempts")
+    .where("id", "=", job.id)
+    .executeTakeFirst();
+  return row?.attempts ?? job.attempts;
 }
