@@ -27,6 +27,7 @@ import { installIdempotency } from "./plugins/idempotency.js";
 import { installOpenApi } from "./plugins/openapi.js";
 import { rateLimitMeter } from "./plugins/rate-limiting.js";
 import { installRequestLogging } from "./plugins/request-logging.js";
+import { refuseWhileStopping } from "./plugins/stopping.js";
 import { storableTextValidator } from "./plugins/storable-text.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { channelRoutes } from "./routes/channels.js";
@@ -60,7 +61,8 @@ export async function buildApp(config: AppConfig): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
     bodyLimit: otherBodyLimitBytes,
-    return503OnClosing: true,
+    // Answered by refuseWhileStopping below, in the service's envelope and with its headers.
+    return503OnClosing: false,
     frameworkErrors,
     // Client errors reach it only once it listens, when rate limiting has decorated it.
     clientErrorHandler: clientErrorHandlerWith(
@@ -76,6 +78,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
   // Rate limiting counts each request once authentication has resolved its token.
   const meter = rateLimitMeter(app, config.rateLimit, { db, clock: config.clock });
   installAuthentication(app, { db, clock: config.clock, meter });
+  refuseWhileStopping(app);
   // After authentication (keys are per token) and before every route, so each POST gets it.
   installIdempotency(app, { db, clock: config.clock });
   await installOpenApi(app);

@@ -313,3 +313,38 @@ describe("missing and mistyped fields", () => {
     });
   });
 });
+
+describe("an instance that begins a graceful stop", () => {
+  it("finishes the request in flight and answers the next one on that connection with the service's 503", async () => {
+    const t = await startTestApp();
+    let closing: Promise<void> | undefined;
+    try {
+      await t.app.listen({ host: "127.0.0.1", port: 0 });
+      const { port } = t.app.server.address() as AddressInfo;
+      const socket = connect(port, "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk.toString();
+      });
+      const body = JSON.stringify({ name: "In flight", contact_email: "a@example.com" });
+      const head = `POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      socket.write(head + body.slice(0, 10));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      closing = t.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await vi.waitFor(() => expect(answer).toMatch(/HTTP\/1\.1 503[\s\S]*\r\n\r\n\{[\s\S]*\}$/));
+      const [first, second = ""] = answer.split(/(?=HTTP\/1\.1 )/);
+      expect(first).toMatch(/^HTTP\/1\.1 201/);
+      const refused = envelopeOf(second);
+      expect(refused.body).toMatchObject({ status: "error", error_code: "service_unavailable" });
+      expect(refused.head).toMatch(/x-request-id: /i);
+      expect(refused.head).toMatch(/retry-after: 1/i);
+      socket.destroy();
+    } finally {
+      await closing;
+      await t.close();
+    }
+  });
+});
