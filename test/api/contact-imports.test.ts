@@ -368,11 +368,9 @@ describe("contact imports", () => {
     expect((await t.request("GET", path("/imports/imp_nope"))).statusCode).toBe(404);
   });
 
-  it("stops an import under way when its workspace is suspended: failed, the rows written before kept", async () => {
-    const csv = phonesCsv(importBatchRows * 2 + 500);
-    const res = await start(csv);
-    const importId = ContactImportResponse.parse(res.json()).data.id;
-    const jobRow = await t.database.db
+  /** The queued job of an import and the handler that runs it, for a test to run by hand. */
+  const importJobOf = async (importId: string) => {
+    const row = await t.database.db
       .selectFrom("jobs")
       .selectAll()
       .where("payload", "like", `%${importId}%`)
@@ -383,12 +381,20 @@ describe("contact imports", () => {
       jobs: { enqueue: async () => "", poke: () => {} },
     });
     const job: Job = {
-      id: jobRow.id,
-      kind: jobRow.kind,
+      id: row.id,
+      kind: row.kind,
       payload: { import_id: importId },
       attempts: 1,
       checkpoint: null,
     };
+    return { handler, job };
+  };
+
+  it("stops an import under way when its workspace is suspended: failed, the rows written before kept", async () => {
+    const csv = phonesCsv(importBatchRows * 2 + 500);
+    const res = await start(csv);
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    const { handler, job } = await importJobOf(importId);
     const result = await handler(job, {
       db: t.database.db,
       clock: t.clock,
@@ -424,25 +430,9 @@ describe("contact imports", () => {
       body: { csv: base64(csv) },
     });
     const importId = ContactImportResponse.parse(res.json()).data.id;
-    const jobRow = await t.database.db
-      .selectFrom("jobs")
-      .selectAll()
-      .where("payload", "like", `%${importId}%`)
-      .executeTakeFirstOrThrow();
-    const handler = contactImportJob({
-      db: t.database.db,
-      clock: t.clock,
-      jobs: { enqueue: async () => "", poke: () => {} },
-    });
+    const { handler, job } = await importJobOf(importId);
     const stop = new AbortController();
     let saved: unknown = null;
-    const job: Job = {
-      id: jobRow.id,
-      kind: jobRow.kind,
-      payload: { import_id: importId },
-      attempts: 1,
-      checkpoint: null,
-    };
     const first = await handler(job, {
       db: t.database.db,
       clock: t.clock,

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
 import { unlimitedThroughput } from "../../src/service/domain/channel-throughput.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
+import type { MessageSender } from "../../src/service/messaging/message-sender.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
 import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
 
@@ -25,6 +26,38 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       .where("campaign_id", "=", campaignId)
       .orderBy("phone")
       .execute();
+
+  /** A launched campaign to Ada and Bob, whose variables come from their name and code. */
+  const launchedToAdaAndBob = async (name: string): Promise<{ id: string }> => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    const draft = await w.post("/campaigns", {
+      name,
+      channel_id: channelId,
+      template_name: "spring_news",
+      template_language: "en_US",
+      audience: { all: true },
+      variable_mapping: { "1": "first_name", "2": "custom.code" },
+    });
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    return draft;
+  };
+
+  /** A job runner whose campaign sends go to `sender` (a crash or fault staged by the test). */
+  const runnerSendingThrough = (sender: MessageSender, batchSize?: number) =>
+    new JobRunner({
+      db: w.t.database.db,
+      clock: w.t.clock,
+      handlers: {
+        "campaign.run": campaignRunHandler({
+          db: w.t.database.db,
+          clock: w.t.clock,
+          throttles: unlimitedThroughput,
+          sender,
+          ...(batchSize === undefined ? {} : { batchSize }),
+        }),
+      },
+    });
 
   it("sends template messages whose components carry the mapped variables and the recipient id", async () => {
     const contact = await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
@@ -196,34 +229,14 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   });
 
   it("never sends again by itself a message whose send was under way when the process died, and sends the rest", async () => {
-    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
-    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
-    const draft = await w.post("/campaigns", {
-      name: "Crash",
-      channel_id: channelId,
-      template_name: "spring_news",
-      template_language: "en_US",
-      audience: { all: true },
-      variable_mapping: { "1": "first_name", "2": "custom.code" },
-    });
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    const draft = await launchedToAdaAndBob("Crash");
     // The process dies inside the first provider call: that recipient was marked `sending`
     // before it; the next one was not yet.
-    const dying = campaignRunHandler({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      throttles: unlimitedThroughput,
-      sender: {
-        exactlyOnce: () => false,
-        send: async () => {
-          throw new Error("process died mid-send");
-        },
+    await runnerSendingThrough({
+      exactlyOnce: () => false,
+      send: async () => {
+        throw new Error("process died mid-send");
       },
-    });
-    await new JobRunner({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      handlers: { "campaign.run": dying },
     }).runDue();
     expect((await recipients(draft.id)).map((r) => r.state)).toEqual(["sending", "queued"]);
     // The restarted service resumes the campaign: Ada's send may have arrived, Bob's never began.
@@ -234,36 +247,16 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   });
 
   it("keeps each answered send of a batch, with its wamid, when the process dies on a later send", async () => {
-    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
-    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
-    const draft = await w.post("/campaigns", {
-      name: "Crash later",
-      channel_id: channelId,
-      template_name: "spring_news",
-      template_language: "en_US",
-      audience: { all: true },
-      variable_mapping: { "1": "first_name", "2": "custom.code" },
-    });
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    const draft = await launchedToAdaAndBob("Crash later");
     // Meta answers Ada's send; the process dies inside Bob's, in the same batch.
     let calls = 0;
-    const dyingOnSecond = campaignRunHandler({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      throttles: unlimitedThroughput,
-      sender: {
-        exactlyOnce: () => false,
-        send: async () => {
-          calls += 1;
-          if (calls > 1) throw new Error("process died mid-send");
-          return [{ status: "accepted", providerMessageId: "wamid.ADA" }];
-        },
+    await runnerSendingThrough({
+      exactlyOnce: () => false,
+      send: async () => {
+        calls += 1;
+        if (calls > 1) throw new Error("process died mid-send");
+        return [{ status: "accepted", providerMessageId: "wamid.ADA" }];
       },
-    });
-    await new JobRunner({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      handlers: { "campaign.run": dyingOnSecond },
     }).runDue();
     const rows = await recipients(draft.id);
     expect(rows.map((r) => [r.state, r.provider_message_id])).toEqual([
@@ -285,24 +278,10 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   });
 
   it("keeps a campaign that outlived several takeovers going after a passing error, once it has sent again", async () => {
-    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
-    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
-    const draft = await w.post("/campaigns", {
-      name: "Survivor",
-      channel_id: channelId,
-      template_name: "spring_news",
-      template_language: "en_US",
-      audience: { all: true },
-      variable_mapping: { "1": "first_name", "2": "custom.code" },
-    });
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    const draft = await launchedToAdaAndBob("Survivor");
     let calls = 0;
-    const bumpy = campaignRunHandler({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      throttles: unlimitedThroughput,
-      batchSize: 1,
-      sender: {
+    const runner = runnerSendingThrough(
+      {
         exactlyOnce: () => true,
         send: async (messages) => {
           calls += 1;
@@ -313,12 +292,8 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
           }));
         },
       },
-    });
-    const runner = new JobRunner({
-      db: w.t.database.db,
-      clock: w.t.clock,
-      handlers: { "campaign.run": bumpy },
-    });
+      1,
+    );
     // The first run snapshots the audience, then the operator is unreachable: nothing sent.
     calls = 1;
     await runner.runDue();
