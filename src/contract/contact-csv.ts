@@ -115,11 +115,16 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     read: [],
     width: header.length,
   };
-  const mapped = new Map<string, { header: string; target: string | null }>();
-  for (const [key, target] of Object.entries(mapping ?? {})) {
-    mapped.set(key.trim().toLowerCase(), { header: key, target });
+  // A key matches its header exactly first, then whatever the case: a file may hold both
+  // `custom.City` and `custom.city` (custom keys keep their case), and so may its mapping.
+  const rules = Object.entries(mapping ?? {}).map(([key, target]) => ({ header: key, target }));
+  const exact = new Map(rules.map((rule) => [rule.header.trim(), rule]));
+  const folded = new Map<string, (typeof rules)[number]>();
+  for (const rule of rules) {
+    const key = rule.header.trim().toLowerCase();
+    if (!folded.has(key)) folded.set(key, rule);
   }
-  const used = new Set<string>();
+  const used = new Set<(typeof rules)[number]>();
   const seen = new Map<string, string>();
   for (const [index, raw] of header.entries()) {
     const name = raw.trim();
@@ -127,9 +132,12 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     // single cell makes an import record large; the import's job reads the file again with the
     // record's mapping, so a mapping key matches the name or its shown form.
     const shown = shownHeader(name);
-    const key = mapped.has(name.toLowerCase()) ? name.toLowerCase() : shown.toLowerCase();
-    const rule = mapped.get(key);
-    if (rule) used.add(key);
+    const rule =
+      exact.get(name) ??
+      exact.get(shown) ??
+      folded.get(name.toLowerCase()) ??
+      folded.get(shown.toLowerCase());
+    if (rule) used.add(rule);
     const target = rule ? (rule.target === null ? null : columnOf(rule.target)) : columnOf(name);
     layout.mapping[shown] = target;
     if (target === null) {
@@ -151,13 +159,13 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     seen.set(target, shown);
     layout.read.push({ field: target, index });
   }
-  const unknown = [...mapped.entries()].filter(([key]) => !used.has(key));
+  const unknown = rules.filter((rule) => !used.has(rule));
   if (unknown.length > 0) {
     const found = header.map((h) => `'${cutErrorValue(h.trim())}'`).join(", ");
     return {
       ok: false,
       field: "mapping",
-      message: `the mapping names ${unknown.map(([, r]) => `'${cutErrorValue(r.header)}'`).join(", ")}, which the header does not have (found ${found})`,
+      message: `the mapping names ${unknown.map((r) => `'${cutErrorValue(r.header)}'`).join(", ")}, which the header does not have (found ${found})`,
     };
   }
   if (layout.columns.phone === undefined) {

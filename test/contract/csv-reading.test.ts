@@ -130,6 +130,19 @@ describe("reading files", () => {
     });
   });
 
+  it("keeps custom columns whose keys differ only in case apart, as the import's job reads them again", () => {
+    const header = ["phone", "custom.City", "custom.city"];
+    const first = readHeader(header);
+    expect(first.ok && first.layout.mapping).toEqual({
+      phone: "phone",
+      "custom.City": "custom.City",
+      "custom.city": "custom.city",
+    });
+    // The job reads the stored file with the record's mapping: the same two columns.
+    const again = readHeader(header, first.ok ? first.layout.mapping : null);
+    expect(again.ok && again.layout.custom.map((c) => c.key)).toEqual(["City", "city"]);
+  });
+
   it("reads consent as yes/no, true/false and 1/0 in any case", () => {
     const header = readHeader(["phone", "opt_in_status"]);
     if (!header.ok) throw new Error(header.message);
