@@ -374,6 +374,15 @@ export function readRow(
     contact.custom_fields ??= {};
     contact.custom_fields[key] = value;
   }
+  // A row that alone holds more than a contact may is refused here, so --dry-run finds it too;
+  // with the fields a contact already has, the service checks the sum as it merges them.
+  const customCount = Object.keys(contact.custom_fields ?? {}).length;
+  if (customCount > contactLimits.customFieldsPerContact) {
+    return refuse(
+      "custom_fields",
+      `a contact has at most ${contactLimits.customFieldsPerContact} custom fields; this row fills ${customCount}`,
+    );
+  }
   return { ok: true, contact };
 }
 

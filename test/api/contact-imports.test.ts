@@ -9,7 +9,9 @@ import {
 } from "../../src/contract/contact-imports.js";
 import { type Contact, ContactListResponse } from "../../src/contract/contacts.js";
 import { contactImportJob, importBatchRows } from "../../src/service/domain/contact-imports.js";
+import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
 import type { Job } from "../../src/service/jobs/job-queue.js";
+import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
@@ -389,6 +391,39 @@ describe("contact imports", () => {
     };
     return { handler, job };
   };
+
+  it("ends an import failed, with the reason, exactly when its job is given up after five failing tries in a row", async () => {
+    const res = await start(phonesCsv(10));
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    // Its run fails every time (as a bug would): the threaded runner, for a file made large.
+    await t.database.db
+      .updateTable("contact_imports")
+      .set({ csv_bytes: 1e9 })
+      .where("id", "=", importId)
+      .execute();
+    const runner = new JobRunner({
+      db: t.database.db,
+      clock: t.clock,
+      handlers: {
+        [contactImportJobKind]: contactImportJob(
+          { db: t.database.db, clock: t.clock, jobs: { enqueue: async () => "", poke: () => {} } },
+          async () => {
+            throw new Error("a bug in the importer");
+          },
+        ),
+      },
+    });
+    const status = async () => (await t.request("GET", path(`/imports/${importId}`))).json().data;
+    for (let i = 0; i < 4; i++) {
+      await runner.runDue();
+      expect((await status()).status, `try ${i + 1}`).not.toBe("failed");
+      t.clock.advance(120_000);
+    }
+    await runner.runDue();
+    const ended = await status();
+    expect(ended.status).toBe("failed");
+    expect(ended.failure_reason).toContain("a bug in the importer");
+  });
 
   it("stops an import under way when its workspace is suspended: failed, the rows written before kept", async () => {
     const csv = phonesCsv(importBatchRows * 2 + 500);

@@ -161,6 +161,20 @@ describe("reading files", () => {
     expect(status("maybe")).toContain("yes/no, true/false or 1/0");
   });
 
+  it("refuses a row that alone fills more custom fields than a contact may hold, as --dry-run and the import both read it", () => {
+    const keys = Array.from({ length: 51 }, (_, i) => `custom.k${i}`);
+    const header = readHeader(["phone", ...keys]);
+    if (!header.ok) throw new Error(header.message);
+    const cells = (filled: number) => keys.map((_, i) => (i < filled ? "x" : ""));
+    const row = (filled: number) =>
+      readRow(["+4915112345678", ...cells(filled)], header.layout, { now: new Date() });
+    expect(row(50).ok).toBe(true);
+    expect(row(51)).toMatchObject({
+      ok: false,
+      problem: { field: "custom_fields", message: expect.stringContaining("at most 50") },
+    });
+  });
+
   it("parses --map flags, a header containing = included", () => {
     expect(parseMappingFlags(["Phone 1 - Value=phone", "a=b=email", "Labels="])).toEqual({
       "Phone 1 - Value": "phone",

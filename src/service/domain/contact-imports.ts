@@ -22,7 +22,7 @@ import type { ContactImportTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { contactImportJobKind } from "../jobs/job-kinds.js";
 import { type Job, LeaseLostError } from "../jobs/job-queue.js";
-import type { JobContext, JobHandler, JobResult } from "../jobs/job-runner.js";
+import { givesUpOn, type JobContext, type JobHandler, type JobResult } from "../jobs/job-runner.js";
 import type { Services } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import {
@@ -716,7 +716,7 @@ export function contactImportJob(services: ImportServices, threaded?: JobHandler
     } catch (error) {
       // The runner retries an unexpected failure a few times; after the last, the import fails.
       // A lost lease is no failure: another instance runs the import now.
-      if (job.attempts >= 5 && !(error instanceof LeaseLostError)) {
+      if (!(error instanceof LeaseLostError) && (await givesUpOn(services.db, job))) {
         const importId = (job.payload as { import_id?: string }).import_id ?? "";
         await finish(
           services,

@@ -284,15 +284,14 @@ export class JobRunner {
       // Another instance runs the job now; its checkpoint is the truth, not our work in hand.
       if (error instanceof LeaseLostError) return;
       this.options.onError?.(error, job);
-      // An unexpected failure is retried with backoff a few times, then recorded as failed. The
-      // count is the row's: a checkpoint since the claim (progress) started it over.
-      const attempts = await claimsWithoutProgress(db, job).catch(() => job.attempts);
+      // An unexpected failure is retried with backoff a few times, then recorded as failed.
+      const attempts = await claimsWithoutProgress(db, job);
       const backoff = Math.min(60_000, 1000 * 2 ** attempts);
       await settleJob(
         db,
         clock,
         lease,
-        attempts >= 5
+        attempts >= claimsBeforeGivingUp
           ? { state: "failed", error: String(error) }
           : { state: "queued", runAt: new Date(clock.now().getTime() + backoff) },
       );
@@ -319,12 +318,24 @@ export class JobRunner {
   }
 }
 
-/** How many claims of the job have run since its last progress (its row's `attempts`). */
+/** Claims in a row without progress after which a job whose run throws is recorded as failed. */
+const claimsBeforeGivingUp = 5;
+
+/**
+ * How many claims of the job have run since its last progress: its row's `attempts`, which a
+ * checkpoint sets back to 1 (the claim's own count when the row cannot be read).
+ */
 async function claimsWithoutProgress(db: Db, job: Job): Promise<number> {
   const row = await db
     .selectFrom("jobs")
     .select("attempts")
     .where("id", "=", job.id)
-    .executeTakeFirst();
+    .executeTakeFirst()
+    .catch(() => undefined);
   return row?.attempts ?? job.attempts;
+}
+
+/** Whether the runner records a job whose run just threw as failed, rather than retrying it. */
+export async function givesUpOn(db: Db, job: Job): Promise<boolean> {
+  return (await claimsWithoutProgress(db, job)) >= claimsBeforeGivingUp;
 }
