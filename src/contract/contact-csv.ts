@@ -221,13 +221,17 @@ function refuse(field: string, message: string): RowResult {
 
 /**
  * A cell's value: trimmed, the `'` an export put before a formula removed; blank is undefined.
- * What follows that `'` is kept as exported (a value starting with a tab keeps its tab).
+ * What follows that `'` is kept as exported (a value starting with a tab keeps its tab, and a
+ * value that is only a tab or a line break stays one).
  */
 function cell(fields: readonly string[], index: number | undefined): string | undefined {
   if (index === undefined) return undefined;
   const raw = fields[index];
   if (raw === undefined) return undefined;
-  const value = restoreFormula(raw.trim());
+  const start = raw.trimStart();
+  const restored = restoreFormula(start);
+  if (restored !== start) return restored.trimEnd() || restored;
+  const value = start.trimEnd();
   return value === "" ? undefined : value;
 }
 

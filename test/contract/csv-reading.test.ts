@@ -65,6 +65,18 @@ describe("formula neutralisation", () => {
   it("reads a hand-typed '+4915112345678 as the number", () => {
     expect(restoreFormula("'+4915112345678")).toBe("+4915112345678");
   });
+
+  it.each(["\t", "\r", "\r\n", "\tx ", "=1+1"])(
+    "gives back a custom value %j as exported, whitespace included, never a lone '",
+    (value) => {
+      const header = readHeader(["phone", "custom.note"]);
+      if (!header.ok) throw new Error(header.message);
+      const row = readRow(["+4915112345678", neutraliseFormula(value)], header.layout, {
+        now: new Date(),
+      });
+      expect(row.ok && row.contact.custom_fields?.note).toBe(value.trimEnd() || value);
+    },
+  );
 });
 
 describe("reading files", () => {
