@@ -154,6 +154,22 @@ const importFields: Column<ContactImport>[] = [
     key: "ignored_columns",
     value: (i) => i.ignored_columns.join(","),
   },
+  // How the file was read, in --map's own words (`Notes=` ignores a column), to copy into a rerun.
+  {
+    header: "Mapping",
+    key: "mapping",
+    value: (i) =>
+      Object.entries(i.mapping)
+        .map(([column, field]) => `${column}=${field ?? ""}`)
+        .join(", "),
+  },
+  {
+    header: "Delimiter",
+    key: "delimiter",
+    value: (i) => (i.delimiter === "\t" ? "tab" : i.delimiter),
+  },
+  { header: "Encoding", key: "encoding", value: (i) => i.encoding },
+  { header: "Default country", key: "default_country", value: (i) => i.default_country },
   { header: "Failure", key: "failure_reason", value: (i) => i.failure_reason },
   {
     header: "Started",

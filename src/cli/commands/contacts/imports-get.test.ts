@@ -31,6 +31,27 @@ describe("reseller contacts imports get and list", () => {
     expect(run.stderr).toContain("is processing: 4,000 of 10,000 rows read");
   });
 
+  it("shows how the file was read: its mapping in --map's words, delimiter, encoding, default country", async () => {
+    const record = importRecord({
+      mapping: { "Phone 1 - Value": "phone", Name: "first_name", Notes: null },
+      delimiter: "\t",
+      encoding: "windows-1252",
+      default_country: "DE",
+    });
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(200, envelope(record), { headers: jsonHeaders });
+    const run = await runCli(["contacts", "imports", "get", "imp_01x"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Phone 1 - Value=phone, Name=first_name, Notes=");
+    expect(run.stdout).toMatch(/tab/);
+    expect(run.stdout).toMatch(/windows-1252/);
+    expect(run.stdout).toMatch(/\bDE\b/);
+  });
+
   it("lists imports newest first, ids only with --quiet", async () => {
     api.pool
       .intercept({
