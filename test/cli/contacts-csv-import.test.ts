@@ -238,6 +238,22 @@ describe("reseller contacts import with real-shaped files", () => {
     expect((await contacts()).length).toBe(3);
   });
 
+  it("at a terminal, says to name the encoding before proposing a mapping for a file it could not read", async () => {
+    const outlook = readFileSync(fixture("outlook-contacts.csv"), "latin1");
+    // Saved by Excel on Windows: é as one Windows-1252 byte, not UTF-8.
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "outlook-1252.csv");
+    writeFileSync(file, Buffer.from(`${outlook.trimEnd()}\nRené,,Dupont\n`, "latin1"));
+    const prompter = scriptedPrompter({});
+    const run = await cli(["contacts", "import", file, "--default-country", "GB"], {
+      tty: true,
+      prompter,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("is not UTF-8 text; name its encoding with --encoding");
+    expect(prompter.asked).toEqual([]);
+    expect(await contacts()).toEqual([]);
+  });
+
   it("at a terminal, lets each column be edited when the proposal is declined", async () => {
     const asked: string[] = [];
     const prompter: Prompter = {

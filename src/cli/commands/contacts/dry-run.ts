@@ -35,6 +35,19 @@ function refusedFile(message: string, errorCode = "validation_failed"): CliError
 }
 
 /**
+ * Refuses bytes the import would read as UTF-8 (no other encoding given, or a UTF-8 byte order
+ * mark) that are not UTF-8, as the service does: exit 6, saying to name the encoding.
+ */
+export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined): void {
+  // Read as the service reads it: a byte order mark wins over --encoding.
+  const probe = new CsvDecoder(encoding);
+  probe.write(bytes.subarray(0, 3));
+  if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
+    throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
+  }
+}
+
+/**
  * Checks a CSV as the service's import would, without sending it: encoding, separator, mapping,
  * size, header, and every row's cells (phones normalised with the same rules), through the same
  * reader (contract/csv-reader.ts). Plan limits and existing contacts are the service's to know.
@@ -54,12 +67,7 @@ export function dryRun(
   }
   const notCsv = notCsvReason(bytes);
   if (notCsv !== null) throw refusedFile(`The file ${notCsv}.`);
-  // Read as the service reads it: a byte order mark wins over --encoding.
-  const probe = new CsvDecoder(read.encoding);
-  probe.write(bytes.subarray(0, 3));
-  if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
-    throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
-  }
+  refuseIfNotUtf8(bytes, read.encoding);
   const reader = openContactCsv(read);
   const report: DryRunReport = {
     rows: 0,

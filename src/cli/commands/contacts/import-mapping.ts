@@ -27,6 +27,7 @@ import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { listOption, stringOption } from "../../options.js";
+import { refuseIfNotUtf8 } from "./dry-run.js";
 
 /**
  * How `contacts import` reads a file (upload and dry run alike): `--map`, `--preset`,
@@ -124,6 +125,9 @@ export async function resolveCsvOptions(
   } catch (error) {
     if (!(error instanceof CsvHeaderError) || !/no 'phone' column/.test(error.message)) return read;
   }
+  // A mapping is worth asking for only if the file can be read: its first rows (up to the last
+  // whole line, so no character is cut) in the encoding the import would use.
+  refuseIfNotUtf8(whole ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1), read.encoding);
   return { ...read, mapping: await proposeMapping(ctx, cells) };
 }
 
