@@ -19,6 +19,8 @@ describe("serve's settings", () => {
       "https://example.com/shop?x=1",
       "https://example.com/#top",
       "https://user:pw@example.com",
+      "https://example.com/?",
+      "https://example.com#",
     ]) {
       expect(() => serveSettings({ publicUrl }), publicUrl).toThrow(/--public-url must be/);
     }

@@ -1,6 +1,7 @@
 import { parseRateLimit, type WhatsappSettings } from "../../../service/config.js";
 import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
 import type { ServeOptions } from "../../../service/server.js";
+import { addressUrl } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
 
@@ -43,17 +44,12 @@ export function serveSettings(
 function publicUrlOption(options: Options): string | undefined {
   const text = stringOption(options, "publicUrl");
   if (text === undefined) return undefined;
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (
-    !url ||
-    (url.protocol !== "http:" && url.protocol !== "https:") ||
-    url.search !== "" ||
-    url.hash !== "" ||
-    url.username !== "" ||
-    url.password !== ""
-  ) {
+  const url = addressUrl(text);
+  const problem =
+    typeof url === "string" ? url : url.username || url.password ? "it holds credentials." : null;
+  if (problem !== null) {
     throw usageError(
-      `--public-url must be the http(s) address your clients reach, without a query or fragment, e.g. https://signup.example.com; got '${text}'`,
+      `--public-url must be the http(s) address your clients reach, e.g. https://signup.example.com: ${problem}`,
     );
   }
   return text;
