@@ -75,10 +75,11 @@ export async function buildApp(config: AppConfig): Promise<App> {
   const db = config.database.db;
   installErrorHandling(app);
   installRequestLogging(app);
+  // Before any token is looked up or counted: a stopping instance sheds every request alike.
+  refuseWhileStopping(app);
   // Rate limiting counts each request once authentication has resolved its token.
   const meter = rateLimitMeter(app, config.rateLimit, { db, clock: config.clock });
   installAuthentication(app, { db, clock: config.clock, meter });
-  refuseWhileStopping(app);
   // After authentication (keys are per token) and before every route, so each POST gets it.
   installIdempotency(app, { db, clock: config.clock });
   await installOpenApi(app);

@@ -333,7 +333,8 @@ describe("an instance that begins a graceful stop", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       closing = t.app.close();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      socket.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+      // Without a token: refused as stopping, not as unauthenticated, and counted nowhere.
+      socket.write(`${body.slice(10)}GET /api/v1/workspaces HTTP/1.1\r\nHost: x\r\n\r\n`);
       await vi.waitFor(() => expect(answer).toMatch(/HTTP\/1\.1 503[\s\S]*\r\n\r\n\{[\s\S]*\}$/));
       const [first, second = ""] = answer.split(/(?=HTTP\/1\.1 )/);
       expect(first).toMatch(/^HTTP\/1\.1 201/);
@@ -341,6 +342,7 @@ describe("an instance that begins a graceful stop", () => {
       expect(refused.body).toMatchObject({ status: "error", error_code: "service_unavailable" });
       expect(refused.head).toMatch(/x-request-id: /i);
       expect(refused.head).toMatch(/retry-after: 1/i);
+      expect(refused.head).toMatch(/ratelimit-limit: /i);
       socket.destroy();
     } finally {
       await closing;
