@@ -19,7 +19,13 @@ export const Job = z
     kind: z.string().describe("What the job does, e.g. `contact_import` or `campaign_run`."),
     state: z.enum(jobStates),
     subject: JobSubject,
-    attempts: z.number().int().min(0).describe("Times a runner has started it."),
+    attempts: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "Times a runner has started it since its last progress (a checkpoint sets it back to 1); at 5 failing tries in a row it is given up.",
+      ),
     run_at: z.string().describe("Not before this time (scheduling and retries set it)."),
     last_error: z.string().nullable().describe("Why the last attempt failed, if one did."),
     created_at: z.string(),

@@ -319,6 +319,25 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(draft.id)).toMatchObject({ sent: 2, queued: 0 });
   });
 
+  it("fails a campaign with internal_error when its job is given up, never leaving it running", async () => {
+    const draft = await launchedToAdaAndBob("Doomed");
+    const runner = runnerSendingThrough({
+      exactlyOnce: () => true,
+      send: async () => {
+        throw new TypeError("a bug in the sender");
+      },
+    });
+    for (let i = 0; i < 5; i++) {
+      await runner.runDue();
+      w.t.clock.advance(120_000);
+    }
+    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({
+      status: "failed",
+      failure_reason: "internal_error",
+    });
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 0, failed: 2, queued: 0 });
+  });
+
   it("opts a contact out on an inbound STOP and back in on START", async () => {
     const contact = await w.contact(ada, { first_name: "Ada" });
     await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN1"));

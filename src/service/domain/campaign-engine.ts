@@ -3,7 +3,8 @@ import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
 import { writeRecipientOutcomes } from "../db/recipient-outcomes/recipient-outcomes.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
-import type { JobHandler, JobResult } from "../jobs/job-runner.js";
+import { LeaseLostError } from "../jobs/job-queue.js";
+import { givesUpOn, type JobHandler, type JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
@@ -577,11 +578,30 @@ async function settleInterruptedSends(deps: CampaignEngineDeps, campaignId: stri
 /**
  * The `campaign.run` job: starts a scheduled or launched campaign (audience snapshot), sends it
  * in batches at the channel's throughput, and completes it once every recipient has a final
- * outcome (see completeIfSettled). Every
- * batch commits its outcomes at once, and each message carries a per-recipient idempotency key,
- * so a crash at any point resumes without messaging anyone twice or forgetting anyone.
+ * outcome (see completeIfSettled). Outcomes are committed as they are known (a batch's at once
+ * where the provider takes idempotency keys, each answer at once where it does not), so a crash
+ * at any point resumes without messaging anyone twice or forgetting anyone. A run the job runner
+ * gives up on (five failing tries in a row without progress) fails the campaign with
+ * `internal_error`, so no campaign stays `running` with no one sending it.
  */
 export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
+  const run = campaignRun(deps);
+  return async (job, ctx) => {
+    try {
+      return await run(job, ctx);
+    } catch (error) {
+      // A lost lease is no failure: another instance runs the campaign now.
+      if (!(error instanceof LeaseLostError) && (await givesUpOn(deps.db, job))) {
+        const { campaign_id: campaignId } = job.payload as { campaign_id: string };
+        await failCampaign(deps.db, deps.clock, campaignId, "internal_error");
+      }
+      throw error;
+    }
+  };
+}
+
+/** One run of a campaign's job, as campaignRunHandler describes. */
+function campaignRun(deps: CampaignEngineDeps): JobHandler {
   const batchSize = deps.batchSize ?? 500;
   const sleep = deps.sleep ?? sleepFor;
   return async (job, ctx) => {
