@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ContactListResponse,
@@ -8,6 +9,7 @@ import {
   TagListResponse,
 } from "../../src/contract/contacts.js";
 import { WorkspaceWithUsageResponse } from "../../src/contract/workspaces.js";
+import { up as tagSpellingsOnce } from "../../src/service/db/migrations/0019-tag-spellings-once.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const anna = "+4915112345678";
@@ -571,6 +573,56 @@ describe("contacts", () => {
       ]);
       expect((await list("?tag=VIP")).meta.pagination.total).toBe(3);
       expect((await list("?tag=vip&per_page=1&page=3")).data).toHaveLength(1);
+    });
+
+    it("mends, as it migrates, a contact an older version gave two spellings of one tag", async () => {
+      const carlId = (await list("?search=carl")).data[0]?.id ?? "";
+      // What an older version wrote for tags ["Vip", "vip"]: a second spelling and both links.
+      const db = t.database.db;
+      await sql`INSERT INTO contact_tags (workspace_id, name, folded_name, contact_count, created_at)
+        VALUES (${ws}, 'Vip', 'vip', 1, '2026-11-26T00:00:00Z')`.execute(db);
+      const tagSeq = async (name: string) =>
+        (
+          await db
+            .selectFrom("contact_tags")
+            .select("seq")
+            .where("workspace_id", "=", ws)
+            .where("name", "=", name)
+            .executeTakeFirstOrThrow()
+        ).seq;
+      const carl = await db
+        .selectFrom("contacts")
+        .select("seq")
+        .where("id", "=", carlId)
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto("contact_tag_links")
+        .values([
+          { tag_seq: await tagSeq("Vip"), contact_seq: carl.seq },
+          { tag_seq: await tagSeq("vip"), contact_seq: carl.seq },
+        ])
+        .execute();
+      await db
+        .updateTable("contact_tags")
+        .set((eb) => ({ contact_count: eb("contact_count", "+", 1) }))
+        .where("seq", "=", await tagSeq("vip"))
+        .execute();
+      await db
+        .updateTable("contacts")
+        .set({ tags: JSON.stringify(["Vip", "vip"]) })
+        .where("seq", "=", carl.seq)
+        .execute();
+      const vipCount = async () =>
+        (await t.request("GET", `/api/v1/workspaces/${ws}/tags`))
+          .json()
+          .data.find((tag: { name: string }) => tag.name === "vip")?.contact_count;
+      expect(await vipCount()).toBe(4);
+
+      await tagSpellingsOnce(db as unknown as Kysely<unknown>);
+      expect(await vipCount()).toBe(3);
+      expect((await list("?tag=vip")).meta.pagination.total).toBe(3);
+      const mended = (await t.request("GET", path(`/${carlId}`))).json().data;
+      expect(mended.tags).toEqual(["Vip"]);
     });
   });
 });

@@ -15,6 +15,7 @@ import * as dashboardSessions from "./0015-dashboard-sessions.js";
 import * as tagFoldedNames from "./0016-tag-folded-names.js";
 import * as jobsDueByKind from "./0017-jobs-due-by-kind.js";
 import * as recipientOutcomeMonth from "./0018-recipient-outcome-month.js";
+import * as tagSpellingsOnce from "./0019-tag-spellings-once.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   "0016-tag-folded-names": tagFoldedNames,
   "0017-jobs-due-by-kind": jobsDueByKind,
   "0018-recipient-outcome-month": recipientOutcomeMonth,
+  "0019-tag-spellings-once": tagSpellingsOnce,
 };
 
 export const migrationProvider: MigrationProvider = {
