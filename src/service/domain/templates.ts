@@ -232,28 +232,22 @@ export async function reviewUnsubmittedTemplatesNow(
     .where("provider_template_id", "is", null)
     .execute();
   if (unsubmitted.length === 0) return;
-  const ids = new Set(unsubmitted.map((t) => t.id));
-  const reviews = await db
-    .selectFrom("jobs")
-    .select(["id", "payload"])
-    .where("kind", "=", templateReviewJobKind)
-    .where("state", "=", "queued")
-    .execute();
-  const due = reviews.filter((job) => {
-    const { template_id: templateId } = JSON.parse(job.payload) as { template_id?: unknown };
-    return typeof templateId === "string" && ids.has(templateId);
-  });
-  if (due.length === 0) return;
   await db
     .updateTable("jobs")
     .set({ run_at: now.toISOString() })
-    .where(
-      "id",
-      "in",
-      due.map((job) => job.id),
-    )
+    .where("kind", "=", templateReviewJobKind)
     .where("state", "=", "queued")
+    .where(
+      "payload",
+      "in",
+      unsubmitted.map((t) => reviewJobPayload(t.id)),
+    )
     .execute();
+}
+
+/** A template's review job's payload, as stored: what finds the job again. */
+function reviewJobPayload(templateId: string): string {
+  return JSON.stringify({ template_id: templateId });
 }
 
 /** Submits a draft for review: `pending`, review queued. Anything else is a 409 template_not_draft. */
