@@ -98,3 +98,36 @@ export async function flagOrAsk(
   });
   return answer.trim();
 }
+
+/** A required text flag to ask for at a terminal when it is missing. */
+export interface MissingFlagQuestion {
+  /** The option's key (`name` for --name). */
+  key: string;
+  message: string;
+  validate?: (value: string) => true | string;
+}
+
+/**
+ * The options with each missing required text flag asked for at a terminal, in order (as
+ * flagOrAsk does for one); elsewhere the options as they are, so the command's own check names
+ * every flag that is missing.
+ */
+export async function askForMissing(
+  ctx: { canPrompt: boolean; prompter: Prompter },
+  options: Readonly<Record<string, unknown>>,
+  questions: readonly MissingFlagQuestion[],
+): Promise<Readonly<Record<string, unknown>>> {
+  if (!ctx.canPrompt) return options;
+  const answered: Record<string, unknown> = { ...options };
+  for (const { key, ...question } of questions) {
+    const given = answered[key];
+    if (typeof given === "string" && given.trim() !== "") continue;
+    const answer = await ctx.prompter.input({
+      ...question,
+      validate: (v) =>
+        v.trim() === "" ? "A value is required." : (question.validate?.(v.trim()) ?? true),
+    });
+    answered[key] = answer.trim();
+  }
+  return answered;
+}

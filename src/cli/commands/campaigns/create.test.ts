@@ -203,6 +203,27 @@ describe("reseller campaigns create", () => {
       expect(run.stdout).toMatch(/Status:\s+draft/);
     });
 
+    it("asks for the name, channel, template and language the flags leave out", async () => {
+      const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const prompter = scriptedPrompter({
+        "Campaign name": "Spring launch",
+        "Channel id": channel.id,
+        "Template name": "spring_news",
+        "Template language": "en_US",
+        'Create "Spring launch"': true,
+      });
+      const run = await runCli(["campaigns", "create", "--all", "--var", "1=first_name"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+        prompter,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(check.body()).toEqual(body);
+      expect(prompter.asked).toHaveLength(5);
+    });
+
     it("creates nothing when the answer is no", async () => {
       stubRequest(api, "POST", `${path}/preview`, envelope(preview));
       const run = await runCli([...base, "--all", "--var", "1=first_name"], {

@@ -2,6 +2,7 @@ import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/cam
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
 import { createPaint } from "../../output/paint.js";
+import { askForMissing } from "../../prompts.js";
 import { when } from "../workspaces/workspace-format.js";
 import {
   campaignLabel,
@@ -19,7 +20,13 @@ import { campaignBodyFromFlags } from "./campaign-input.js";
  * template text), shows it on stderr and asks unless --yes. Without a terminal it creates at
  * once. --dry-run prints the preview as the result and creates nothing.
  */
-export const run: Handler = async (ctx, { options }) => {
+export const run: Handler = async (ctx, given) => {
+  const options = await askForMissing(ctx, given.options, [
+    { key: "name", message: "Campaign name" },
+    { key: "channel", message: "Channel id (ch_…, see `reseller channels list`)" },
+    { key: "template", message: "Template name (an approved one, see `reseller templates list`)" },
+    { key: "language", message: "Template language (e.g. en_US)" },
+  ]);
   const body = campaignBodyFromFlags(options, ctx.now());
   const dryRun = booleanOption(options, "dryRun");
   const yes = booleanOption(options, "yes");

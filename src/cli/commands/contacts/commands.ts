@@ -69,7 +69,7 @@ const contactCommands: GroupSpec = {
       name: "upsert",
       summary: "Create the contact with this phone, or update it (safe to repeat)",
       description:
-        "Given fields overwrite: tags are replaced, custom fields merged. Without --opt-in a new contact is not_set and an existing one keeps its consent; opted_out is recorded with `contacts update`.",
+        "Given fields overwrite: tags are replaced, custom fields merged. Without --opt-in a new contact is not_set and an existing one keeps its consent; opted_out is recorded with `contacts update`. At a terminal a missing --phone is asked for.",
       inWorkspace: true,
       options: [
         { flags: "--phone <e164>", description: "phone in E.164, e.g. +4915112345678 (the key)" },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { anna, base, ben, envelope, ws } from "../../../../test/fixtures/contacts.js";
-import { runCli } from "../../../../test/helpers/cli.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 describe("reseller contacts list, get, upsert, update and tags list", () => {
@@ -159,6 +159,28 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("Created contact ct_01anna (+4915112345678).\n");
+  });
+
+  it("asks for a missing --phone at a terminal, and names it where nothing is asked", async () => {
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "POST",
+        body: (body: string) => JSON.parse(body).phone === "+4915112345678",
+      })
+      .reply(201, envelope(anna), { headers: jsonHeaders });
+    const prompter = scriptedPrompter({ Phone: "+4915112345678" });
+    const asked = await runCli(["contacts", "upsert", "--first-name", "Anna"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(prompter.asked).toEqual(["Phone (E.164, e.g. +4915112345678)"]);
+    const piped = await runCli(["contacts", "upsert"], { env: env(), dispatcher: api.agent });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain("Missing --phone.");
   });
 
   it("says why an upsert left the contact opted out", async () => {

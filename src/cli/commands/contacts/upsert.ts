@@ -3,11 +3,22 @@ import { checkE164 } from "../../../contract/phones.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString } from "../../options.js";
+import { askForMissing } from "../../prompts.js";
 import { contactFields } from "./contact-body.js";
 import { contactView, workspacePath } from "./contact-format.js";
 
 /** `reseller contacts upsert --phone P …`: creates the contact with that phone or updates it. */
-export const run: Handler = async (ctx, { options }) => {
+export const run: Handler = async (ctx, input) => {
+  const options = await askForMissing(ctx, input.options, [
+    {
+      key: "phone",
+      message: "Phone (E.164, e.g. +4915112345678)",
+      validate: (v) => {
+        const checked = checkE164(v);
+        return checked.ok || checked.message;
+      },
+    },
+  ]);
   const phone = requiredString(options, "phone");
   const checked = checkE164(phone);
   if (!checked.ok) throw usageError(`--phone: ${checked.message}.`);

@@ -3,6 +3,7 @@ import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
+import { askForMissing } from "../../prompts.js";
 import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
 import {
   fieldWithFlag,
@@ -16,7 +17,8 @@ import {
  * locally (exit 2 listing each problem, nothing sent), previews it at a terminal, submits it
  * (or stores a draft), and with --wait waits for the operator's decision.
  */
-export const run: Handler = async (ctx, { options }) => {
+export const run: Handler = async (ctx, input) => {
+  let options = input.options;
   const file = stringOption(options, "file");
   let definition: unknown;
   let sources: [string, string][] = [];
@@ -29,6 +31,18 @@ export const run: Handler = async (ctx, { options }) => {
     if (!read.ok) throw usageError(read.problem.message);
     definition = read.value;
   } else {
+    // At a terminal, what the flags leave out is asked (a body, unless it is an OTP template).
+    const asked = await askForMissing(ctx, options, [
+      { key: "name", message: "Template name (lowercase letters, digits and _)" },
+      { key: "category", message: "Category (marketing, utility or authentication)" },
+      { key: "language", message: "Language code (e.g. en_US)" },
+    ]);
+    const otp = String(asked.category ?? "").toLowerCase() === "authentication";
+    options = otp
+      ? asked
+      : await askForMissing(ctx, asked, [
+          { key: "body", message: "Body text ({{1}}, {{2}}… for variables)" },
+        ]);
     if (givenDefinitionFlags(options).length === 0) {
       throw usageError(
         "Give the template with --file FILE, or with --name, --category, --language and --body.",

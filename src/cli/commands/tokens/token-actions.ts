@@ -14,7 +14,7 @@ import { when } from "../../output/time.js";
 import type { Column } from "../../output/view.js";
 import { recordView, tableView } from "../../output/view.js";
 import { fetchList } from "../../paged-list.js";
-import { confirmOrYes } from "../../prompts.js";
+import { askForMissing, confirmOrYes } from "../../prompts.js";
 
 /** Whose tokens a command manages: the reseller's own, or one workspace's. */
 export interface TokenOwner {
@@ -128,8 +128,11 @@ export async function listTokens(
 export async function createToken(
   ctx: Context,
   owner: TokenOwner,
-  { options }: HandlerInput,
+  input: HandlerInput,
 ): Promise<CommandResult> {
+  const options = await askForMissing(ctx, input.options, [
+    { key: "name", message: "Token name (what uses it, e.g. pricing page)" },
+  ]);
   const name = requiredString(options, "name");
   const scopes = listOption(options, "scope");
   if (scopes.length === 0) {

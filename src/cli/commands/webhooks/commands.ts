@@ -12,7 +12,7 @@ export const webhookCommands: GroupSpec = {
       name: "create",
       summary: "Add an endpoint; prints its signing secret (whsec_…) once",
       description:
-        "Events of the chosen types (default: all) are POSTed to the URL as JSON with a Reseller-Signature header (t=<unix>,v1=<HMAC-SHA256 of '<t>.<body>'>) and Reseller-Event-Id; a 2xx within 10 s counts as delivered, anything else is retried with exponential backoff for 3 days. The secret is shown only in this answer: store it (with --quiet the id goes to stdout and the secret to stderr). See docs/webhooks.md for verifying deliveries.",
+        "Events of the chosen types (default: all) are POSTed to the URL as JSON with a Reseller-Signature header (t=<unix>,v1=<HMAC-SHA256 of '<t>.<body>'>) and Reseller-Event-Id; a 2xx within 10 s counts as delivered, anything else is retried with exponential backoff for 3 days. The secret is shown only in this answer: store it (with --quiet the id goes to stdout and the secret to stderr). See docs/webhooks.md for verifying deliveries. At a terminal a missing --url is asked for.",
       options: [
         { flags: "--url <url>", description: "where to POST events (http or https)" },
         { flags: "--events <types>", description: eventsHelp, default: "*" },

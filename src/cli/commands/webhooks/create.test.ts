@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { envelope } from "../../../../test/fixtures/workspaces.js";
-import { runCli } from "../../../../test/helpers/cli.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 const secret = "whsec_s3cr3t_value_shown_once_9c2d";
@@ -38,5 +38,27 @@ describe("reseller webhooks create", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${created.id}\n`);
     expect(run.stderr).toBe(`Signing secret of ${created.id} (shown only this once): ${secret}\n`);
+  });
+
+  it("asks for a missing --url at a terminal, and names it where nothing is asked", async () => {
+    api.pool
+      .intercept({
+        path: "/api/v1/webhook-endpoints",
+        method: "POST",
+        body: (body: string) => JSON.parse(body).url === created.url,
+      })
+      .reply(201, envelope(created), { headers: jsonHeaders });
+    const prompter = scriptedPrompter({ "Endpoint URL": ` ${created.url} ` });
+    const asked = await runCli(["webhooks", "create"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(prompter.asked).toHaveLength(1);
+    const piped = await runCli(["webhooks", "create"], { env: api.env, dispatcher: api.agent });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain("Missing --url.");
   });
 });

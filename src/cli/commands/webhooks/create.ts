@@ -2,10 +2,14 @@ import { CreatedWebhookEndpointResponse } from "../../../contract/webhooks.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
+import { askForMissing } from "../../prompts.js";
 import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
 
 /** `reseller webhooks create --url U [--events a,b] [--description D]`: prints the secret once. */
-export const run: Handler = async (ctx, { options }) => {
+export const run: Handler = async (ctx, input) => {
+  const options = await askForMissing(ctx, input.options, [
+    { key: "url", message: "Endpoint URL (https://…, where your system takes the events)" },
+  ]);
   const client = await ctx.client();
   const description = stringOption(options, "description");
   const response = await client.call("POST", endpointsPath(), CreatedWebhookEndpointResponse, {
