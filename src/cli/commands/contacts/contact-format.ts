@@ -208,8 +208,15 @@ export function importTable(rows: readonly ContactImport[]): View {
   return tableView(rows, importFields.slice(0, 7), { empty: "No imports yet." });
 }
 
-/** The closing line of an import: what it did, and where the errors are. */
-export function importSummary(imported: ContactImport, errorsFile?: string): string {
+/**
+ * The closing line of an import: what it did, and where the errors are (or the command that
+ * writes them all, in `workspaceId`).
+ */
+export function importSummary(
+  imported: ContactImport,
+  errorsFile: string | undefined,
+  workspaceId: string,
+): string {
   const done = `${count(imported.created)} created, ${count(imported.updated)} updated, ${count(imported.skipped)} skipped, ${count(imported.error_count)} ${imported.error_count === 1 ? "error" : "errors"}`;
   if (imported.status === "failed")
     return `Import ${imported.import_id} failed: ${imported.failure_reason ?? "unknown reason"} (${done}).`;
@@ -221,7 +228,7 @@ export function importSummary(imported: ContactImport, errorsFile?: string): str
       ? ""
       : errorsFile
         ? ` Every row error is in ${errorsFile}.`
-        : " Write every row error to a file with --errors FILE.";
+        : ` Write every row error to a file with \`reseller contacts imports get ${imported.import_id} -w ${workspaceId} --errors FILE\`.`;
   // Consent the file asked to change and the import kept: the user should know it happened.
   const kept =
     imported.opt_outs_kept === 0

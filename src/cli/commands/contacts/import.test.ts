@@ -95,7 +95,7 @@ describe("reseller contacts import", () => {
     expect(run.stdout).toMatch(/Errors:\s+2/);
     expect(run.stdout).toMatch(/2\s+015112345679\s+phone\s+phone has no country code/);
     expect(run.stderr).toContain(
-      "Import imp_01x completed: 1 created, 1 updated, 0 skipped, 2 errors. Write every row error to a file with --errors FILE.",
+      "Import imp_01x completed: 1 created, 1 updated, 0 skipped, 2 errors. Write every row error to a file with `reseller contacts imports get imp_01x -w ws_01acme --errors FILE`.",
     );
   });
 

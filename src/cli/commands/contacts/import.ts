@@ -225,7 +225,8 @@ export const run: Handler = async (ctx, { args, options }) => {
       exitCode: exitCodes.interrupted.code,
     };
   }
-  if (done.status === "failed") throw new CliError("unexpected", importSummary(done));
+  if (done.status === "failed")
+    throw new CliError("unexpected", importSummary(done, undefined, workspaceId));
   if (errorsFile !== undefined) {
     const handle = await openOutputFile(errorsFile, "--errors");
     await writeImportErrors(client, workspaceId, done.id, handle);
@@ -237,7 +238,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   return {
     data: raw,
     view: importView(done),
-    message: `${importSummary(done, errorsFile)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
+    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
     exitCode: refused ? 6 : 0,
   };
 };

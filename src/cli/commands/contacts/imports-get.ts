@@ -23,6 +23,6 @@ export const run: Handler = async (ctx, { args, options }) => {
   return {
     data: response.raw.data,
     view: importView(imported),
-    message: importSummary(imported, errorsFile),
+    message: importSummary(imported, errorsFile, workspaceId),
   };
 };

@@ -444,6 +444,51 @@ describe("reseller workspaces onboard", () => {
     expect(process.listenerCount("SIGINT")).toBe(0);
   });
 
+  it("hands the terminal back and names the import when Ctrl-C stops following it", async () => {
+    const file = csvFile();
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    api.pool
+      .intercept({ path: (p: string) => p.includes("/contacts/import"), method: "POST" })
+      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: (p: string) => p.includes("/contacts/imports/imp_01onboard") })
+      .reply(() => {
+        process.emit("SIGINT"); // Ctrl-C while the progress bar shows
+        return {
+          statusCode: 200,
+          data: envelope(contactImport("processing", 1)),
+          responseOptions: { headers: jsonHeaders },
+        };
+      });
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--import",
+        file,
+        "--yes",
+      ],
+      { tty: true, env: { ...api.env, NO_COLOR: "1" }, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("Interrupted during the contact import.");
+    expect(run.stderr).toContain(
+      "Stopped following import imp_01onboard; it goes on in the service",
+    );
+    // The progress bar hid the cursor; it is shown again.
+    expect(run.stderr.lastIndexOf("\u001b[?25h")).toBeGreaterThan(
+      run.stderr.lastIndexOf("\u001b[?25l"),
+    );
+    expect(process.listenerCount("SIGINT")).toBe(0);
+  });
+
   it("refuses a file the import would refuse before creating anything, at a terminal with --yes as without one", async () => {
     const file = csvFile(withoutPhoneColumn);
     const argv = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test"];

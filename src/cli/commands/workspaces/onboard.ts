@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { ApiError } from "../../../client/api-error.js";
 import type { CsvMapping, CsvReadOptions } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
@@ -316,6 +317,8 @@ export const run: Handler = async (command, { options }) => {
   const tokenRetry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
   // Ctrl-C from here on leaves things half done: say what exists and what does not.
   const interrupt = interruption();
+  /** What the contact import said as Ctrl-C stopped following it (its id, where it goes on). */
+  let importStopped: string | undefined;
   const interrupted = (during: string): CommandResult => ({
     data,
     view: stackView(...parts),
@@ -324,7 +327,8 @@ export const run: Handler = async (command, { options }) => {
       `Created: workspace ${workspace.name} (${workspace.id}); ${notes[1] ?? ""}`,
       ...(csvFile && data.contact_import === null
         ? [
-            `The contact import from ${csvFile} may have started; it goes on in the service: see \`reseller contacts imports list -w ${workspace.id}\`.`,
+            importStopped ??
+              `The contact import from ${csvFile} may have started; it goes on in the service: see \`reseller contacts imports list -w ${workspace.id}\`.`,
           ]
         : []),
       ...(wantsToken && data.pricing_token === null
@@ -349,29 +353,37 @@ export const run: Handler = async (command, { options }) => {
         `reseller contacts import ${contacts.path} -w ${workspace.id}`,
         ...mapFlags(contacts.read.mapping).map((flag) => `--map ${JSON.stringify(flag)}`),
       ].join(" ");
+      // The contacts import itself (upload, progress bar, summary), inside the new workspace.
+      const importing = importContacts(
+        // No question after the workspace exists: the columns were mapped before.
+        { ...ctx, canPrompt: false, workspaceId: async () => workspace.id },
+        {
+          args: [contacts.path],
+          options: {
+            onDuplicate: "update",
+            wait: true,
+            defaultCountry: contacts.country,
+            map: mapFlags(contacts.read.mapping),
+          },
+        },
+      );
       try {
-        // The contacts import itself (upload, progress bar, summary), inside the new workspace.
-        const imported = await interrupt.race(
-          "the contact import",
-          importContacts(
-            // No question after the workspace exists: the columns were mapped before.
-            { ...ctx, canPrompt: false, workspaceId: async () => workspace.id },
-            {
-              args: [contacts.path],
-              options: {
-                onDuplicate: "update",
-                wait: true,
-                defaultCountry: contacts.country,
-                map: mapFlags(contacts.read.mapping),
-              },
-            },
-          ),
-        );
+        const imported = await interrupt.race("the contact import", importing);
         data.contact_import = imported.data;
         if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
         if (imported.message) notes.push(imported.message);
       } catch (error) {
-        if (error instanceof Interrupted) throw error;
+        if (error instanceof Interrupted) {
+          // Once the import is followed, its own Ctrl-C handling stops its progress bar (giving
+          // the terminal its cursor back) and names the import: wait briefly for that.
+          const stopped = await Promise.race([
+            importing.catch(() => undefined),
+            // A real 3 s, not ctx.sleep: this bounds how long the process waits, whatever the clock.
+            delay(3000, undefined, { ref: false }),
+          ]);
+          if (stopped?.message) importStopped = stopped.message;
+          throw error;
+        }
         failed("import the contacts", retry, error);
       }
     }
