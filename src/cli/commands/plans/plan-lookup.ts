@@ -11,15 +11,15 @@ export async function planCatalogue(ctx: Context): Promise<{ plans: Plan[]; meta
 }
 
 /**
- * The id of the plan given by id (digits, passed on as they are, for the service to check) or
- * by slug (`starter-monthly`) among `plans`; an unknown slug is a usage error naming the slugs.
+ * The id of the plan given by id or by slug (`starter-monthly`) among `plans` (the whole
+ * catalogue); an unknown one is a usage error naming the slugs, before any question or request.
  */
 export function planIdIn(plans: readonly Plan[], given: string): string {
-  if (/^\d+$/.test(given)) return given;
-  const plan = plans.find((p) => p.slug === given);
+  const numeric = /^\d+$/.test(given);
+  const plan = plans.find((p) => (numeric ? String(p.id) === given : p.slug === given));
   if (plan) return String(plan.id);
   throw usageError(
-    `No plan has the slug '${given}'.`,
+    `No plan has the ${numeric ? "id" : "slug"} '${given}'.`,
     `Give a plan's id or one of: ${plans.map((p) => p.slug).join(", ")} (see \`reseller plans list\`).`,
   );
 }

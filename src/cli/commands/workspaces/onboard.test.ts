@@ -207,6 +207,21 @@ describe("reseller workspaces onboard", () => {
     }
   });
 
+  it("refuses a plan id the catalogue does not have before asking about the rest", async () => {
+    stubCatalogue();
+    const prompter = scriptedPrompter({});
+    const argv = ["--name", "Delta", "--email", "d@x.test", "--plan", "99"];
+    const run = await runCli(["workspaces", "onboard", ...argv], {
+      tty: true,
+      env: api.env,
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain("No plan has the id '99'.");
+    expect(prompter.asked).toEqual([]);
+  });
+
   it("asks again for a business name longer than the service takes", async () => {
     let validate: ((v: string) => true | string) | undefined;
     const prompter = scriptedPrompter({});
