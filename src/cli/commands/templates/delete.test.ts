@@ -70,10 +70,23 @@ describe("reseller templates delete", () => {
     expect(run.stderr).toContain("Cancelled");
   });
 
-  it("warns before asking about an approved template, and exits 5 when the service refuses", async () => {
+  it("refuses an approved template at a terminal before asking, exit 5, sending no delete", async () => {
     api.pool
       .intercept({ path: path(approvedTemplate.id), method: "GET" })
       .reply(200, envelope(approvedTemplate), { headers: jsonHeaders });
+    const prompter = scriptedPrompter({});
+    const run = await runCli(["templates", "delete", approvedTemplate.id], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code).toBe(5);
+    expect(prompter.asked).toEqual([]);
+    expect(run.stderr).toContain("only a draft or rejected template can be deleted");
+  });
+
+  it("exits 5 with the service's refusal with --yes, where nothing was read first", async () => {
     stubDelete(
       approvedTemplate.id,
       409,
@@ -82,14 +95,11 @@ describe("reseller templates delete", () => {
         "Template 'tpl_01order' is approved; only a draft or rejected template can be deleted.",
       ),
     );
-    const run = await runCli(["templates", "delete", approvedTemplate.id], {
-      tty: true,
+    const run = await runCli(["templates", "delete", approvedTemplate.id, "--yes"], {
       env: env(),
       dispatcher: api.agent,
-      prompter: scriptedPrompter({ "Delete template": true }),
     });
     expect(run.code).toBe(5);
-    expect(run.stderr).toContain("this one is approved");
     expect(run.stderr).toContain("(template_not_deletable, HTTP 409)");
   });
 });

@@ -1,4 +1,5 @@
 import { DeletedTemplateResponse, TemplateResponse } from "../../../contract/templates.js";
+import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
@@ -7,9 +8,9 @@ import { templatesPath } from "./template-actions.js";
 import { templateLabel } from "./template-format.js";
 
 /**
- * `reseller templates delete <id>`: at a terminal it names the template and asks first; without
- * one it needs --yes. Only drafts and rejected templates can be deleted (the service answers 409
- * for the others).
+ * `reseller templates delete <id>`: at a terminal it names the template and asks first (one that
+ * cannot be deleted is refused before the question, exit 5); without one it needs --yes. Only
+ * drafts and rejected templates can be deleted (the service answers 409 for the others).
  */
 export const run: Handler = async (ctx, { args, options }) => {
   const id = args[0] ?? "";
@@ -22,8 +23,13 @@ export const run: Handler = async (ctx, { args, options }) => {
     const current = (await client.get(templatesPath(workspaceId, id), TemplateResponse)).body.data;
     label = `${current.id} (${templateLabel(current)}, ${current.status})`;
     if (current.status !== "draft" && current.status !== "rejected") {
-      ctx.info(
-        `Only a draft or rejected template can be deleted through the API; this one is ${current.status}.`,
+      // Refused before the question, as the service would refuse it after: nothing to confirm.
+      throw new CliError(
+        "conflict",
+        `Template ${label} cannot be deleted: only a draft or rejected template can be deleted through the API.`,
+        "Manage approved, pending or paused templates in the workspace dashboard.",
+        [],
+        "template_not_deletable",
       );
     }
   }
