@@ -12,7 +12,7 @@ import {
   workspaceId,
 } from "../../../../test/fixtures/campaigns.js";
 import { runCli } from "../../../../test/helpers/cli.js";
-import { mockApi } from "../../../../test/helpers/mock-api.js";
+import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 const path = `/api/v1/workspaces/${workspaceId}/campaigns/${draftCampaign.id}`;
 const zeroStats = {
@@ -189,6 +189,27 @@ describe("reseller campaigns stats", () => {
       expect(run.code).toBe(5);
       expect(run.stdout).toContain("status\tfailed\n");
       expect(run.stderr).toContain("failed: workspace_suspended");
+    });
+
+    it("stops watching on Ctrl-C with exit 130, saying the campaign goes on", async () => {
+      stubPoll(runningCampaign, runningStats);
+      stubRequest(api, "GET", path, envelope(runningCampaign));
+      api.pool.intercept({ path: `${path}/stats`, method: "GET" }).reply(() => {
+        process.emit("SIGINT"); // Ctrl-C between two refreshes
+        return {
+          statusCode: 200,
+          data: envelope(runningStats),
+          responseOptions: { headers: jsonHeaders },
+        };
+      });
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain("Stopped watching campaign");
+      expect(run.stderr).toContain("it goes on in the service");
+      expect(process.listenerCount("SIGINT")).toBe(0);
     });
 
     it("exits 5 at once for a draft, which would never end", async () => {

@@ -8,6 +8,7 @@ import {
 import { exitCodes } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption } from "../../options.js";
 import { createPaint } from "../../output/paint.js";
 import { count } from "../workspaces/workspace-format.js";
@@ -98,48 +99,66 @@ export const run: Handler = async (ctx, { args, options }) => {
   const live = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
   const frame = liveFrame(ctx);
   const paint = createPaint(ctx.color);
-  while (!ended(snapshot.campaign.status)) {
-    if (live) {
-      const waiting =
-        snapshot.campaign.status === "scheduled"
-          ? `waiting for the scheduled start (${snapshot.campaign.scheduled_at})`
-          : "sending";
-      frame.draw(
-        `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${waiting}… every ${watchIntervalMs / 1000} s; Ctrl-C stops watching, not the campaign`)}`,
-      );
-    }
-    await ctx.sleep(watchIntervalMs);
-    snapshot = await fetchSnapshot();
+  const wait = interruptibleWait(ctx.sleep);
+  try {
+    return await watch();
+  } finally {
+    wait.dispose();
   }
-  // Reports of the last messages arrive after the campaign completes (delivered after about a
-  // second, read later): keep watching until every message is read or a poll brings no report.
-  let previous: string | undefined;
-  for (
-    let waited = 0;
-    snapshot.campaign.status !== "failed" &&
-    snapshot.stats.read < snapshot.stats.sent &&
-    reported(snapshot.stats) !== previous &&
-    waited < settleLimitMs;
-    waited += watchIntervalMs
-  ) {
-    if (live) {
-      frame.draw(
-        `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${snapshot.campaign.status}; waiting for delivery and read reports… Ctrl-C stops watching`)}`,
-      );
+
+  async function watch(): Promise<CommandResult> {
+    while (!ended(snapshot.campaign.status) && !wait.interrupted) {
+      if (live) {
+        const waiting =
+          snapshot.campaign.status === "scheduled"
+            ? `waiting for the scheduled start (${snapshot.campaign.scheduled_at})`
+            : "sending";
+        frame.draw(
+          `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${waiting}… every ${watchIntervalMs / 1000} s; Ctrl-C stops watching, not the campaign`)}`,
+        );
+      }
+      await wait.sleep(watchIntervalMs);
+      if (wait.interrupted) break;
+      snapshot = await fetchSnapshot();
     }
-    previous = reported(snapshot.stats);
-    await ctx.sleep(watchIntervalMs);
-    snapshot = await fetchSnapshot();
-  }
-  if (live) frame.clear();
-  const { campaign } = snapshot;
-  if (campaign.status === "failed") {
+    // Reports of the last messages arrive after the campaign completes (delivered after about a
+    // second, read later): keep watching until every message is read or a poll brings no report.
+    let previous: string | undefined;
+    for (
+      let waited = 0;
+      !wait.interrupted &&
+      snapshot.campaign.status !== "failed" &&
+      snapshot.stats.read < snapshot.stats.sent &&
+      reported(snapshot.stats) !== previous &&
+      waited < settleLimitMs;
+      waited += watchIntervalMs
+    ) {
+      if (live) {
+        frame.draw(
+          `${funnelText(snapshot.campaign, snapshot.stats, paint)}\n${paint.dim(`  ${snapshot.campaign.status}; waiting for delivery and read reports… Ctrl-C stops watching`)}`,
+        );
+      }
+      previous = reported(snapshot.stats);
+      await wait.sleep(watchIntervalMs);
+      if (wait.interrupted) break;
+      snapshot = await fetchSnapshot();
+    }
+    if (live) frame.clear();
+    const { campaign } = snapshot;
+    if (wait.interrupted) {
+      return result(snapshot, {
+        message: `Stopped watching campaign ${campaignLabel(campaign)}, ${campaign.status}; it goes on in the service (${summary(snapshot)}). Watch again with \`reseller campaigns stats ${campaign.id} --watch\`.`,
+        exitCode: exitCodes.interrupted.code,
+      });
+    }
+    if (campaign.status === "failed") {
+      return result(snapshot, {
+        message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
+        exitCode: exitCodes.conflict.code,
+      });
+    }
     return result(snapshot, {
-      message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
-      exitCode: exitCodes.conflict.code,
+      message: `Campaign ${campaignLabel(campaign)} ${campaign.status}: ${summary(snapshot)}.`,
     });
   }
-  return result(snapshot, {
-    message: `Campaign ${campaignLabel(campaign)} ${campaign.status}: ${summary(snapshot)}.`,
-  });
 };

@@ -7,6 +7,7 @@ import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
+import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -135,16 +136,12 @@ async function follow(
   const started = ctx.now().getTime();
   let current = first;
   let raw = firstRaw;
-  let stopped = false;
-  const stop = () => {
-    stopped = true;
-  };
-  process.on("SIGINT", stop);
+  const wait = interruptibleWait(ctx.sleep);
   bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0, left: "…" });
   try {
-    while ((current.status === "queued" || current.status === "processing") && !stopped) {
-      await ctx.sleep(pollMs);
-      if (stopped) break;
+    while ((current.status === "queued" || current.status === "processing") && !wait.interrupted) {
+      await wait.sleep(pollMs);
+      if (wait.interrupted) break;
       const response = await client.get(path, ContactImportResponse);
       current = response.body.data;
       raw = response.raw.data;
@@ -157,10 +154,10 @@ async function follow(
       });
     }
   } finally {
-    process.off("SIGINT", stop);
+    wait.dispose();
     bar?.stop();
   }
-  return { record: current, raw, stopped };
+  return { record: current, raw, stopped: wait.interrupted };
 }
 
 /** `reseller contacts import <file>`: upload, then follow the import to its summary. */

@@ -7,7 +7,8 @@ const idArgument = { name: "id", description: "the template's id (tpl_…)" };
 const waitOptions: OptionSpec[] = [
   {
     flags: "--wait",
-    description: "wait for the operator's review; exit 0 approved, 6 rejected, 5 still pending",
+    description:
+      "wait for the operator's review; exit 0 approved, 6 rejected, 5 still pending, 130 on Ctrl-C (the review goes on)",
   },
   {
     flags: "--timeout <seconds>",

@@ -54,6 +54,26 @@ describe("reseller templates submit", () => {
     expect(run.stdout).toContain("│ Hi Ada, your order A-1042 has shipped.");
   });
 
+  it("stops waiting on Ctrl-C with exit 130, saying the review goes on", async () => {
+    stubSubmit(pendingTemplate.id, 200, envelope(pendingTemplate));
+    api.pool.intercept({ path: `${path}/${pendingTemplate.id}`, method: "GET" }).reply(() => {
+      process.emit("SIGINT"); // Ctrl-C while the review is awaited
+      return {
+        statusCode: 200,
+        data: envelope(pendingTemplate),
+        responseOptions: { headers: jsonHeaders },
+      };
+    });
+    const run = await runCli(["templates", "submit", pendingTemplate.id, "--wait"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("Stopped waiting");
+    expect(run.stderr).toContain("the review goes on");
+    expect(process.listenerCount("SIGINT")).toBe(0);
+  });
+
   it("exits 5 when the template is not a draft", async () => {
     stubSubmit(
       pendingTemplate.id,

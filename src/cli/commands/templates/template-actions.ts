@@ -2,6 +2,7 @@ import { type Template, TemplateResponse } from "../../../contract/templates.js"
 import { exitCodes } from "../../cli-error.js";
 import type { CommandResult } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, intOption } from "../../options.js";
 import { createPaint } from "../../output/paint.js";
 import { renderPreview, templateLabel, templateView } from "./template-format.js";
@@ -50,17 +51,31 @@ export async function submittedResult(
   ctx.info(`Submitted ${label} as ${submitted.data.id}; waiting for the operator's review…`);
   let waited = 0;
   let current = submitted;
-  for (let i = 0; current.data.status === "pending" && waited < timeoutSeconds; i++) {
-    const step = Math.min(pollSeconds[i] ?? 5, timeoutSeconds - waited);
-    await ctx.sleep(step * 1000);
-    waited += step;
-    const response = await client.get(
-      templatesPath(workspaceId, submitted.data.id),
-      TemplateResponse,
-    );
-    current = { data: response.body.data, raw: response.raw.data };
+  const wait = interruptibleWait(ctx.sleep);
+  try {
+    for (let i = 0; current.data.status === "pending" && waited < timeoutSeconds; i++) {
+      const step = Math.min(pollSeconds[i] ?? 5, timeoutSeconds - waited);
+      await wait.sleep(step * 1000);
+      if (wait.interrupted) break;
+      waited += step;
+      const response = await client.get(
+        templatesPath(workspaceId, submitted.data.id),
+        TemplateResponse,
+      );
+      current = { data: response.body.data, raw: response.raw.data };
+    }
+  } finally {
+    wait.dispose();
   }
   const view = templateView(current.data, withPreview);
+  if (wait.interrupted) {
+    return {
+      data: current.raw,
+      view,
+      message: `Stopped waiting: ${label} is ${current.data.status}; the review goes on. Check with \`reseller templates get ${current.data.id}\`.`,
+      exitCode: exitCodes.interrupted.code,
+    };
+  }
   switch (current.data.status) {
     case "approved":
       return { data: current.raw, view, message: `Approved: ${label} can be used in campaigns.` };
