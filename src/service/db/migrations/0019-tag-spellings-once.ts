@@ -8,6 +8,13 @@ import { uniqueTags } from "../../../contract/contact-rules.js";
  * follow. Workspaces without two spellings of a tag (nearly all) cost one grouped read.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // One transaction: Kysely runs SQLite's migrations without one, and a start stopped midway
+  // would leave a contact with one link gone and both spellings listed, which no rerun finds.
+  if (db.isTransaction) await mend(db);
+  else await db.transaction().execute(mend);
+}
+
+async function mend(db: Kysely<unknown>): Promise<void> {
   const { rows: groups } = await sql<{ workspace_id: string; folded_name: string }>`
     SELECT workspace_id, folded_name FROM contact_tags
     WHERE folded_name <> ''
