@@ -8,6 +8,11 @@ export interface InterruptibleWait {
   readonly interrupted: boolean;
   /** The command's sleep, ended at once by Ctrl-C. */
   sleep(ms: number): Promise<void>;
+  /**
+   * `step` (a request), or undefined as soon as Ctrl-C is pressed: a service that hangs must not
+   * hold the command. The step is left to end unheard (the process exits when the command returns).
+   */
+  until<T>(step: Promise<T>): Promise<T | undefined>;
   /** Stops listening for Ctrl-C; call it when the wait is over. */
   dispose(): void;
 }
@@ -29,6 +34,11 @@ export function interruptibleWait(sleep: (ms: number) => Promise<void>): Interru
       return interrupted;
     },
     sleep: (ms) => Promise.race([sleep(ms), woken]),
+    until: <T>(step: Promise<T>) => {
+      // A failure after Ctrl-C has nobody left to hear it: not an unhandled rejection.
+      step.catch(() => {});
+      return Promise.race([step, woken.then(() => undefined)]);
+    },
     dispose: () => {
       process.off("SIGINT", onSignal);
     },

@@ -212,6 +212,34 @@ describe("reseller campaigns stats", () => {
       expect(process.listenerCount("SIGINT")).toBe(0);
     });
 
+    it("stops watching on Ctrl-C even while the service does not answer", async () => {
+      stubPoll(runningCampaign, runningStats);
+      // The next refresh hangs: the service is stuck.
+      api.pool
+        .intercept({ path, method: "GET" })
+        .reply(() => {
+          setTimeout(() => process.emit("SIGINT"), 100); // Ctrl-C while the request hangs
+          return {
+            statusCode: 200,
+            data: envelope(runningCampaign),
+            responseOptions: { headers: jsonHeaders },
+          };
+        })
+        .delay(30_000);
+      api.pool
+        .intercept({ path: `${path}/stats`, method: "GET" })
+        .reply(200, envelope(runningStats), { headers: jsonHeaders })
+        .delay(30_000);
+      const started = Date.now();
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(run.stderr).toContain(`-w ${workspaceId} --watch`);
+    });
+
     it("exits 5 at once for a draft, which would never end", async () => {
       stubPoll(draftCampaign, zeroStats);
       const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {

@@ -118,8 +118,9 @@ export const run: Handler = async (ctx, { args, options }) => {
         );
       }
       await wait.sleep(watchIntervalMs);
-      if (wait.interrupted) break;
-      snapshot = await fetchSnapshot();
+      const next = await wait.until(fetchSnapshot());
+      if (next === undefined) break;
+      snapshot = next;
     }
     // Reports of the last messages arrive after the campaign completes (delivered after about a
     // second, read later): keep watching until every message is read or a poll brings no report.
@@ -140,14 +141,15 @@ export const run: Handler = async (ctx, { args, options }) => {
       }
       previous = reported(snapshot.stats);
       await wait.sleep(watchIntervalMs);
-      if (wait.interrupted) break;
-      snapshot = await fetchSnapshot();
+      const next = await wait.until(fetchSnapshot());
+      if (next === undefined) break;
+      snapshot = next;
     }
     if (live) frame.clear();
     const { campaign } = snapshot;
     if (wait.interrupted) {
       return result(snapshot, {
-        message: `Stopped watching campaign ${campaignLabel(campaign)}, ${campaign.status}; it goes on in the service (${summary(snapshot)}). Watch again with \`reseller campaigns stats ${campaign.id} --watch\`.`,
+        message: `Stopped watching campaign ${campaignLabel(campaign)}, ${campaign.status}; it goes on in the service (${summary(snapshot)}). Watch again with \`reseller campaigns stats ${campaign.id} -w ${workspaceId} --watch\`.`,
         exitCode: exitCodes.interrupted.code,
       });
     }

@@ -399,7 +399,7 @@ describe("reseller contacts import", () => {
     });
     expect(run.code).toBe(130);
     expect(run.stderr).toContain(
-      "Stopped following import imp_01x; it goes on in the service. Follow it with `reseller contacts imports get imp_01x`.",
+      "Stopped following import imp_01x; it goes on in the service. Follow it with `reseller contacts imports get imp_01x -w ws_01acme`.",
     );
     // The bar hid the cursor and turned wrapping off; both come back.
     expect(run.stderr).toContain("\u001b[?25h");

@@ -141,8 +141,8 @@ async function follow(
   try {
     while ((current.status === "queued" || current.status === "processing") && !wait.interrupted) {
       await wait.sleep(pollMs);
-      if (wait.interrupted) break;
-      const response = await client.get(path, ContactImportResponse);
+      const response = await wait.until(client.get(path, ContactImportResponse));
+      if (response === undefined) break;
       current = response.body.data;
       raw = response.raw.data;
       const seconds = Math.max(0.001, (ctx.now().getTime() - started) / 1000);
@@ -218,7 +218,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     return {
       data: raw,
       view: importView(done),
-      message: `Stopped following import ${done.id}; it goes on in the service. Follow it with \`reseller contacts imports get ${done.id}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
+      message: `Stopped following import ${done.id}; it goes on in the service. Follow it with \`reseller contacts imports get ${done.id} -w ${workspaceId}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
       exitCode: exitCodes.interrupted.code,
     };
   }

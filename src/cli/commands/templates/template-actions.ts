@@ -56,12 +56,11 @@ export async function submittedResult(
     for (let i = 0; current.data.status === "pending" && waited < timeoutSeconds; i++) {
       const step = Math.min(pollSeconds[i] ?? 5, timeoutSeconds - waited);
       await wait.sleep(step * 1000);
-      if (wait.interrupted) break;
       waited += step;
-      const response = await client.get(
-        templatesPath(workspaceId, submitted.data.id),
-        TemplateResponse,
+      const response = await wait.until(
+        client.get(templatesPath(workspaceId, submitted.data.id), TemplateResponse),
       );
+      if (response === undefined) break;
       current = { data: response.body.data, raw: response.raw.data };
     }
   } finally {
@@ -72,7 +71,7 @@ export async function submittedResult(
     return {
       data: current.raw,
       view,
-      message: `Stopped waiting: ${label} is ${current.data.status}; the review goes on. Check with \`reseller templates get ${current.data.id}\`.`,
+      message: `Stopped waiting: ${label} is ${current.data.status}; the review goes on. Check with \`reseller templates get ${current.data.id} -w ${workspaceId}\`.`,
       exitCode: exitCodes.interrupted.code,
     };
   }

@@ -495,7 +495,7 @@ describe("reseller workspaces onboard", () => {
     expect(run.code).toBe(130);
     expect(run.stderr).toContain("Interrupted during the contact import.");
     expect(run.stderr).toContain(
-      "Stopped following import imp_01onboard; it goes on in the service",
+      "Stopped following import imp_01onboard; it goes on in the service. Follow it with `reseller contacts imports get imp_01onboard -w ws_01trial`",
     );
     // The progress bar hid the cursor; it is shown again.
     expect(run.stderr.lastIndexOf("\u001b[?25h")).toBeGreaterThan(
