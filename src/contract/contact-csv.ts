@@ -116,13 +116,15 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     width: header.length,
   };
   // A key matches its header exactly first, then whatever the case: a file may hold both
-  // `custom.City` and `custom.city` (custom keys keep their case), and so may its mapping.
+  // `custom.City` and `custom.city` (custom keys keep their case), and so may its mapping. A key
+  // that names one header exactly is that header's alone, never another's whatever the case.
   const rules = Object.entries(mapping ?? {}).map(([key, target]) => ({ header: key, target }));
   const exact = new Map(rules.map((rule) => [rule.header.trim(), rule]));
+  const names = new Set(header.flatMap((raw) => [raw.trim(), shownHeader(raw.trim())]));
   const folded = new Map<string, (typeof rules)[number]>();
   for (const rule of rules) {
     const key = rule.header.trim().toLowerCase();
-    if (!folded.has(key)) folded.set(key, rule);
+    if (!names.has(rule.header.trim()) && !folded.has(key)) folded.set(key, rule);
   }
   const used = new Set<(typeof rules)[number]>();
   const seen = new Map<string, string>();

@@ -153,6 +153,13 @@ describe("reading files", () => {
     // The job reads the stored file with the record's mapping: the same two columns.
     const again = readHeader(header, first.ok ? first.layout.mapping : null);
     expect(again.ok && again.layout.custom.map((c) => c.key)).toEqual(["City", "city"]);
+    // A mapping of one of them leaves the other to its default reading.
+    const one = readHeader(header, { "custom.city": "last_name" });
+    expect(one.ok && one.layout.mapping).toEqual({
+      phone: "phone",
+      "custom.City": "custom.City",
+      "custom.city": "last_name",
+    });
   });
 
   it("reads consent as yes/no, true/false and 1/0 in any case", () => {
