@@ -92,7 +92,18 @@ export async function flagOrAsk(
   const value = given?.trim();
   if (value) return value;
   if (!ctx.canPrompt) throw usageError(`Missing ${missing.flag}.`, missing.hint);
-  const answer = await ctx.prompter.input({
+  return askRequired(ctx.prompter, question);
+}
+
+/**
+ * Asks for a required value, trimmed: checked by the question's `validate` as it is typed (which
+ * then words the refusal of a blank one too), else only refused when blank.
+ */
+async function askRequired(
+  prompter: Prompter,
+  question: { message: string; validate?: (value: string) => true | string },
+): Promise<string> {
+  const answer = await prompter.input({
     validate: (v) => (v.trim() === "" ? "A value is required." : true),
     ...question,
   });
@@ -122,12 +133,7 @@ export async function askForMissing(
   for (const { key, ...question } of questions) {
     const given = answered[key];
     if (typeof given === "string" && given.trim() !== "") continue;
-    const answer = await ctx.prompter.input({
-      ...question,
-      validate: (v) =>
-        v.trim() === "" ? "A value is required." : (question.validate?.(v.trim()) ?? true),
-    });
-    answered[key] = answer.trim();
+    answered[key] = await askRequired(ctx.prompter, question);
   }
   return answered;
 }

@@ -200,7 +200,7 @@ export async function createTemplate(
       if (!draft) {
         await services.jobs.enqueue(trx, {
           kind: templateReviewJobKind,
-          payload: { template_id: row.id },
+          payload: reviewJobPayload(row.id),
           runAt: reviewAt(services, now),
         });
       }
@@ -240,14 +240,15 @@ export async function reviewUnsubmittedTemplatesNow(
     .where(
       "payload",
       "in",
-      unsubmitted.map((t) => reviewJobPayload(t.id)),
+      // As enqueueJob stores a payload: the same object, as JSON.
+      unsubmitted.map((t) => JSON.stringify(reviewJobPayload(t.id))),
     )
     .execute();
 }
 
-/** A template's review job's payload, as stored: what finds the job again. */
-function reviewJobPayload(templateId: string): string {
-  return JSON.stringify({ template_id: templateId });
+/** A template's review job's payload: made here for every review, so it finds the job again. */
+function reviewJobPayload(templateId: string): { template_id: string } {
+  return { template_id: templateId };
 }
 
 /** Submits a draft for review: `pending`, review queued. Anything else is a 409 template_not_draft. */
@@ -276,7 +277,7 @@ export async function submitTemplate(
     }
     await services.jobs.enqueue(trx, {
       kind: templateReviewJobKind,
-      payload: { template_id: current.id },
+      payload: reviewJobPayload(current.id),
       runAt: reviewAt(services, now),
     });
   });

@@ -9,6 +9,7 @@ import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
+import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
@@ -316,7 +317,13 @@ export const run: Handler = async (command, { options }) => {
   const secrets: string[] = [];
   const tokenRetry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
   // Ctrl-C from here on leaves things half done: say what exists and what does not.
-  const interrupt = interruption();
+  const interrupt = interruptibleWait(ctx.sleep);
+  /** A step's result; Ctrl-C during it ends onboarding with what exists and what does not. */
+  const unlessInterrupted = async <T>(during: string, step: Promise<T>): Promise<T> => {
+    const done = await interrupt.until(step);
+    if (interrupt.interrupted) throw new Interrupted(during);
+    return done as T;
+  };
   /** What the contact import said as Ctrl-C stopped following it (its id, where it goes on). */
   let importStopped: string | undefined;
   const interrupted = (during: string): CommandResult => ({
@@ -344,7 +351,7 @@ export const run: Handler = async (command, { options }) => {
     if (error instanceof Interrupted) return interrupted(error.during);
     throw error;
   } finally {
-    interrupt.stop();
+    interrupt.dispose();
   }
 
   async function finishOnboarding(): Promise<CommandResult> {
@@ -368,7 +375,7 @@ export const run: Handler = async (command, { options }) => {
         },
       );
       try {
-        const imported = await interrupt.race("the contact import", importing);
+        const imported = await unlessInterrupted("the contact import", importing);
         data.contact_import = imported.data;
         if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
         if (imported.message) notes.push(imported.message);
@@ -391,7 +398,7 @@ export const run: Handler = async (command, { options }) => {
     if (wantsToken) {
       const retry = tokenRetry;
       try {
-        const token = await interrupt.race(
+        const token = await unlessInterrupted(
           "the pricing-page token",
           createToken(
             ctx,
@@ -434,25 +441,4 @@ class Interrupted extends Error {
   constructor(readonly during: string) {
     super(`interrupted during ${during}`);
   }
-}
-
-/** Turns SIGINT into an Interrupted error for the step under way, until stopped. */
-function interruption() {
-  let onSignal: () => void = () => {};
-  const signalled = new Promise<never>((_resolve, reject) => {
-    onSignal = () => reject(new Interrupted(""));
-  });
-  signalled.catch(() => {});
-  process.on("SIGINT", onSignal);
-  return {
-    race<T>(during: string, step: Promise<T>): Promise<T> {
-      return Promise.race([
-        step,
-        signalled.catch(() => {
-          throw new Interrupted(during);
-        }),
-      ]);
-    },
-    stop: () => process.off("SIGINT", onSignal),
-  };
 }
