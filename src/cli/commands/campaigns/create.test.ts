@@ -203,7 +203,7 @@ describe("reseller campaigns create", () => {
       expect(run.stdout).toMatch(/Status:\s+draft/);
     });
 
-    it("asks for the name, channel, template and language the flags leave out", async () => {
+    it("asks for the name, channel, template, language and audience the flags leave out", async () => {
       const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));
       stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
       const prompter = scriptedPrompter({
@@ -211,9 +211,10 @@ describe("reseller campaigns create", () => {
         "Channel id": channel.id,
         "Template name": "spring_news",
         "Template language": "en_US",
+        Audience: "all",
         'Create "Spring launch"': true,
       });
-      const run = await runCli(["campaigns", "create", "--all", "--var", "1=first_name"], {
+      const run = await runCli(["campaigns", "create", "--var", "1=first_name"], {
         tty: true,
         env: env(),
         dispatcher: api.agent,
@@ -221,7 +222,7 @@ describe("reseller campaigns create", () => {
       });
       expect(run.code, run.stderr).toBe(0);
       expect(check.body()).toEqual(body);
-      expect(prompter.asked).toHaveLength(5);
+      expect(prompter.asked).toHaveLength(6);
     });
 
     it("creates nothing when the answer is no", async () => {

@@ -1,6 +1,7 @@
 import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/campaigns.js";
 import type { Handler } from "../../command-spec.js";
-import { booleanOption } from "../../options.js";
+import type { Context } from "../../context.js";
+import { booleanOption, listOption } from "../../options.js";
 import { createPaint } from "../../output/paint.js";
 import { askForMissing } from "../../prompts.js";
 import { when } from "../workspaces/workspace-format.js";
@@ -21,12 +22,18 @@ import { campaignBodyFromFlags } from "./campaign-input.js";
  * once. --dry-run prints the preview as the result and creates nothing.
  */
 export const run: Handler = async (ctx, given) => {
-  const options = await askForMissing(ctx, given.options, [
-    { key: "name", message: "Campaign name" },
-    { key: "channel", message: "Channel id (ch_…, see `reseller channels list`)" },
-    { key: "template", message: "Template name (an approved one, see `reseller templates list`)" },
-    { key: "language", message: "Template language (e.g. en_US)" },
-  ]);
+  const options = await askForAudience(
+    ctx,
+    await askForMissing(ctx, given.options, [
+      { key: "name", message: "Campaign name" },
+      { key: "channel", message: "Channel id (ch_…, see `reseller channels list`)" },
+      {
+        key: "template",
+        message: "Template name (an approved one, see `reseller templates list`)",
+      },
+      { key: "language", message: "Template language (e.g. en_US)" },
+    ]),
+  );
   const body = campaignBodyFromFlags(options, ctx.now());
   const dryRun = booleanOption(options, "dryRun");
   const yes = booleanOption(options, "yes");
@@ -78,3 +85,36 @@ export const run: Handler = async (ctx, given) => {
       : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}\`.`;
   return { data: response.raw.data, view: campaignView(campaign), message };
 };
+
+/** At a terminal, with no audience flag: who gets the campaign, asked as the flags would say it. */
+async function askForAudience(
+  ctx: Context,
+  options: Readonly<Record<string, unknown>>,
+): Promise<Readonly<Record<string, unknown>>> {
+  const given =
+    options.all === true ||
+    listOption(options, "tag").length > 0 ||
+    listOption(options, "contacts").length > 0;
+  if (given || !ctx.canPrompt) return options;
+  const audience = await ctx.prompter.select({
+    message: "Audience",
+    choices: [
+      { name: "every contact (--all)", value: "all" },
+      { name: "contacts with any of some tags (--tag)", value: "tag" },
+      { name: "some contacts by id (--contacts)", value: "contacts" },
+    ],
+  });
+  if (audience === "all") return { ...options, all: true };
+  const list = await ctx.prompter.input({
+    message:
+      audience === "tag" ? "Tags, separated by commas" : "Contact ids (ct_…), separated by commas",
+    validate: (v) => (v.split(",").some((x) => x.trim() !== "") ? true : "Name at least one."),
+  });
+  const items = list
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+  return audience === "tag"
+    ? { ...options, tag: items }
+    : { ...options, contacts: [items.join(",")] };
+}

@@ -34,7 +34,14 @@ export const run: Handler = async (ctx, input) => {
     // At a terminal, what the flags leave out is asked (a body, unless it is an OTP template).
     const asked = await askForMissing(ctx, options, [
       { key: "name", message: "Template name (lowercase letters, digits and _)" },
-      { key: "category", message: "Category (marketing, utility or authentication)" },
+      {
+        key: "category",
+        message: "Category (marketing, utility or authentication)",
+        validate: (v) =>
+          /^(marketing|utility|authentication)$/i.test(v.trim())
+            ? true
+            : "One of marketing, utility or authentication.",
+      },
       { key: "language", message: "Language code (e.g. en_US)" },
     ]);
     const otp = String(asked.category ?? "").toLowerCase() === "authentication";

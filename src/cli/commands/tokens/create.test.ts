@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ciToken, envelope } from "../../../../test/fixtures/workspaces.js";
-import { runCli } from "../../../../test/helpers/cli.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 const secret = "rsk_s3cr3t_value_shown_once_7a1b";
@@ -46,6 +46,22 @@ describe("reseller tokens create", () => {
     expect(run.stderr).toContain("Created reseller token tok_02ci.");
     expect(run.stderr).toContain("it is shown only this once");
     expect(run.stderr).not.toContain(secret);
+  });
+
+  it("asks for the name and the scopes at a terminal when the flags leave them out", async () => {
+    stubCreate();
+    const prompter = scriptedPrompter({
+      "Token name": "ci",
+      Scopes: " workspaces:read, workspaces:write ",
+    });
+    const run = await runCli(["tokens", "create"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toHaveLength(2);
   });
 
   it("prints the service's data, secret included, with --json and nothing on stderr", async () => {

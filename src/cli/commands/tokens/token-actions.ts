@@ -6,6 +6,7 @@ import {
   TokenListResponse,
   TokenResponse,
 } from "../../../contract/tokens.js";
+import { scopes as scopeNames } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import type { CommandResult, HandlerInput } from "../../command-spec.js";
 import type { Context } from "../../context.js";
@@ -130,9 +131,13 @@ export async function createToken(
   owner: TokenOwner,
   input: HandlerInput,
 ): Promise<CommandResult> {
-  const options = await askForMissing(ctx, input.options, [
+  const named = await askForMissing(ctx, input.options, [
     { key: "name", message: "Token name (what uses it, e.g. pricing page)" },
   ]);
+  const options =
+    listOption(named, "scope").length > 0 || !ctx.canPrompt
+      ? named
+      : { ...named, scope: await askScopes(ctx) };
   const name = requiredString(options, "name");
   const scopes = listOption(options, "scope");
   if (scopes.length === 0) {
@@ -197,4 +202,24 @@ export async function revokeToken(
     view: recordView(token, tokenFields),
     message: `Revoked ${owner.noun} ${token.id} (${token.name})${owner.of}; it answers 401 from now on.`,
   };
+}
+
+/** At a terminal, the scopes a new token gets when no --scope was given. */
+async function askScopes(ctx: Context): Promise<string[]> {
+  const answer = await ctx.prompter.input({
+    message: `Scopes, separated by commas (${scopeNames.join(", ")})`,
+    validate: (v) => {
+      const given = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+      if (given.length === 0) return "Name at least one scope.";
+      const unknown = given.filter((s) => !(scopeNames as readonly string[]).includes(s));
+      return unknown.length === 0 ? true : `Not a scope: ${unknown.join(", ")}.`;
+    },
+  });
+  return answer
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
