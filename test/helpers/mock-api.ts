@@ -17,3 +17,16 @@ export function mockApi() {
 
 /** The headers the service puts on every answer. */
 export const jsonHeaders = { "content-type": "application/json", "x-request-id": "req_test" };
+
+/**
+ * A reply that presses Ctrl-C (emits SIGINT) as the request is answered, then answers `body` as
+ * JSON: for commands that must stop waiting at that moment. `later` presses it that many ms after,
+ * while the answer is still on its way (with `.delay()`).
+ */
+export function replyAfterCtrlC(body: object, statusCode = 200, later?: number) {
+  return () => {
+    if (later === undefined) process.emit("SIGINT");
+    else setTimeout(() => process.emit("SIGINT"), later);
+    return { statusCode, data: body, responseOptions: { headers: jsonHeaders } };
+  };
+}

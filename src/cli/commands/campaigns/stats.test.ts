@@ -12,7 +12,7 @@ import {
   workspaceId,
 } from "../../../../test/fixtures/campaigns.js";
 import { runCli } from "../../../../test/helpers/cli.js";
-import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+import { jsonHeaders, mockApi, replyAfterCtrlC } from "../../../../test/helpers/mock-api.js";
 
 const path = `/api/v1/workspaces/${workspaceId}/campaigns/${draftCampaign.id}`;
 const zeroStats = {
@@ -194,14 +194,10 @@ describe("reseller campaigns stats", () => {
     it("stops watching on Ctrl-C with exit 130, saying the campaign goes on", async () => {
       stubPoll(runningCampaign, runningStats);
       stubRequest(api, "GET", path, envelope(runningCampaign));
-      api.pool.intercept({ path: `${path}/stats`, method: "GET" }).reply(() => {
-        process.emit("SIGINT"); // Ctrl-C between two refreshes
-        return {
-          statusCode: 200,
-          data: envelope(runningStats),
-          responseOptions: { headers: jsonHeaders },
-        };
-      });
+      // Ctrl-C between two refreshes.
+      api.pool
+        .intercept({ path: `${path}/stats`, method: "GET" })
+        .reply(replyAfterCtrlC(envelope(runningStats)));
       const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
         env: env(),
         dispatcher: api.agent,
@@ -217,14 +213,8 @@ describe("reseller campaigns stats", () => {
       // The next refresh hangs: the service is stuck.
       api.pool
         .intercept({ path, method: "GET" })
-        .reply(() => {
-          setTimeout(() => process.emit("SIGINT"), 100); // Ctrl-C while the request hangs
-          return {
-            statusCode: 200,
-            data: envelope(runningCampaign),
-            responseOptions: { headers: jsonHeaders },
-          };
-        })
+        // Ctrl-C while the request hangs.
+        .reply(replyAfterCtrlC(envelope(runningCampaign), 200, 100))
         .delay(30_000);
       api.pool
         .intercept({ path: `${path}/stats`, method: "GET" })

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { base, envelope, importRecord, ws } from "../../../../test/fixtures/contacts.js";
 import { runCli } from "../../../../test/helpers/cli.js";
-import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+import { jsonHeaders, mockApi, replyAfterCtrlC } from "../../../../test/helpers/mock-api.js";
 
 const csv =
   "phone,first_name,shoe size\n+4915112345678,Anna,38\n015112345679,Ben,\n+4915112345678,Annie,\nnot a phone,Carl,\n";
@@ -384,14 +384,9 @@ describe("reseller contacts import", () => {
 
   it("stops following on Ctrl-C, restoring the terminal and saying the import goes on", async () => {
     stubUpload({});
-    api.pool.intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" }).reply(() => {
-      process.emit("SIGINT");
-      return {
-        statusCode: 200,
-        data: envelope(importRecord({ status: "processing", processed_rows: 2 })),
-        responseOptions: { headers: jsonHeaders },
-      };
-    });
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(replyAfterCtrlC(envelope(importRecord({ status: "processing", processed_rows: 2 }))));
     const run = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
       tty: true,
       env: env(),

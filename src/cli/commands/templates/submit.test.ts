@@ -8,7 +8,7 @@ import {
   workspaceId,
 } from "../../../../test/fixtures/templates.js";
 import { runCli } from "../../../../test/helpers/cli.js";
-import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+import { jsonHeaders, mockApi, replyAfterCtrlC } from "../../../../test/helpers/mock-api.js";
 
 const path = `/api/v1/workspaces/${workspaceId}/templates`;
 
@@ -56,14 +56,9 @@ describe("reseller templates submit", () => {
 
   it("stops waiting on Ctrl-C with exit 130, saying the review goes on", async () => {
     stubSubmit(pendingTemplate.id, 200, envelope(pendingTemplate));
-    api.pool.intercept({ path: `${path}/${pendingTemplate.id}`, method: "GET" }).reply(() => {
-      process.emit("SIGINT"); // Ctrl-C while the review is awaited
-      return {
-        statusCode: 200,
-        data: envelope(pendingTemplate),
-        responseOptions: { headers: jsonHeaders },
-      };
-    });
+    api.pool
+      .intercept({ path: `${path}/${pendingTemplate.id}`, method: "GET" })
+      .reply(replyAfterCtrlC(envelope(pendingTemplate))); // Ctrl-C while the review is awaited
     const run = await runCli(["templates", "submit", pendingTemplate.id, "--wait"], {
       env: env(),
       dispatcher: api.agent,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { planList } from "../../../../test/fixtures/plans.js";
 import { envelope, pricingToken, trialWorkspace } from "../../../../test/fixtures/workspaces.js";
 import { runCli, scriptedPrompter, tempConfigDir } from "../../../../test/helpers/cli.js";
-import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
+import { jsonHeaders, mockApi, replyAfterCtrlC } from "../../../../test/helpers/mock-api.js";
 
 const createdToken = { ...pricingToken, token: "wsk_secret_shown_once" };
 const starterWorkspace = { ...trialWorkspace, plan_id: "2", status: "active", trial_ends_at: null };
@@ -424,14 +424,8 @@ describe("reseller workspaces onboard", () => {
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     api.pool
       .intercept({ path: (p: string) => p.includes("/contacts/import"), method: "POST" })
-      .reply(() => {
-        process.emit("SIGINT"); // Ctrl-C while the file goes up
-        return {
-          statusCode: 202,
-          data: envelope(contactImport("queued", 0)),
-          responseOptions: { headers: jsonHeaders },
-        };
-      });
+      // Ctrl-C while the file goes up.
+      .reply(replyAfterCtrlC(envelope(contactImport("queued", 0)), 202));
     const run = await runCli(
       [
         "workspaces",
@@ -468,14 +462,8 @@ describe("reseller workspaces onboard", () => {
       .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
     api.pool
       .intercept({ path: (p: string) => p.includes("/contacts/imports/imp_01onboard") })
-      .reply(() => {
-        process.emit("SIGINT"); // Ctrl-C while the progress bar shows
-        return {
-          statusCode: 200,
-          data: envelope(contactImport("processing", 1)),
-          responseOptions: { headers: jsonHeaders },
-        };
-      });
+      // Ctrl-C while the progress bar shows.
+      .reply(replyAfterCtrlC(envelope(contactImport("processing", 1))));
     const run = await runCli(
       [
         "workspaces",
