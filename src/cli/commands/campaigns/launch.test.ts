@@ -42,6 +42,13 @@ describe("reseller campaigns launch", () => {
     });
     expect(run.code).toBe(5);
     expect(run.stderr).toContain("is completed; only a draft can be launched.");
+    // With --json, the service's error code, as with --yes where the service refuses it.
+    stubRequest(api, "GET", `${path}/${completedCampaign.id}`, envelope(completedCampaign));
+    const json = await runCli(["campaigns", "launch", completedCampaign.id, "--json"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(JSON.parse(json.stdout).error.error_code).toBe("campaign_not_draft");
   });
 
   it("launches with --yes and points at stats --watch", async () => {

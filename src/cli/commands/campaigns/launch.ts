@@ -32,6 +32,9 @@ export const run: Handler = async (ctx, { args, options }) => {
         campaign.status === "scheduled"
           ? `It starts by itself at ${campaign.scheduled_at}.`
           : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
+        [],
+        // The service's own code for it: a script reads the same with or without --yes.
+        "campaign_not_draft",
       );
     }
     question = `Launch campaign ${label} now?`;
