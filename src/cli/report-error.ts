@@ -33,23 +33,44 @@ function hintFor(error: ApiError): string | undefined {
   return undefined;
 }
 
-/** The service's import options as the CLI's `contacts import` spells them. */
-const importFlags: Record<string, string> = {
-  encoding: "--encoding",
-  default_country: "--default-country",
-  mapping: `--map "Their column=phone"`,
-  delimiter: "--delimiter",
-  duplicate_handling: "--on-duplicate",
+/**
+ * The service's field names that a command's flags spell otherwise, by command: a 422 names the
+ * field, the hint names the flag. Names the service shares with the flags (`name`, `phone`) need
+ * no line.
+ */
+const flagsByCommand: Record<string, Record<string, string>> = {
+  "contacts import": {
+    encoding: "--encoding",
+    default_country: "--default-country",
+    mapping: `--map "Their column=phone"`,
+    delimiter: "--delimiter",
+    duplicate_handling: "--on-duplicate",
+  },
+  "campaigns create": {
+    channel_id: "--channel",
+    template_name: "--template",
+    template_language: "--language",
+    variable_mapping: "--var n=field",
+    audience: "--all, --tag or --contacts",
+    scheduled_at: "--schedule",
+  },
+  "workspaces create": { contact_email: "--email", plan_id: "--plan" },
 };
 
-/** A 422 that names the service's option names: how to give them from the CLI. */
+/** A 422 that names the service's field names: how to give them from the CLI. */
 function flagsHint(error: ApiError): string | undefined {
   const text = [error.message, ...error.details.flatMap((d) => [d.field, d.message])].join(" ");
-  const named = Object.entries(importFlags).filter(([option]) =>
-    new RegExp(`\\b${option}\\b`).test(text),
-  );
-  if (named.length === 0) return undefined;
-  return `With \`reseller contacts import\`: ${named.map(([option, flag]) => `${option} is ${flag}`).join(", ")}.`;
+  const lines = Object.entries(flagsByCommand).flatMap(([command, flags]) => {
+    const named = Object.entries(flags).filter(([field]) =>
+      new RegExp(`\\b${field}\\b`).test(text),
+    );
+    return named.length === 0
+      ? []
+      : [
+          `With \`reseller ${command}\`: ${named.map(([field, flag]) => `${field} is ${flag}`).join(", ")}.`,
+        ];
+  });
+  return lines.length === 0 ? undefined : lines.join(" ");
 }
 
 /** Ctrl-C at a prompt: @inquirer/prompts rejects with an ExitPromptError. */

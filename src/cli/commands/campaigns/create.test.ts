@@ -313,6 +313,29 @@ describe("reseller campaigns create", () => {
     });
   });
 
+  it("names the flag of a field the service refuses", async () => {
+    stubRequest(
+      api,
+      "POST",
+      path,
+      errorBody("validation_failed", "variable_mapping: must map every variable of the template", [
+        {
+          field: "variable_mapping",
+          message: "must map every variable of the template; missing {{2}}",
+        },
+      ]),
+      { status: 422 },
+    );
+    const run = await runCli([...base, "--all", "--var", "1=first_name"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "Hint: With `reseller campaigns create`: variable_mapping is --var n=field.",
+    );
+  });
+
   describe("--dry-run", () => {
     it("prints the preview and creates nothing, piped or as JSON", async () => {
       stubRequest(api, "POST", `${path}/preview`, envelope(preview));
