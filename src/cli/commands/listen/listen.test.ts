@@ -60,6 +60,26 @@ describe("reseller listen", () => {
     expect(run.code, run.stderr).toBe(3);
   });
 
+  it("counts the events the local URL did not take when it stops", async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('id: evt_1\nevent: workspace.created\ndata: {"id":"evt_1"}\n\n');
+    });
+    const receiver = await serve((_req, res) => {
+      res.writeHead(500).end();
+      setTimeout(() => process.emit("SIGINT"), 20); // Ctrl-C once the event was forwarded
+    });
+    servers.push(service.server, receiver.server);
+    const run = await runCli(["listen", "--forward-to", receiver.url], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Forwarding every event of");
+    expect(run.stderr).toContain(
+      `Stopped listening; 1 event forwarded, 1 not taken by ${receiver.url}/ (no answer or not a 2xx).`,
+    );
+  });
+
   it("refuses a --forward-to URL with a user name or password before connecting (exit 2)", async () => {
     const run = await runCli(["listen", "--forward-to", "http://user:pw@127.0.0.1:9/hooks"], {
       env: { RESELLER_BASE_URL: "http://127.0.0.1:9", RESELLER_TOKEN: "rsk_listen_test_0001" },

@@ -130,9 +130,11 @@ export const run: Handler = async (ctx, { options }) => {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   ctx.info(
-    `Forwarding ${types.length > 0 ? types.join(", ") : "every"} event of ${client.shownBaseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
+    `Forwarding ${types.length > 0 ? `${types.join(", ")} events` : "every event"} of ${client.shownBaseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
   );
   let forwarded = 0;
+  /** Events the local URL did not take: no answer, or not a 2xx. */
+  let unanswered = 0;
   let lastId: string | undefined;
   // Failed reconnects in a row, once connected; the first connection's failure is not retried
   // (exit 8 at once).
@@ -158,6 +160,9 @@ export const run: Handler = async (ctx, { options }) => {
             const id = message.id ?? "";
             const answer = await forward(target, secret, id, message.data, ctx.now());
             forwarded += 1;
+            if (answer.error !== null || answer.status === null || answer.status >= 300) {
+              unanswered += 1;
+            }
             report(ctx, ctx.now(), message, answer);
           }
         }
@@ -195,7 +200,7 @@ export const run: Handler = async (ctx, { options }) => {
     process.off("SIGTERM", stop);
   }
   return {
-    message: `Stopped listening; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded.`,
+    message: `Stopped listening; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded${unanswered > 0 ? `, ${unanswered} not taken by ${target.href} (no answer or not a 2xx)` : ""}.`,
   };
 };
 
