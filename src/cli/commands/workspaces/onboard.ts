@@ -184,7 +184,16 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
   const id = ws.id;
   const steps: [string[], string, string][] = [
     [["workspaces", "use"], `reseller workspaces use ${id}`, "work inside it by default"],
-    [["contacts", "import"], `reseller contacts import contacts.csv -w ${id}`, "import contacts"],
+    [
+      ["contacts", "import"],
+      `reseller contacts import contacts.csv -w ${id} --default-country DE`,
+      "import contacts (the country reads national numbers)",
+    ],
+    [
+      ["channels", "add"],
+      `reseller channels add --phone +4915112345678 -w ${id}`,
+      "connect the number campaigns send from",
+    ],
     [
       ["templates", "create"],
       `reseller templates create --file template.json -w ${id}`,
