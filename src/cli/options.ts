@@ -1,3 +1,4 @@
+import { checkE164 } from "../contract/phones.js";
 import { paging } from "../contract/vocabulary.js";
 import { usageError } from "./cli-error.js";
 
@@ -62,4 +63,17 @@ export function pagingOptions(options: Options): { page: number; perPage: number
       intOption(options, "perPage", { min: 1, max: paging.maxPerPage }) ?? paging.defaultPerPage,
     all,
   };
+}
+
+/** A phone given by `flag`, checked as the service will (E.164, valid for its country) before any request. */
+export function e164Flag(phone: string, flag: string): string {
+  const checked = checkE164(phone);
+  if (!checked.ok) throw usageError(`${flag}: ${checked.message}.`);
+  return phone;
+}
+
+/** A typed phone as a question checks it: true, or why it is not E.164 and valid. */
+export function e164Answer(value: string): true | string {
+  const checked = checkE164(value.trim());
+  return checked.ok || checked.message;
 }

@@ -53,6 +53,12 @@ describe("reseller channels add", () => {
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("Missing --phone.");
+    const national = await runCli(["channels", "add", "--phone", "4915112340099"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(national.code).toBe(2);
+    expect(national.stderr).toContain("--phone: '4915112340099' is not in E.164");
   });
 
   it("asks for what is missing at a terminal", async () => {

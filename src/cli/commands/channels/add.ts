@@ -2,7 +2,7 @@ import { ChannelResponse, type CreateChannelInput } from "../../../contract/chan
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
-import { stringOption } from "../../options.js";
+import { e164Answer, e164Flag, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { readStdin } from "../../read-stdin.js";
@@ -90,11 +90,17 @@ export const run: Handler = async (ctx, { options }) => {
   if (provider === "whatsapp_cloud") {
     body = await cloudBody(ctx, options);
   } else {
-    const phone = await flagOrAsk(
-      ctx,
-      stringOption(options, "phone"),
-      { message: "Number to connect (E.164, e.g. +4915112340000)" },
-      { flag: "--phone", hint: "Pass --phone +E164 (or run at a terminal to be asked)." },
+    const phone = e164Flag(
+      await flagOrAsk(
+        ctx,
+        stringOption(options, "phone"),
+        {
+          message: "Number to connect (E.164, e.g. +4915112340000)",
+          validate: e164Answer,
+        },
+        { flag: "--phone", hint: "Pass --phone +E164 (or run at a terminal to be asked)." },
+      ),
+      "--phone",
     );
     const name = await optionalName(ctx, options, "the number");
     body = { phone, ...(name ? { name } : {}) };

@@ -1,8 +1,6 @@
 import { ContactResponse } from "../../../contract/contacts.js";
-import { checkE164 } from "../../../contract/phones.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { requiredString } from "../../options.js";
+import { e164Answer, e164Flag, requiredString } from "../../options.js";
 import { askForMissing } from "../../prompts.js";
 import { contactFields } from "./contact-body.js";
 import { contactView, workspacePath } from "./contact-format.js";
@@ -13,15 +11,10 @@ export const run: Handler = async (ctx, input) => {
     {
       key: "phone",
       message: "Phone (E.164, e.g. +4915112345678)",
-      validate: (v) => {
-        const checked = checkE164(v);
-        return checked.ok || checked.message;
-      },
+      validate: e164Answer,
     },
   ]);
-  const phone = requiredString(options, "phone");
-  const checked = checkE164(phone);
-  if (!checked.ok) throw usageError(`--phone: ${checked.message}.`);
+  const phone = e164Flag(requiredString(options, "phone"), "--phone");
   const body = { phone, ...contactFields(options) };
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();

@@ -74,4 +74,13 @@ describe("reseller sandbox inbound", () => {
     expect(noWorkspace.code).toBe(2);
     expect(noWorkspace.stderr).toContain("No workspace given.");
   });
+
+  it("refuses a --from that is not E.164 before any request, exit 2 as for every phone flag", async () => {
+    const run = await runCli(["sandbox", "inbound", "--from", "4915112345671", "--text", "STOP"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--from: '4915112345671' is not in E.164");
+  });
 });

@@ -1,7 +1,7 @@
 import { InboundResponse } from "../../../contract/campaigns.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { stringOption } from "../../options.js";
+import { e164Flag, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 
 /**
@@ -20,6 +20,7 @@ export const run: Handler = async (ctx, { options }) => {
       "For example: reseller sandbox inbound --from +4915112345671 --text STOP",
     );
   }
+  e164Flag(from, "--from");
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const response = await client.call("POST", "/api/v1/sandbox/inbound", InboundResponse, {
