@@ -107,9 +107,8 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   const isTTY = io.stdout.isTTY === true;
   // stdin last: touching process.stdin builds its stream (for a file, fs streams and their
   // promises API), which a script or a pipeline never needs.
-  // CI=false (or 0) is how some runners say "not CI": only another value turns prompts off.
-  const inCi = env.CI !== undefined && !/^(|false|0)$/i.test(env.CI.trim());
-  const canPrompt = io.stderr.isTTY === true && !inCi && io.stdin.isTTY === true;
+  // As cli-contract.md says it: with CI set (to anything, false included) nothing is asked.
+  const canPrompt = io.stderr.isTTY === true && !env.CI && io.stdin.isTTY === true;
   let store: ProfileStore | undefined;
   let settings: Settings | undefined;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
