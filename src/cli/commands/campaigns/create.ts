@@ -22,6 +22,8 @@ import { campaignBodyFromFlags } from "./campaign-input.js";
  * once. --dry-run prints the preview as the result and creates nothing.
  */
 export const run: Handler = async (ctx, given) => {
+  // Known to be missing before any question: nothing is asked in vain.
+  const workspaceId = await ctx.workspaceId();
   const options = await askForAudience(
     ctx,
     await askForMissing(ctx, given.options, [
@@ -37,7 +39,6 @@ export const run: Handler = async (ctx, given) => {
   const body = campaignBodyFromFlags(options, ctx.now());
   const dryRun = booleanOption(options, "dryRun");
   const yes = booleanOption(options, "yes");
-  const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const input: PreflightInput = {
     name: body.name,
@@ -108,7 +109,15 @@ async function askForAudience(
   const list = await ctx.prompter.input({
     message:
       audience === "tag" ? "Tags, separated by commas" : "Contact ids (ct_…), separated by commas",
-    validate: (v) => (v.split(",").some((x) => x.trim() !== "") ? true : "Name at least one."),
+    validate: (v) => {
+      const items = v
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== "");
+      if (items.length === 0) return "Name at least one.";
+      const notIds = audience === "contacts" ? items.filter((x) => !x.startsWith("ct_")) : [];
+      return notIds.length === 0 ? true : `Not a contact id (ct_…): ${notIds.join(", ")}.`;
+    },
   });
   const items = list
     .split(",")

@@ -181,6 +181,17 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     const piped = await runCli(["contacts", "upsert"], { env: env(), dispatcher: api.agent });
     expect(piped.code).toBe(2);
     expect(piped.stderr).toContain("Missing --phone.");
+    // Without a workspace, nothing is asked in vain.
+    const nowhere = scriptedPrompter({});
+    const noWorkspace = await runCli(["contacts", "upsert"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter: nowhere,
+    });
+    expect(noWorkspace.code).toBe(2);
+    expect(noWorkspace.stderr).toContain("No workspace given.");
+    expect(nowhere.asked).toEqual([]);
   });
 
   it("says why an upsert left the contact opted out", async () => {

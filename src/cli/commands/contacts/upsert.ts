@@ -7,6 +7,8 @@ import { contactView, workspacePath } from "./contact-format.js";
 
 /** `reseller contacts upsert --phone P …`: creates the contact with that phone or updates it. */
 export const run: Handler = async (ctx, input) => {
+  // Known to be missing before any question: nothing is asked in vain.
+  const workspaceId = await ctx.workspaceId();
   const options = await askForMissing(ctx, input.options, [
     {
       key: "phone",
@@ -16,7 +18,6 @@ export const run: Handler = async (ctx, input) => {
   ]);
   const phone = e164Flag(requiredString(options, "phone"), "--phone");
   const body = { phone, ...contactFields(options) };
-  const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const response = await client.call(
     "POST",

@@ -32,8 +32,14 @@ export const run: Handler = async (ctx, input) => {
     definition = read.value;
   } else {
     // At a terminal, what the flags leave out is asked (a body, unless it is an OTP template).
+    // Known to be missing before any question: nothing is asked in vain.
+    await ctx.workspaceId();
     const asked = await askForMissing(ctx, options, [
-      { key: "name", message: "Template name (lowercase letters, digits and _)" },
+      {
+        key: "name",
+        message: "Template name (lowercase letters, digits and _)",
+        validate: answerFor("name"),
+      },
       {
         key: "category",
         message: "Category (marketing, utility or authentication)",
@@ -42,7 +48,7 @@ export const run: Handler = async (ctx, input) => {
             ? true
             : "One of marketing, utility or authentication.",
       },
-      { key: "language", message: "Language code (e.g. en_US)" },
+      { key: "language", message: "Language code (e.g. en_US)", validate: answerFor("language") },
     ]);
     const otp = String(asked.category ?? "").toLowerCase() === "authentication";
     options = otp
@@ -91,3 +97,21 @@ export const run: Handler = async (ctx, input) => {
     false,
   );
 };
+
+/**
+ * A question's check of a template's name or language: the checker's own rule, run on a
+ * template that is fine but for that field.
+ */
+function answerFor(field: "name" | "language"): (value: string) => true | string {
+  return (value) => {
+    const check = checkTemplate({
+      name: "example",
+      category: "utility",
+      language: "en_US",
+      components: [{ type: "BODY", text: "Hello" }],
+      [field]: value.trim(),
+    });
+    const problem = check.ok ? undefined : check.problems.find((p) => p.field === field);
+    return problem === undefined ? true : `${field} ${problem.message}`;
+  };
+}

@@ -8,7 +8,11 @@ import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
 /** `reseller webhooks create --url U [--events a,b] [--description D]`: prints the secret once. */
 export const run: Handler = async (ctx, input) => {
   const options = await askForMissing(ctx, input.options, [
-    { key: "url", message: "Endpoint URL (https://…, where your system takes the events)" },
+    {
+      key: "url",
+      message: "Endpoint URL (https://…, where your system takes the events)",
+      validate: (v) => (/^https?:\/\/[^/\s]/i.test(v.trim()) ? true : "An http or https URL."),
+    },
   ]);
   const client = await ctx.client();
   const description = stringOption(options, "description");
