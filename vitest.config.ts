@@ -12,6 +12,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    setupFiles: ["test/setup/temp-dir.ts"],
     projects: [
       {
         extends: true,
