@@ -59,7 +59,9 @@ describe("isolation between resellers", () => {
   }
 
   it("answers 404 to another reseller for a workspace whose contacts its own reseller just listed", async () => {
-    // The service remembers which reseller's workspaces a list has found: per reseller.
+    // The service remembers which reseller's workspaces a list has found (per reseller), and
+    // the page itself while nothing changes: neither is shared with another caller.
+    await t.request("GET", `/api/v1/workspaces/${workspaceId}/contacts`);
     const own = await t.request("GET", `/api/v1/workspaces/${workspaceId}/contacts`);
     expect(own.statusCode).toBe(200);
     const other = await t.request("GET", `/api/v1/workspaces/${workspaceId}/contacts`, {

@@ -182,6 +182,49 @@ describe("contacts with the reseller binary against a real local service", () =>
     expect(tags.stdout).toContain("vip\t2\t");
   });
 
+  it("shows at once what changed since a page was last read: an import, an upsert, an opt-out", async () => {
+    const workspace = await createWorkspace(service, "Polled");
+    const firstPage = async () => {
+      const response = await fetch(`${service.url}/api/v1/workspaces/${workspace}/contacts`, {
+        headers: { authorization: `Bearer ${service.token}` },
+      });
+      const body = (await response.json()) as {
+        data: { phone: string; opt_in_status: string }[];
+        meta: { pagination: { total: number } };
+      };
+      return { statuses: body.data.map((c) => `${c.phone} ${c.opt_in_status}`), ...body.meta };
+    };
+    // Read twice: the second answer is the page the service keeps while nothing changes.
+    expect(await firstPage()).toEqual(await firstPage());
+    expect((await firstPage()).pagination.total).toBe(0);
+
+    const file = join(service.dir, "polled.csv");
+    writeFileSync(file, "phone,opt_in_status\n+4915112345601,opted_in\n+4915112345602,opted_in\n");
+    const imported = await reseller(["contacts", "import", file, "-w", workspace, "--json"], {
+      env,
+    });
+    expect(JSON.parse(imported.stdout)).toMatchObject({ status: "completed", created: 2 });
+    expect(await firstPage()).toMatchObject({
+      statuses: ["+4915112345602 opted_in", "+4915112345601 opted_in"],
+      pagination: { total: 2 },
+    });
+
+    await api(service, "POST", `/api/v1/workspaces/${workspace}/contacts`, {
+      phone: "+4915112345603",
+    });
+    expect((await firstPage()).pagination.total).toBe(3);
+
+    const [newest] = (await api(
+      service,
+      "GET",
+      `/api/v1/workspaces/${workspace}/contacts?search=4915112345601`,
+    )) as unknown as { id: string }[];
+    await api(service, "PATCH", `/api/v1/workspaces/${workspace}/contacts/${newest?.id}`, {
+      opt_in_status: "opted_out",
+    });
+    expect((await firstPage()).statuses).toContain("+4915112345601 opted_out");
+  });
+
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {
     const file = join(service.dir, "dry.csv");
     writeFileSync(file, "phone,email\n+4915112345678,ok@example.com\n+4915112345679,nope\n");

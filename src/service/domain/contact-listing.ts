@@ -10,6 +10,7 @@ import {
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { type Page, type PageStart, pageFrom, pageStart } from "../db/keyset-paging.js";
+import { rememberedPage } from "./contact-page-memo.js";
 import { searchQuery } from "./contact-search.js";
 import type { Principal } from "./tokens.js";
 import { visibleWorkspaceId } from "./workspace-access.js";
@@ -161,7 +162,20 @@ export async function listContacts(
   workspaceId: string,
   query: ContactListQuery,
 ): Promise<ContactPage> {
-  const workspace = { id: await visibleWorkspaceId(db, principal, workspaceId) };
+  const id = await visibleWorkspaceId(db, principal, workspaceId);
+  const { page, per_page, cursor, search, tag, opt_in_status } = query;
+  // JSON tells an absent filter (null) from an empty one (`tag=` finds no contact).
+  const key = JSON.stringify([id, page, per_page, cursor, search, tag, opt_in_status]);
+  return rememberedPage(db, key, () => readContacts(db, id, query));
+}
+
+/** The page of the workspace's contacts that `query` asks for (see listContacts). */
+async function readContacts(
+  db: Db,
+  workspaceId: string,
+  query: ContactListQuery,
+): Promise<ContactPage> {
+  const workspace = { id: workspaceId };
   const pages = contactPagesOf(db);
   const search = query.search?.trim() ? query.search : undefined;
   const filters = [search, query.tag, query.opt_in_status].filter((f) => f !== undefined).length;
