@@ -319,6 +319,43 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(draft.id)).toMatchObject({ sent: 2, queued: 0 });
   });
 
+  it("counts a batch the operator partly throttled as progress: a campaign that outlived takeovers is not given up", async () => {
+    const draft = await launchedToAdaAndBob("Throttled survivor");
+    let calls = 0;
+    const runner = runnerSendingThrough(
+      {
+        exactlyOnce: () => true,
+        send: async (messages) => {
+          calls += 1;
+          if (calls === 1) throw new Error("operator unreachable");
+          if (calls > 2) throw new Error("connection reset by the database");
+          // Ada goes out; Bob is throttled by Meta (130429) and waits for the next batch.
+          return messages.map((_, i) =>
+            i === 0
+              ? { status: "accepted" as const, providerMessageId: "wamid.ADA" }
+              : { status: "backoff" as const, reason: "rate limit hit", code: 130429 },
+          );
+        },
+      },
+      2,
+    );
+    await runner.runDue();
+    await w.t.database.db
+      .updateTable("jobs")
+      .set({ attempts: 4 })
+      .where("kind", "=", "campaign.run")
+      .execute();
+    w.t.clock.advance(60_000);
+    await runner.runDue();
+    const [job] = await w.t.database.db
+      .selectFrom("jobs")
+      .select(["state", "attempts"])
+      .where("kind", "=", "campaign.run")
+      .execute();
+    expect(job).toMatchObject({ state: "queued", attempts: 1 });
+    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({ status: "running" });
+  });
+
   it("fails a campaign with internal_error when its job is given up, never leaving it running", async () => {
     const draft = await launchedToAdaAndBob("Doomed");
     const runner = runnerSendingThrough({

@@ -40,7 +40,8 @@ type BatchEnd =
   /** The channel's throughput is spent for now. */
   | { kind: "wait"; waitMs: number }
   | { kind: "sent" }
-  | { kind: "backoff" }
+  /** The operator refused some of the batch for now; `answered` of it went out (or failed for good). */
+  | { kind: "backoff"; answered: number }
   | { kind: "failed"; reason: string };
 
 interface RunCheckpoint {
@@ -510,7 +511,7 @@ async function sendBatch(
   toSend = sent.items;
   const results = sent.results;
   await grant.settle?.(toSend.length);
-  let end: BatchEnd = { kind: "sent" };
+  let failure: string | undefined;
   const notSent: string[] = [];
   results.forEach((result, i) => {
     const contactId = toSend[i]?.recipient.contact_id ?? "";
@@ -520,10 +521,14 @@ async function sendBatch(
       return;
     }
     notSent.push(contactId);
-    if (result.status === "campaign_failed") {
-      if (end.kind !== "failed") end = { kind: "failed", reason: result.reason };
-    } else if (end.kind === "sent") end = { kind: "backoff" };
+    if (result.status === "campaign_failed") failure ??= result.reason;
   });
+  const end: BatchEnd =
+    failure !== undefined
+      ? { kind: "failed", reason: failure }
+      : notSent.length > 0
+        ? { kind: "backoff", answered: results.length - notSent.length }
+        : { kind: "sent" };
   await record(deps, campaign, outcomes);
   if (notSent.length > 0) await requeue(deps, campaign.id, notSent);
   const wall = results.find((r) => r.status === "campaign_failed");
@@ -658,6 +663,12 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
         continue;
       }
       if (end.kind === "failed") return failCampaign(deps.db, deps.clock, campaignId, end.reason);
+      if (!progressed && (end.kind === "sent" || end.answered > 0)) {
+        // Once per run, as its first sends went out: the job's count of claims toward giving up
+        // starts over, so a campaign outliving several crashes is not failed by a passing error.
+        await ctx.checkpoint(deps.db, { snapshotted: true } satisfies RunCheckpoint);
+        progressed = true;
+      }
       if (end.kind === "backoff") {
         // The operator's throughput or rate limit: wait longer each time, up to 30 s.
         backoffMs = Math.min(
@@ -667,12 +678,6 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
         await sleep(backoffMs, ctx.signal);
       } else {
         backoffMs = 0;
-        if (!progressed) {
-          // Once per run, as its first batch went out: the job's count of claims toward giving
-          // up starts over, so a campaign outliving several crashes is not failed by a passing error.
-          await ctx.checkpoint(deps.db, { snapshotted: true } satisfies RunCheckpoint);
-          progressed = true;
-        }
       }
     }
     // Sends whose answer was lost complete it later, when a status report or the 24 h limit
