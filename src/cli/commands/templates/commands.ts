@@ -55,7 +55,7 @@ export const templateCommands: GroupSpec = {
       name: "create",
       summary: "Check a template against WhatsApp's rules, then submit it for review",
       description:
-        "Takes a JSON file (--file, `-` for stdin; WhatsApp Cloud API shapes) or flags for a simple template. Every rule is checked locally first: any problem exits 2 with each one listed and nothing sent. At a terminal it shows a preview on stderr. --draft stores a draft to submit later. Button SPECs: QUICK_REPLY:<text>, URL:<text>:<url>[|<example>] (the example fills a trailing {{1}}), PHONE_NUMBER:<text>:<+E164>, COPY_CODE:<code>, OTP:<COPY_CODE|ONE_TAP|ZERO_TAP>[:<text>]. Texts may not contain ':' except a URL's. At a terminal, without --file, a missing --name, --category, --language or --body is asked for.",
+        "Takes a JSON file (--file, `-` for stdin; WhatsApp Cloud API shapes) or flags for a simple template. Every rule is checked locally first: any problem exits 2 with each one listed and nothing sent. At a terminal it shows a preview on stderr. --draft stores a draft to submit later. Button SPECs: QUICK_REPLY:<text>, URL:<text>:<url>[|<example>] (the example fills a trailing {{1}}), PHONE_NUMBER:<text>:<+E164>, COPY_CODE:<code>, OTP:<COPY_CODE|ONE_TAP|ZERO_TAP>[:<text>]. Texts may not contain ':' except a URL's. At a terminal, without --file, a missing --name, --category, --language or --body is asked for (for an authentication template, its copy-code button's text instead of a body).",
       inWorkspace: true,
       options: [
         { flags: "--file <file>", description: "the template as JSON (- for stdin)" },

@@ -10,7 +10,7 @@ import {
   pendingTemplate,
   workspaceId,
 } from "../../../../test/fixtures/templates.js";
-import { runCli } from "../../../../test/helpers/cli.js";
+import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
 const path = `/api/v1/workspaces/${workspaceId}/templates`;
@@ -238,6 +238,32 @@ describe("reseller templates create", () => {
         ],
       },
     ]);
+  });
+
+  it("asks at a terminal for what the flags leave out, an authentication template's code button included", async () => {
+    const sent = stubCreate();
+    const prompter = scriptedPrompter({
+      "Template name": "login_code",
+      Category: "authentication",
+      "Language code": "en",
+      "Copy-code button text": "Copy it",
+    });
+    const run = await runCli(["templates", "create"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toHaveLength(4);
+    expect(sent.all[0]).toMatchObject({
+      name: "login_code",
+      category: "authentication",
+      components: [
+        { type: "BODY" },
+        { type: "BUTTONS", buttons: [{ type: "OTP", otp_type: "COPY_CODE", text: "Copy it" }] },
+      ],
+    });
   });
 
   describe("--wait", () => {

@@ -1,8 +1,8 @@
-import { checkTemplate } from "../../../contract/template-rules.js";
+import { checkTemplate, templateLimits } from "../../../contract/template-rules.js";
 import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { booleanOption, intOption, stringOption } from "../../options.js";
+import { booleanOption, intOption, listOption, stringOption } from "../../options.js";
 import { askForMissing } from "../../prompts.js";
 import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
 import {
@@ -52,7 +52,7 @@ export const run: Handler = async (ctx, input) => {
     ]);
     const otp = String(asked.category ?? "").toLowerCase() === "authentication";
     options = otp
-      ? asked
+      ? await askForCodeButton(ctx, asked)
       : await askForMissing(ctx, asked, [
           { key: "body", message: "Body text ({{1}}, {{2}}… for variables)" },
         ]);
@@ -97,6 +97,27 @@ export const run: Handler = async (ctx, input) => {
     false,
   );
 };
+
+/**
+ * An authentication template's code button, asked at a terminal when no --button gives one: a
+ * copy-code button, the only kind flags can make (one-tap and zero-tap need their Android apps,
+ * in a --file).
+ */
+async function askForCodeButton(
+  ctx: Parameters<Handler>[0],
+  options: Readonly<Record<string, unknown>>,
+): Promise<Readonly<Record<string, unknown>>> {
+  if (!ctx.canPrompt || listOption(options, "button").length > 0) return options;
+  const text = await ctx.prompter.input({
+    message: "Copy-code button text (one-tap and zero-tap buttons need --file)",
+    default: "Copy code",
+    validate: (value) =>
+      value.trim() !== "" && [...value.trim()].length <= templateLimits.buttonTextMax
+        ? true
+        : `1 to ${templateLimits.buttonTextMax} characters.`,
+  });
+  return { ...options, button: [`OTP:COPY_CODE:${text.trim()}`] };
+}
 
 /**
  * A question's check of a template's name or language: the checker's own rule, run on a
