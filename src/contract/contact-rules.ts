@@ -102,5 +102,15 @@ export function normaliseTimestamp(text: string): string | null {
   if (!timestampPattern.test(text)) return null;
   const time = Date.parse(text);
   if (Number.isNaN(time)) return null;
+  // Date.parse rolls 30 February over into March and reads 24:00 as the next day: a consent
+  // date must be a real one, as written.
+  const [year, month, day, hour] = [
+    text.slice(0, 4),
+    text.slice(5, 7),
+    text.slice(8, 10),
+    text.slice(11, 13),
+  ].map(Number) as [number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth || hour > 23) return null;
   return `${new Date(time).toISOString().slice(0, 19)}Z`;
 }

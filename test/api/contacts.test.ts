@@ -218,6 +218,20 @@ describe("contacts", () => {
       expect(res.json().details[0].field).toBe("opted_in_at");
     });
 
+    it("refuses a consent date that does not exist (30 February, 24:00) instead of moving it", async () => {
+      for (const when of ["2026-02-30T10:00:00Z", "2025-04-31T08:00:00Z", "2026-01-05T24:00:00Z"]) {
+        const res = await upsert({ phone: anna, opt_in_status: "opted_in", opted_in_at: when });
+        expect(res.statusCode, when).toBe(422);
+        expect(res.json().details[0].field).toBe("opted_in_at");
+      }
+      const leap = await upsert({
+        phone: anna,
+        opt_in_status: "opted_in",
+        opted_in_at: "2024-02-29T10:00:00Z",
+      });
+      expect(leap.json().data.opted_in_at).toBe("2024-02-29T10:00:00Z");
+    });
+
     it("answers 409 workspace_not_active on a suspended workspace", async () => {
       await t.request("PATCH", `/api/v1/workspaces/${ws}`, { body: { status: "suspended" } });
       const res = await upsert({ phone: anna });
