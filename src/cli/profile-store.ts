@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type Conf from "conf";
+import { ownValue } from "../contract/own-value.js";
 import { usageError } from "./cli-error.js";
 import { defaultProfileName } from "./settings.js";
 
@@ -125,7 +126,7 @@ export class ProfileStore {
   }
 
   get(name: string): Profile | undefined {
-    return this.read().profiles[name];
+    return ownValue(this.read().profiles, name);
   }
 
   list(): { name: string; profile: Profile; active: boolean }[] {
@@ -144,7 +145,7 @@ export class ProfileStore {
   ): Promise<void> {
     const conf = await this.writer();
     const profiles = { ...conf.get("profiles") };
-    const next: Profile = { ...profiles[name] };
+    const next: Profile = { ...ownValue(profiles, name) };
     for (const [key, value] of Object.entries(fields) as [keyof Profile, string | undefined][]) {
       if (value === undefined) delete next[key];
       else next[key] = value;

@@ -12,6 +12,7 @@ import {
 import { neutraliseFormula, restoreFormula } from "./csv-formulas.js";
 import { recogniseLayout } from "./csv-layouts.js";
 import type { CsvMapping } from "./csv-options.js";
+import { ownValue } from "./own-value.js";
 import { normalizePhone } from "./phones.js";
 import { storableCopy, unstorableTextProblem } from "./storable-text.js";
 import { optInStatuses } from "./vocabulary.js";
@@ -334,7 +335,7 @@ export function readRow(
 
   const said = cell(fields, columns.opt_in_status)?.toLowerCase();
   if (said !== undefined) {
-    const status = optInWords[said] ?? said;
+    const status = ownValue(optInWords, said) ?? said;
     if (!(optInStatuses as readonly string[]).includes(status)) {
       return refuse(
         "opt_in_status",
@@ -637,7 +638,7 @@ export function exportRow(contact: ExportableContact, customKeys: readonly strin
     contact.opt_in_source ?? "",
     contact.opted_in_at ?? "",
     contact.opted_out_at ?? "",
-    ...customKeys.map((k) => contact.custom_fields[k] ?? ""),
+    ...customKeys.map((k) => ownValue(contact.custom_fields, k) ?? ""),
   ];
   return row.map(neutraliseFormula);
 }

@@ -1,5 +1,6 @@
 import { csvColumns, customColumnPrefix } from "./contact-csv.js";
 import { customKeyProblem } from "./contact-rules.js";
+import { ownValue } from "./own-value.js";
 
 /**
  * How a contact CSV is to be read: which encoding, which separator, which header names which
@@ -45,7 +46,8 @@ export function parseDelimiter(text: string): CsvDelimiter | undefined {
     pipe: "|",
   };
   const lower = text.toLowerCase();
-  if (lower in named) return named[lower];
+  const namedDelimiter = ownValue(named, lower);
+  if (namedDelimiter !== undefined) return namedDelimiter;
   return (csvDelimiters as readonly string[]).includes(text) ? (text as CsvDelimiter) : undefined;
 }
 
@@ -61,7 +63,7 @@ export function parseEncoding(text: string): CsvEncoding | undefined {
   };
   const lower = text.trim().toLowerCase();
   if ((csvEncodings as readonly string[]).includes(lower)) return lower as CsvEncoding;
-  return aliases[lower];
+  return ownValue(aliases, lower);
 }
 
 /** Why a mapping target is refused, or null: a supported column, `custom.<key>`, or null. */

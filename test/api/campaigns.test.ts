@@ -218,6 +218,21 @@ describe("campaigns", () => {
     expect((await w.stats(draft.id)).failures).toEqual([{ reason: "missing_variable", count: 1 }]);
   });
 
+  it("fails with missing_variable a recipient without the mapped custom field, even one named like toString", async () => {
+    const w = await campaignWorld(t);
+    for (const key of ["toString", "constructor"]) {
+      const draft = await w.post(
+        "/campaigns",
+        w.body({ name: key, variable_mapping: { "1": `custom.${key}` } }),
+      );
+      await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+      await t.runJobs();
+      const stats = await w.stats(draft.id);
+      expect(stats.sent, key).toBe(0);
+      expect(stats.failures, key).toEqual([{ reason: "missing_variable", count: stats.failed }]);
+    }
+  });
+
   it("sends to contacts with any of the audience's tags, or to the listed contacts only", async () => {
     const w = await campaignWorld(t);
     const byTag = await w.post("/campaigns", w.body({ audience: { tags: ["vip"] } }));

@@ -178,12 +178,14 @@ describe("contact imports of CSV files as people have them", () => {
       const done = await imported(fixture("windows-1252.csv"), { encoding });
       expect(done).toMatchObject({ error_count: 0, encoding: "windows-1252" });
     }
-    const refused = await start(fixture("windows-1252.csv"), { encoding: "ebcdic" });
-    expect(refused.statusCode).toBe(422);
-    expect(refused.json().details).toContainEqual({
-      field: "encoding",
-      message: expect.stringContaining("encoding must be one of utf-8, windows-1252"),
-    });
+    for (const unknown of ["ebcdic", "constructor", "__proto__"]) {
+      const refused = await start(fixture("windows-1252.csv"), { encoding: unknown });
+      expect(refused.statusCode, unknown).toBe(422);
+      expect(refused.json().details).toContainEqual({
+        field: "encoding",
+        message: expect.stringContaining("encoding must be one of utf-8, windows-1252"),
+      });
+    }
   });
 
   it("detects a UTF-16 file by its byte order mark, tab-separated", async () => {

@@ -41,6 +41,8 @@ describe("the dashboard's sign-in, session and API proxy", () => {
       "/dashboard/assets/..%2f..%2f..%2fpackage.json",
       "/dashboard/assets/nope.js",
       "/dashboard/vendor/..%2fpackage.json",
+      "/dashboard/vendor/constructor",
+      "/dashboard/vendor/toString",
     ]) {
       expect((await t.app.inject({ method: "GET", url })).statusCode, url).toBe(404);
     }

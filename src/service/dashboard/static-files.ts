@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ownValue } from "../../contract/own-value.js";
 
 const require = createRequire(import.meta.url);
 
@@ -61,7 +62,7 @@ export interface StaticFile {
 }
 
 function typeOf(name: string): string {
-  return contentTypes[name.split(".").pop() ?? ""] ?? "application/octet-stream";
+  return ownValue(contentTypes, name.split(".").pop() ?? "") ?? "application/octet-stream";
 }
 
 const cache = new Map<string, StaticFile>();
@@ -76,7 +77,7 @@ async function load(key: string, path: string, name: string): Promise<StaticFile
 
 /** A vendored library file by its URL name, or null for a name not on the list. */
 export async function vendorFile(name: string): Promise<StaticFile | null> {
-  const module = vendorFiles[name];
+  const module = ownValue(vendorFiles, name);
   if (module === undefined) return null;
   return load(`vendor:${name}`, resolvePackageFile(module), name);
 }

@@ -1,3 +1,4 @@
+import { ownValue } from "../../contract/own-value.js";
 import { variableNumbers } from "../../contract/template-rules.js";
 
 /** The contact fields a message can use. */
@@ -58,7 +59,7 @@ export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, 
 
 function fieldValue(contact: ContactFields, field: string): string {
   if (field.startsWith("custom.")) {
-    const value = contact.custom_fields[field.slice("custom.".length)];
+    const value = ownValue(contact.custom_fields, field.slice("custom.".length));
     return value === null || value === undefined ? "" : String(value);
   }
   const value = contact[field as "first_name" | "last_name" | "phone" | "email"];

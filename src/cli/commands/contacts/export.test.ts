@@ -27,6 +27,30 @@ describe("reseller contacts export", () => {
       .reply(200, envelope([ben], {}), { headers: jsonHeaders });
   }
 
+  it("writes an empty cell for a contact without a custom field named like what every object has (constructor)", async () => {
+    api.pool
+      .intercept({ path: `${base}/contacts`, method: "GET", query: { per_page: "100" } })
+      .reply(
+        200,
+        envelope(
+          [
+            { ...anna, custom_fields: { constructor: "c" } },
+            { ...ben, custom_fields: {} },
+          ],
+          {},
+        ),
+        { headers: jsonHeaders },
+      );
+    const output = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "out.csv");
+    const run = await runCli(["contacts", "export", "--output", output, "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = parse(readFileSync(output)) as string[][];
+    expect(rows.map((row) => row.at(-1))).toEqual(["custom.constructor", "", "c"]);
+  });
+
   it("writes every contact as CSV in the import's layout, custom fields as sorted custom.<key> columns", async () => {
     stubPages();
     const output = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "out.csv");

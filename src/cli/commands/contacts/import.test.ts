@@ -363,6 +363,17 @@ describe("reseller contacts import", () => {
     });
     expect(country.code).toBe(2);
     expect(country.stderr).toContain("--default-country expects a two-letter country code");
+    for (const [flag, value] of [
+      ["--delimiter", "constructor"],
+      ["--encoding", "toString"],
+    ] as const) {
+      const odd = await runCli(["contacts", "import", file, flag, value, "--dry-run"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(odd.code, odd.stderr).toBe(2);
+      expect(odd.stderr).toContain(flag);
+    }
     const noWait = await runCli(
       ["contacts", "import", file, "--no-wait", "--errors", tempFile("e.csv")],
       { env: env(), dispatcher: api.agent },
