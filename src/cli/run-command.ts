@@ -19,6 +19,7 @@ export async function runCommand(
   });
   await renderResult(result, ctx.output, {
     write: (t) => ctx.io.stdout.write(t),
+    inform: (t) => ctx.io.stderr.write(t),
     color: ctx.color,
     columns: ctx.io.stdout.columns,
   });

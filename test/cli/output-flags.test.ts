@@ -84,7 +84,11 @@ describe("the output writer", () => {
     color: boolean,
   ) => {
     let text = "";
-    await renderResult({ view }, mode, { write: (t) => (text += t), color });
+    await renderResult({ view }, mode, {
+      write: (t) => (text += t),
+      inform: (t) => (text += `(stderr) ${t}`),
+      color,
+    });
     return text;
   };
 
@@ -143,6 +147,28 @@ describe("the output writer", () => {
     expect(await render(record, "table", false)).toBe("Name: Eve[2J]0;owned Tab\n      Line\n");
   });
 
+  it("pipes the service's text without its control characters too, in plain lines and --csv", async () => {
+    const rows = [{ id: "c1", name: "Eve\u001b[2J\u001b]0;owned\u0007\tTab\nLine" }];
+    const table = tableView(rows, [{ header: "Name", key: "name", value: (r) => r.name }]);
+    expect(await render(table, "plain", false)).toBe("Eve[2J]0;owned Tab Line\n");
+    let csv = "";
+    await renderResult({ view: table }, "csv", {
+      write: (t) => (csv += t),
+      inform: () => {},
+      color: false,
+    });
+    expect(csv).toBe('name\n"Eve[2J]0;owned\tTab\nLine"\n');
+  });
+
+  it("says that a list is empty on stderr, leaving stdout to data", async () => {
+    const table = tableView(
+      [] as { name: string }[],
+      [{ header: "Name", key: "name", value: (r) => r.name }],
+      { empty: "No contacts match." },
+    );
+    expect(await render(table, "table", false)).toBe("(stderr) No contacts match.\n");
+  });
+
   it("fits a table to the terminal's width, cutting long values with an ellipsis, never an id", async () => {
     const id = "ct_01JD3FZK8Q2W7N5V4X6B9C1A0E";
     const rows = [
@@ -169,6 +195,7 @@ describe("the output writer", () => {
       let text = "";
       await renderResult({ view: table }, "table", {
         write: (t) => (text += t),
+        inform: () => {},
         color: true,
         columns,
       });

@@ -7,7 +7,7 @@ import { neutraliseFormula } from "../../contract/csv-formulas.js";
 import type { CommandResult } from "../command-spec.js";
 import { createPaint } from "./paint.js";
 import type { OutputMode, OutputTarget } from "./render.js";
-import { terminalText } from "./terminal-text.js";
+import { terminalText, withoutControls } from "./terminal-text.js";
 import { cellText, type Paint, type View } from "./view.js";
 
 const borderless = {
@@ -168,15 +168,17 @@ function human(
   view: View,
   mode: "table" | "plain",
   paint: Paint,
-  out: { colour: boolean; columns: number | undefined },
+  out: { colour: boolean; columns: number | undefined; inform(text: string): void },
 ): string {
   const { colour, columns } = out;
   switch (view.kind) {
     case "table":
       if (mode === "plain") return view.raw.map((r) => `${r.map(plainCell).join("\t")}\n`).join("");
-      return view.raw.length === 0
-        ? `${paint.dim(view.empty)}\n`
-        : renderTable(view.headers, view.display(paint), paint, colour, columns);
+      if (view.raw.length > 0) {
+        return renderTable(view.headers, view.display(paint), paint, colour, columns);
+      }
+      out.inform(`${paint.dim(view.empty)}\n`);
+      return "";
     case "record":
       if (mode === "plain")
         return view.keys.map((k, i) => `${k}\t${plainCell(view.raw[i])}\n`).join("");
@@ -196,14 +198,21 @@ function human(
   }
 }
 
-/** A `--csv` cell: formulas neutralised, so a spreadsheet opening it runs nothing. */
+/**
+ * A `--csv` cell: formulas neutralised, so a spreadsheet opening it runs nothing, and control
+ * characters other than line breaks and tabs (which CSV quotes) dropped, so a file shown at a
+ * terminal cannot clear or retitle it.
+ */
 function csvCell(cell: Parameters<typeof cellText>[0]): string {
-  return neutraliseFormula(cellText(cell));
+  return neutraliseFormula(withoutControls(cellText(cell)));
 }
 
-/** A raw cell on one tab-separated line: tabs and newlines would break the columns. */
+/**
+ * A raw cell on one tab-separated line: tabs and newlines would break the columns, and other
+ * control characters reach whatever terminal the lines are piped to (`| grep`, `| less -R`).
+ */
 function plainCell(cell: Parameters<typeof cellText>[0]): string {
-  return cellText(cell).replace(/[\t\r\n]+/g, " ");
+  return withoutControls(cellText(cell)).replace(/[\t\r\n]+/g, " ");
 }
 
 /** Writes a result's view in one of the text modes. */
@@ -226,5 +235,11 @@ export async function renderText(
     return;
   }
   // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
-  out.write(human(view, mode, createPaint(out.color), { colour: out.color, columns: out.columns }));
+  out.write(
+    human(view, mode, createPaint(out.color), {
+      colour: out.color,
+      columns: out.columns,
+      inform: (text) => out.inform(text),
+    }),
+  );
 }

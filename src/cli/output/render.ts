@@ -5,6 +5,8 @@ export type OutputMode = "json" | "csv" | "quiet" | "table" | "plain";
 
 export interface OutputTarget {
   write(text: string): void;
+  /** Writes a message for people (stderr): "No tags yet" is not data. */
+  inform(text: string): void;
   color: boolean;
   /** The terminal's width, which tables fit; undefined when unknown (piped, or a test's stream). */
   columns?: number | undefined;

@@ -60,7 +60,7 @@ describe("reseller channels list", () => {
       env: { ...api.env, NO_COLOR: "1" },
       dispatcher: api.agent,
     });
-    expect(run.stdout).toContain("reseller channels add");
+    expect(run.stderr).toContain("reseller channels add");
     const none = await runCli(["channels", "list"], { env: api.env, dispatcher: api.agent });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("No workspace given.");

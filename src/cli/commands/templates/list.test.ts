@@ -80,7 +80,7 @@ describe("reseller templates list", () => {
       { tty: true, env: { ...api.env, NO_COLOR: "1" }, dispatcher: api.agent },
     );
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("No templates match.");
+    expect(run.stderr).toContain("No templates match.");
   });
 
   it("follows every page by cursor with --all", async () => {

@@ -120,14 +120,15 @@ describe("reseller workspaces list", () => {
     ]);
   });
 
-  it("says how to create one when there are none, at a terminal", async () => {
+  it("says how to create one when there are none, at a terminal, on stderr (it is not data)", async () => {
     stubPage(firstPage, listEnvelope([]));
     const run = await runCli(["workspaces", "list"], {
       tty: true,
       env: { ...api.env, NO_COLOR: "1" },
       dispatcher: api.agent,
     });
-    expect(run.stdout).toContain("reseller workspaces create");
+    expect(run.stderr).toContain("reseller workspaces create");
+    expect(run.stdout).toBe("");
   });
 
   it("refuses an unknown status, and a per-page over 100, before any request", async () => {
