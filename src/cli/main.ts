@@ -15,6 +15,13 @@ async function runner(deps: MainDeps): Promise<Runner> {
   return { runCommand, reportError };
 }
 
+/** The words that name a command after `reseller` (`workspaces create`). */
+function commandPath(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(" ");
+}
+
 /** `--json` among the CLI's own words (not in a command line after `--`, as `serve exec` runs). */
 function asksForJson(argv: readonly string[]): boolean {
   const end = argv.indexOf("--");
@@ -28,10 +35,12 @@ function asksForJson(argv: readonly string[]): boolean {
 export async function main(argv: readonly string[], deps: MainDeps): Promise<number> {
   let exitCode = 0;
   let globals: GlobalOptions = {};
+  let running = "";
   const program = buildProgram(
     { writeOut: (t) => deps.io.stdout.write(t), writeErr: (t) => deps.io.stderr.write(t) },
     async (spec: CommandSpec, command: Command) => {
       globals = command.optsWithGlobals();
+      running = commandPath(command);
       exitCode = await (await runner(deps)).runCommand(spec, command, globals, deps);
     },
     expansionFor(argv),
@@ -64,6 +73,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       }
       return 2;
     }
-    return (await runner(deps)).reportError(error, deps.io, globals);
+    return (await runner(deps)).reportError(error, deps.io, globals, running);
   }
 }

@@ -1,4 +1,5 @@
 import { ApiError } from "../client/api-error.js";
+import { ownValue } from "../contract/own-value.js";
 import { CliError, type ErrorJson, type ExitKind, errorJsonText, exitCodes } from "./cli-error.js";
 import type { GlobalOptions } from "./context.js";
 import type { Io } from "./io.js";
@@ -20,7 +21,7 @@ export function exitKindOf(error: ApiError): ExitKind {
   return "unexpected";
 }
 
-function hintFor(error: ApiError): string | undefined {
+function hintFor(error: ApiError, command: string): string | undefined {
   if (error.hint) return error.hint;
   if (error.kind === "network" || error.kind === "timeout") {
     return "Is the service running? Start one with `reseller serve`, or check --base-url / RESELLER_BASE_URL.";
@@ -29,7 +30,7 @@ function hintFor(error: ApiError): string | undefined {
     return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";
   if (error.status === 403) return "Use a token that has this scope (see `reseller auth status`).";
   if (error.status === 429) return "The token's rate limit is spent; wait and try again.";
-  if (error.status === 422) return flagsHint(error);
+  if (error.status === 422) return flagsHint(error, command);
   return undefined;
 }
 
@@ -55,22 +56,21 @@ const flagsByCommand: Record<string, Record<string, string>> = {
     scheduled_at: "--schedule",
   },
   "workspaces create": { contact_email: "--email", plan_id: "--plan" },
+  "workspaces onboard": { contact_email: "--email", plan_id: "--plan" },
 };
 
-/** A 422 that names the service's field names: how to give them from the CLI. */
-function flagsHint(error: ApiError): string | undefined {
+/**
+ * A 422 of `command` that names the service's field names: how to give them with its flags.
+ * Another command's refusal gets none (`workspaces plan` takes the plan as an argument).
+ */
+function flagsHint(error: ApiError, command: string): string | undefined {
   const text = [error.message, ...error.details.flatMap((d) => [d.field, d.message])].join(" ");
-  const lines = Object.entries(flagsByCommand).flatMap(([command, flags]) => {
-    const named = Object.entries(flags).filter(([field]) =>
-      new RegExp(`\\b${field}\\b`).test(text),
-    );
-    return named.length === 0
-      ? []
-      : [
-          `With \`reseller ${command}\`: ${named.map(([field, flag]) => `${field} is ${flag}`).join(", ")}.`,
-        ];
-  });
-  return lines.length === 0 ? undefined : lines.join(" ");
+  const named = Object.entries(ownValue(flagsByCommand, command) ?? {}).filter(([field]) =>
+    new RegExp(`\\b${field}\\b`).test(text),
+  );
+  return named.length === 0
+    ? undefined
+    : `With \`reseller ${command}\`: ${named.map(([field, flag]) => `${field} is ${flag}`).join(", ")}.`;
 }
 
 /** Ctrl-C at a prompt: @inquirer/prompts rejects with an ExitPromptError. */
@@ -79,7 +79,7 @@ export function isInterrupt(error: unknown): boolean {
 }
 
 /** Prints an error for people on stderr (and as JSON on stdout with --json); returns the exit code. */
-export function reportError(error: unknown, io: Io, globals: GlobalOptions): number {
+export function reportError(error: unknown, io: Io, globals: GlobalOptions, command = ""): number {
   // The person chose to stop: no error to report, only the shell's code for an interrupt.
   if (isInterrupt(error)) {
     io.stderr.write("\n");
@@ -107,7 +107,7 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions): num
       lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
     }
     if (error.requestId) lines.push(`Request id: ${error.requestId}`);
-    const hint = hintFor(error);
+    const hint = hintFor(error, command);
     if (hint) lines.push(`Hint: ${hint}`);
     json = {
       status: error.status || null,

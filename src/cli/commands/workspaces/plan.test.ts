@@ -32,6 +32,27 @@ describe("reseller workspaces plan", () => {
     expect(JSON.parse(run.stdout).id).toBe("ws_02active");
   });
 
+  it("reports the service's refusal of the plan without another command's flag hint", async () => {
+    api.pool.intercept({ path: "/api/v1/workspaces/ws_01active", method: "PATCH" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: "plan_id: no plan 999",
+        details: [{ field: "plan_id", message: "no plan 999" }],
+        request_id: "req_1",
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["workspaces", "plan", "ws_01active", "999"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("no plan 999");
+    expect(run.stderr).not.toContain("--plan");
+  });
+
   it("takes the plan's slug from `plans list` as well, sending the plan's id", async () => {
     api.pool
       .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
