@@ -1,5 +1,6 @@
 import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { registerSqliteHandle } from "../../src/service/db/engine.js";
 import type { Database } from "../../src/service/db/schema.js";
 import { listContacts } from "../../src/service/domain/contact-listing.js";
 import type { Principal } from "../../src/service/domain/tokens.js";
@@ -49,6 +50,7 @@ describe("query plans of contact pages", () => {
         seen.push({ sql: event.query.sql, parameters: event.query.parameters });
       },
     });
+    registerSqliteHandle(db, sqlite);
     await listContacts(db, principal, ws, { page: 1, per_page: 1, ...query });
     return seen.map(({ sql, parameters }) =>
       (
