@@ -186,6 +186,16 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           "unauthenticated",
         );
       }
+      if (!/^[\x21-\x7e]+$/.test(token)) {
+        // Sent as it is, it fails inside the HTTP client, which reads as an unreachable service.
+        const source = overrides.token === undefined ? resolved.token.source : "given";
+        const from =
+          source === "flag" ? " (from --token)" : source === "env" ? " (from RESELLER_TOKEN)" : "";
+        throw usageError(
+          `Invalid token${from}: a token is printable ASCII without spaces; this one holds a space, a control character or a non-ASCII letter.`,
+          "Copy the token again as it was shown when it was created.",
+        );
+      }
       const baseUrl = overrides.baseUrl ?? resolved.baseUrl.value;
       const problem = baseUrlProblem(baseUrl);
       if (problem) {

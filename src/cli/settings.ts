@@ -69,7 +69,8 @@ export function resolveSettings(
       baseUrl.value === undefined
         ? { value: defaultBaseUrl, source: "default" }
         : { value: baseUrl.value, source: baseUrl.source },
-    token: pick(flags.token, env.RESELLER_TOKEN, profile?.token),
+    // A token read from a file with Windows line endings (`$(cat token.txt)`) keeps its \r.
+    token: pick(flags.token?.trim(), env.RESELLER_TOKEN?.trim(), profile?.token),
     workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
   };
 }

@@ -342,6 +342,36 @@ describe("exit codes of service answers", () => {
     });
   });
 
+  it("takes a token with a trailing line break (a file saved on Windows) and refuses one holding a space, before any request", async () => {
+    api.pool
+      .intercept({
+        path: "/api/v1/plans/2",
+        method: "GET",
+        headers: { authorization: `Bearer ${api.env.RESELLER_TOKEN}` },
+      })
+      .reply(
+        200,
+        { status: "success", data: starterPlan, meta: planMeta },
+        { headers: jsonHeaders },
+      );
+    const crlf = await runCli(["plans", "get", "2", "--json"], {
+      env: { ...api.env, RESELLER_TOKEN: `${api.env.RESELLER_TOKEN}\r\n` },
+      dispatcher: api.agent,
+    });
+    expect(crlf.code, crlf.stderr).toBe(0);
+    for (const [flags, from] of [
+      [["--token", "rsk_x €"], "--token"],
+      [[], "RESELLER_TOKEN"],
+    ] as const) {
+      const run = await runCli(["plans", "get", "2", ...flags], {
+        env: { ...api.env, RESELLER_TOKEN: "rsk_with space" },
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`Invalid token (from ${from})`);
+    }
+  });
+
   it("a 503 is retried after Retry-After, then exits 8 when it lasts", async () => {
     for (let i = 0; i < 4; i++) {
       api.pool
