@@ -500,7 +500,7 @@ describe("auth status", () => {
 });
 
 describe("admin resellers create --quiet", () => {
-  it("prints the new token, the one value that is never shown again", async () => {
+  it("prints the new reseller's id, and on stderr its token, the one value never shown again", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "reseller-audit-")), "reseller.db");
     await (await openDatabase(file)).close();
     const run = await runCli([
@@ -514,7 +514,8 @@ describe("admin resellers create --quiet", () => {
       "--quiet",
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^rsk_\S+\n$/);
+    expect(run.stdout).toMatch(/^rs_\w+\n$/);
+    expect(run.stderr).toMatch(/rsk_\S+/);
   });
 });
 

@@ -1,8 +1,19 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
 import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
+
+/** Whether the `sqlite3` shell is installed (Debian's sqlite3 package). */
+const sqliteShell = (() => {
+  try {
+    execFileSync("sqlite3", ["-version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 async function api(service: ServedService, method: string, path: string, body?: unknown) {
   const response = await fetch(`${service.url}${path}`, {
@@ -224,6 +235,36 @@ describe("contacts with the reseller binary against a real local service", () =>
     });
     expect((await firstPage()).statuses).toContain("+4915112345601 opted_out");
   });
+
+  // The documented backup tool; better-sqlite3 as a reader never deleted the log in the same case.
+  it.skipIf(!sqliteShell)(
+    "keeps its database log through an import on the import's thread: `sqlite3` reading the file afterwards sees every later write",
+    async () => {
+      const workspace = await createWorkspace(service, "Large import");
+      // Over 1 MB, so the import runs on its own thread, with its own connection to the file.
+      const rows = Array.from(
+        { length: 36_000 },
+        (_, i) => `+49151${String(10_000_000 + i)},Somebody called ${i}`,
+      );
+      const file = join(service.dir, "large.csv");
+      writeFileSync(file, `phone,first_name\n${rows.join("\n")}\n`);
+      const imported = await reseller(["contacts", "import", file, "-w", workspace, "--json"], {
+        env,
+      });
+      expect(JSON.parse(imported.stdout)).toMatchObject({ status: "completed", created: 36_000 });
+      // Another process reads the file and closes it (`sqlite3 reseller.db 'select …'`, `.backup`).
+      const count = () =>
+        execFileSync("sqlite3", [service.dbFile, "select count(*) from contacts"])
+          .toString()
+          .trim();
+      expect(count()).toBe("36000");
+      expect(existsSync(`${service.dbFile}-wal`)).toBe(true);
+      await api(service, "POST", `/api/v1/workspaces/${workspace}/contacts`, {
+        phone: "+4915112345699",
+      });
+      expect(count()).toBe("36001");
+    },
+  );
 
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {
     const file = join(service.dir, "dry.csv");

@@ -1,4 +1,4 @@
-import { closeSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
@@ -144,12 +144,16 @@ async function openSqlite(
   // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   // A new database file is readable by its owner only: it holds other people's contacts and the
-  // webhook signing secrets, and SQLite gives its -wal and -shm files the same mode.
-  if (file !== ":memory:") {
+  // webhook signing secrets, and SQLite gives its -wal and -shm files the same mode. Only a file
+  // that does not exist yet is touched: closing any descriptor of an open database drops every
+  // lock this process holds on it (POSIX), and an import's thread opens the file again while the
+  // service has it open; the next reader (`sqlite3 … .backup`) then took itself for the last
+  // connection and deleted the log the service was still writing.
+  if (file !== ":memory:" && !existsSync(file)) {
     try {
-      closeSync(openSync(file, "a", 0o600));
+      closeSync(openSync(file, "wx", 0o600));
     } catch {
-      // better-sqlite3's own open below says why the file cannot be opened.
+      // Created meanwhile, or not creatable: better-sqlite3's own open below says why.
     }
   }
   const sqlite = new BetterSqlite3(file);

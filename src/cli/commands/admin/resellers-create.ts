@@ -28,9 +28,14 @@ export const run: Handler = async (ctx, { options }) => {
       { header: "Token id", key: "token_id", value: (d) => d.token_id },
       { header: "Token", key: "token", value: (d) => d.token },
     ]);
-    // --quiet prints the secret, as `tokens create` does: the one thing that cannot be shown again.
-    if (view.kind === "record") view.ids = [data.token];
-    return { data, view, message: "Store the token now: it is shown only this once." };
+    // --quiet prints ids only (the reseller's); the secret, shown only this once, goes to stderr.
+    if (view.kind === "record") view.ids = [data.reseller_id];
+    return {
+      data,
+      view,
+      message: "Store the token now: it is shown only this once.",
+      secrets: [`Token ${data.token_id} (shown only this once): ${data.token}`],
+    };
   } finally {
     await database.close();
   }

@@ -49,7 +49,7 @@ function tokenVerbs(kind: "reseller" | "workspace"): CommandSpec[] {
           ? "Create another reseller token (rsk_…); the secret is shown only once"
           : "Create a workspace token (wsk_…), e.g. plans:read for a pricing page; the secret is shown only once",
       description:
-        "Prints the new token's secret once: the service keeps only its hash. With --json the output includes `token`; with --quiet only the secret is printed, so it can go straight into a secret store. At a terminal a missing --name or --scope is asked for.",
+        "Prints the new token's secret once: the service keeps only its hash. With --json the output includes `token`; with --quiet the id goes to stdout and the secret to stderr (`--json | jq -r .token` captures it). At a terminal a missing --name or --scope is asked for.",
       inWorkspace,
       options: createOptions,
       examples:
@@ -61,7 +61,7 @@ function tokenVerbs(kind: "reseller" | "workspace"): CommandSpec[] {
             ]
           : [
               `${prefix} create -w ws_01JD3F --name "pricing page" --scope plans:read`,
-              `${prefix} create --name site --scope plans:read --quiet > token.txt`,
+              `${prefix} create --name site --scope plans:read --json | jq -r .token > token.txt`,
             ],
       handler: `${handler}create`,
     },

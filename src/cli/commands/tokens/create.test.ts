@@ -97,10 +97,11 @@ describe("reseller tokens create", () => {
     expect(run.stderr).toContain("--expires-at");
   });
 
-  it("prints only the secret with --quiet, so it can be captured", async () => {
+  it("prints only the id with --quiet, as every command does, and the secret on stderr", async () => {
     stubCreate();
     const run = await runCli([...argv, "-q"], { env: api.env, dispatcher: api.agent });
-    expect(run.stdout).toBe(`${secret}\n`);
+    expect(run.stdout).toMatch(/^tok_\w+\n$/);
+    expect(run.stderr).toContain(secret);
   });
 
   it("prints key<TAB>value lines when piped, the secret among them", async () => {

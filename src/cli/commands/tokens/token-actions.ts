@@ -124,7 +124,7 @@ export async function listTokens(
 
 /**
  * `… tokens create --name N --scope S…`: the secret is printed this once (in `token` with
- * --json, alone with --quiet), with a note on stderr to store it now.
+ * --json; on stderr with --quiet, whose stdout is the id), with a note to store it now.
  */
 export async function createToken(
   ctx: Context,
@@ -168,11 +168,11 @@ export async function createToken(
       display: (t, paint) => paint.bold(t.token),
     },
   ]);
-  // --quiet prints the secret, not the id: the id can be listed again, the secret cannot.
-  if (view.kind === "record") view.ids = [created.token];
   return {
     data: response.raw.data,
     view,
+    // --quiet prints the id only; the secret, shown only this once, goes to stderr.
+    secrets: [`Token ${created.id} (shown only this once): ${created.token}`],
     message: `Created ${owner.noun} ${created.id}${owner.of}. Store the token now: it is shown only this once (the service keeps only its hash).`,
   };
 }

@@ -67,12 +67,13 @@ describe("reseller workspaces tokens create", () => {
     expect(JSON.parse(run.stdout).token).toBe(secret);
   });
 
-  it("prints only the secret with --quiet", async () => {
+  it("prints only the id with --quiet, and the secret on stderr", async () => {
     stubCreate("ws_01trial");
     const run = await runCli([...argv, "-w", "ws_01trial", "--quiet"], {
       env: api.env,
       dispatcher: api.agent,
     });
-    expect(run.stdout).toBe(`${secret}\n`);
+    expect(run.stdout).toMatch(/^tok_\w+\n$/);
+    expect(run.stderr).toContain(secret);
   });
 });
