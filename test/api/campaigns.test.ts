@@ -415,6 +415,25 @@ describe("campaigns", () => {
       });
     });
 
+    it("holds the month's quota when two campaigns of a workspace send at once: each message past it fails quota_exceeded", async () => {
+      const w = await campaignWorld(t);
+      await t.database.db
+        .insertInto("message_counts")
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
+        .execute();
+      // Each reaches two opted-in contacts, and each launch fits the two messages left.
+      const first = await w.post("/campaigns", w.body({ name: "First" }));
+      const second = await w.post("/campaigns", w.body({ name: "Second" }));
+      await w.post(`/campaigns/${first.id}/launch`, undefined, 200);
+      await w.post(`/campaigns/${second.id}/launch`, undefined, 200);
+      // Two job loops, as two instances (or two lanes) run the two campaigns side by side.
+      await Promise.all([t.runJobs(), t.runJobs()]);
+      const stats = [await w.stats(first.id), await w.stats(second.id)];
+      expect(stats.reduce((n, s) => n + s.sent, 0)).toBe(2);
+      const refused = stats.flatMap((s) => s.failures).filter((f) => f.reason === "quota_exceeded");
+      expect(refused.reduce((n, f) => n + f.count, 0)).toBe(2);
+    });
+
     it("fails a running campaign whose workspace was suspended, with the reason", async () => {
       const w = await campaignWorld(t);
       const draft = await w.post("/campaigns", w.body());

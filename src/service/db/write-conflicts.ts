@@ -75,6 +75,37 @@ export async function withNamedLock<T>(
   });
 }
 
+/** The holders of each name in this process, per database: each waits for the one before. */
+const turns = new WeakMap<Db, Map<string, Promise<void>>>();
+
+/**
+ * Runs `work` once every earlier holder of `name` has finished, in this process (where awaits
+ * interleave two jobs' reads and writes on one connection) and, on PostgreSQL, across instances
+ * (withNamedLock). For a check that must see the writes of the work before it, such as a
+ * workspace's message quota read before a batch goes out and counted once it has.
+ */
+export async function inTurn<T>(db: Db, name: string, work: (db: Db) => Promise<T>): Promise<T> {
+  let byName = turns.get(db);
+  if (!byName) {
+    byName = new Map();
+    turns.set(db, byName);
+  }
+  const before = byName.get(name) ?? Promise.resolve();
+  let done = () => {};
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const mine = before.then(() => finished);
+  byName.set(name, mine);
+  await before;
+  try {
+    return await withNamedLock(db, name, work);
+  } finally {
+    done();
+    if (byName.get(name) === mine) byName.delete(name);
+  }
+}
+
 /** What `unlessLocked` answers when another connection held SQLite's write lock. */
 export const lockedOut = Symbol("locked out");
 

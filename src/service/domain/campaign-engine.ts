@@ -3,6 +3,7 @@ import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
 import { writeRecipientOutcomes } from "../db/recipient-outcomes/recipient-outcomes.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
+import { inTurn } from "../db/write-conflicts.js";
 import { LeaseLostError } from "../jobs/job-queue.js";
 import { givesUpOn, type JobHandler, type JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
@@ -656,7 +657,11 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
       if (stop) return stop;
       const reason = await blocker(deps.db, campaign);
       if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
-      const end = await sendBatch(deps, campaign, batchSize, exactlyOnce);
+      // One batch of the workspace at a time, here and on every instance: the month's quota a
+      // batch reads must hold the messages of another campaign's batch going out meanwhile.
+      const end = await inTurn(deps.db, `campaign-sends:${campaign.workspace_id}`, (db) =>
+        sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce),
+      );
       if (end.kind === "empty") break;
       if (end.kind === "wait") {
         await sleep(end.waitMs, ctx.signal);
