@@ -192,6 +192,27 @@ describe("contact imports streamed as text/csv", () => {
     expect(Math.max(...latencies)).toBeLessThan(1000);
   }, 120_000);
 
+  it("refuses a file whose declared length is over 100 MB with a 413 before reading any of it", async () => {
+    const started = performance.now();
+    // The body never comes: the answer must not wait for it.
+    const body = new Readable({ read() {} });
+    body.push("phone\n+4915112345678\n");
+    const res = await request(`${url}/api/v1/workspaces/${ws}/contacts/import`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        "content-type": "text/csv",
+        "content-length": String(200 * 1024 * 1024),
+      },
+      body,
+    });
+    expect(res.statusCode).toBe(413);
+    expect(await res.body.json()).toMatchObject({ error_code: "payload_too_large" });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    body.destroy();
+  });
+
   it("refuses a file over 100 MB with a 413 and keeps none of it", async () => {
     const res = await upload(csvStream(460_000, "x".repeat(220)));
     expect(res.statusCode).toBe(413);

@@ -23,7 +23,8 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function tooLarge(bytes: number): ServiceError {
+/** The 413 of a CSV over the import's limit, `bytes` long (or declared so). */
+export function tooLarge(bytes: number): ServiceError {
   return new ServiceError(
     "payload_too_large",
     `The CSV is more than ${(bytes / 1048576).toFixed(0)} MB; an import takes at most 100 MB. Split the file.`,

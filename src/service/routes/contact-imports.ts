@@ -6,12 +6,13 @@ import {
   ImportErrorListResponse,
   ImportParams,
   ImportUploadQuery,
+  importLimits,
 } from "../../contract/contact-imports.js";
 import { PageQuery } from "../../contract/pagination.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
 import { bodyLimitBytes } from "../body-limits.js";
-import { base64Pieces } from "../domain/contact-import-uploads.js";
+import { base64Pieces, tooLarge } from "../domain/contact-import-uploads.js";
 import {
   createImport,
   getImport,
@@ -42,6 +43,12 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
   // is the same 422 as in a JSON body.
   const csvStreams = new WeakMap<object, Readable>();
   app.addContentTypeParser("text/csv", (request, payload, done) => {
+    // A file declared larger than an import takes is refused before any of it is read.
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > importLimits.csvBytes) {
+      done(tooLarge(declared), undefined);
+      return;
+    }
     const query = (request.query ?? {}) as Record<string, unknown>;
     const standIn: Record<string, unknown> = { csv: "(the text/csv body)" };
     if (query.duplicate_handling !== undefined)
