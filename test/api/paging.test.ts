@@ -70,6 +70,11 @@ describe("paging of lists", () => {
     }
   });
 
+  it("names page once when its number is past every limit (99999999999999999999)", async () => {
+    const body = await refused("?page=99999999999999999999");
+    expect(body.details).toEqual([{ field: "page", message: expect.any(String) }]);
+  });
+
   it("refuses page 0 or a page that is not a whole number with a 422 naming page", async () => {
     for (const page of ["0", "-1", "x"]) {
       const body = await refused(`?page=${page}`);

@@ -159,7 +159,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, error.code, error.message, error.details);
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const details = error.validation.flatMap((v): ErrorDetail[] => {
+    const found = error.validation.flatMap((v): ErrorDetail[] => {
       // An unknown field is reported on its parent object; name each unknown field instead.
       const keys = v.keyword === "unrecognized_keys" ? v.params.keys : undefined;
       if (Array.isArray(keys)) {
@@ -185,6 +185,13 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
               : (v.message ?? "is invalid"),
         },
       ];
+    });
+    // A value can break two checks that say the same (page=1e20: not a safe integer, over the
+    // maximum): each problem is named once.
+    const seen = new Set<string>();
+    const details = found.filter((d) => {
+      const key = `${d.field}\0${d.message}`;
+      return seen.has(key) ? false : Boolean(seen.add(key));
     });
     const summary = details.map((d) => `${d.field}: ${d.message}`).join("; ");
     return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
