@@ -70,6 +70,9 @@ describe("text that cannot be stored", () => {
     expect(query.json().details).toEqual([
       { field: "tag", message: expect.stringContaining("NUL character") },
     ]);
+    // A parameter the list does not know is ignored, whatever it holds.
+    const unknown = await t.request("GET", "/api/v1/workspaces?search=%00");
+    expect(unknown.statusCode).toBe(200);
     const path = await t.request("GET", "/api/v1/workspaces/ws_%00");
     expect(path.statusCode).toBe(404);
     expect(path.json().error_code).toBe("not_found");

@@ -18,6 +18,16 @@ const checkStorable = validatorCompiler({ schema: storable, method: "*", url: "*
  */
 export const storableTextValidator: FastifySchemaCompiler<z.ZodType> = (route) => {
   const validate = validatorCompiler(route);
+  if (route.httpPart === "querystring") {
+    // Query parameters a list does not know are ignored, whatever they hold (`?search=%00` on a
+    // list without search): only what the schema keeps is checked.
+    return (data) => {
+      const result = validate(data) as { error?: FastifySchemaValidationError[]; value?: unknown };
+      if (result.error) return result;
+      const checked = checkStorable(result.value) as { error?: FastifySchemaValidationError[] };
+      return checked.error ? checked : result;
+    };
+  }
   return (data) => {
     // zod's compiler answers synchronously with { error } or { value }.
     const checked = checkStorable(data) as { error?: FastifySchemaValidationError[] };
