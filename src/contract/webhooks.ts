@@ -25,6 +25,12 @@ const Url = z
   .refine((text) => httpUrl(text) !== null, {
     error: "url must be an http or https URL such as https://crm.example.com/hooks",
   })
+  // The URL parser drops line breaks and encodes spaces: the endpoint would show one address
+  // and be called at another.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  .refine((text) => !/[\s\u0000-\u001f\u007f]/.test(text), {
+    error: "url must not hold spaces or control characters (encode a space as %20)",
+  })
   // A delivery cannot carry them (fetch refuses such a URL), so every attempt would fail for
   // three days; the receiver checks the signature instead.
   .refine(

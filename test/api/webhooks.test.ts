@@ -133,6 +133,20 @@ describe("webhook endpoints and events", () => {
     expect(portZero.statusCode).toBe(422);
   });
 
+  it("refuses a url holding a line break or a space, which it would not call as shown", async () => {
+    for (const url of [
+      "https://crm.example.test/a\r\nX-Injected: 1",
+      "https://crm.example.test/a b",
+    ]) {
+      const res = await t.request("POST", "/api/v1/webhook-endpoints", { body: { url } });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().details[0]).toMatchObject({
+        field: "url",
+        message: expect.stringContaining("spaces or control characters"),
+      });
+    }
+  });
+
   it("keeps another reseller's endpoints and events out of sight", async () => {
     const endpoint = await createEndpoint("https://crm.example.test/hooks");
     await t.createWorkspace();
