@@ -41,6 +41,12 @@ export interface CommandResult {
    */
   secrets?: string[];
   exitCode?: number;
+  /**
+   * With an exitCode other than 0: the failure's code and details in the `{"error": …}` that
+   * --json prints instead of `data` (cli-contract.md: a failure prints it, so a script reads it).
+   */
+  errorCode?: string;
+  details?: unknown[];
 }
 
 /** The parsed invocation: positional arguments and options (globals included). */

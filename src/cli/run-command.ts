@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { errorJsonText } from "./cli-error.js";
 import type { CommandSpec } from "./command-spec.js";
 import { createContext, type GlobalOptions, type MainDeps } from "./context.js";
 import { loadHandler } from "./module-loader.js";
@@ -17,12 +18,27 @@ export async function runCommand(
     args: command.args,
     options: globals as Record<string, unknown>,
   });
-  await renderResult(result, ctx.output, {
-    write: (t) => ctx.io.stdout.write(t),
-    inform: (t) => ctx.io.stderr.write(t),
-    color: ctx.color,
-    columns: ctx.io.stdout.columns,
-  });
+  const failed = (result.exitCode ?? 0) !== 0;
+  if (failed && ctx.output === "json") {
+    // A command that ran but failed (a template rejected, rows refused with --strict) prints
+    // the error as every failure does; its data stays available without --json or --strict.
+    ctx.io.stdout.write(
+      errorJsonText({
+        status: null,
+        error_code: result.errorCode ?? "cli_error",
+        message: result.message ?? "",
+        details: result.details ?? [],
+        request_id: null,
+      }),
+    );
+  } else {
+    await renderResult(result, ctx.output, {
+      write: (t) => ctx.io.stdout.write(t),
+      inform: (t) => ctx.io.stderr.write(t),
+      color: ctx.color,
+      columns: ctx.io.stdout.columns,
+    });
+  }
   // --json and --quiet keep stderr quiet too, but an exit other than 0 always says why.
   const machine = ctx.output === "json" || ctx.output === "quiet";
   if (result.message && (!machine || (result.exitCode ?? 0) !== 0)) ctx.info(result.message);

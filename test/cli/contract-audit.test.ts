@@ -460,9 +460,14 @@ describe("auth status", () => {
     }
     const run = await runCli(["auth", "status", "--json"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(8);
-    expect(JSON.parse(run.stdout)).toMatchObject({
-      valid: false,
-      problem: expect.stringContaining("Cannot reach the service"),
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        status: null,
+        error_code: "network",
+        message: expect.stringContaining("Cannot reach the service"),
+        details: [],
+        request_id: null,
+      },
     });
   });
 

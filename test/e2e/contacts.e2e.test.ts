@@ -254,7 +254,10 @@ describe("contacts with the reseller binary against a real local service", () =>
       expect(JSON.parse(imported.stdout)).toMatchObject({ status: "completed", created: 36_000 });
       // Another process reads the file and closes it (`sqlite3 reseller.db 'select …'`, `.backup`).
       const count = () =>
-        execFileSync("sqlite3", [service.dbFile, "select count(*) from contacts"])
+        execFileSync("sqlite3", [
+          service.dbFile,
+          `select count(*) from contacts where workspace_id = '${workspace}'`,
+        ])
           .toString()
           .trim();
       expect(count()).toBe("36000");

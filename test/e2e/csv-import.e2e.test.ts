@@ -67,7 +67,16 @@ describe("reseller contacts import of real-shaped files (built binary)", () => {
     for (const [args, code, record] of runs) {
       const run = await reseller(["contacts", "import", ...args, "--json"], { env });
       expect(run.exitCode, `${args[0]}: ${run.stderr}`).toBe(code);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", ...record });
+      if (code === 0) {
+        expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", ...record });
+        continue;
+      }
+      // A failure (--strict and a refused row) prints the error instead, as every failure does.
+      expect(JSON.parse(run.stdout).error).toMatchObject({ error_code: "rows_refused" });
+      const [last] = JSON.parse(
+        (await reseller(["contacts", "imports", "list", "--json"], { env })).stdout,
+      );
+      expect(last).toMatchObject({ status: "completed", ...record });
     }
   }, 120_000);
 

@@ -70,7 +70,7 @@ describe("templates with the reseller binary against a real local service", () =
       "--json",
     ]);
     expect(bad.exitCode).toBe(6);
-    expect(JSON.parse(bad.stdout).problems.map((p: { rule: string }) => p.rule)).toEqual([
+    expect(JSON.parse(bad.stdout).error.details.map((p: { rule: string }) => p.rule)).toEqual([
       "name_format",
       "language_format",
     ]);

@@ -266,13 +266,13 @@ describe("workspaces and tokens through the binary against a real local service"
     expect(after.exitCode).toBe(3);
   });
 
-  it("creates, uses and revokes a reseller token, its secret captured with --quiet", async () => {
+  it("creates, uses and revokes a reseller token, its secret captured with --json", async () => {
     const created = await reseller(
-      ["tokens", "create", "--name", "read only", "--scope", "workspaces:read", "-q"],
+      ["tokens", "create", "--name", "read only", "--scope", "workspaces:read", "--json"],
       { env },
     );
     expect(created.exitCode).toBe(0);
-    const secret = created.stdout.trim();
+    const secret = JSON.parse(created.stdout).token;
     expect(secret).toMatch(/^rsk_/);
     const readOnly = { ...env, RESELLER_TOKEN: secret };
     expect((await reseller(["workspaces", "get", trialId, "-q"], { env: readOnly })).exitCode).toBe(

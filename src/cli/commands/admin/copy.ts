@@ -76,6 +76,8 @@ export const run: Handler = async (ctx, { options }) => {
     message: report.copied
       ? `Copied ${rows} rows in ${report.tables.length} tables to ${report.to}; every count matches. Start \`reseller serve --database …\` on it.`
       : `Row counts differ: the copy was rolled back and ${report.to} is left empty.`,
-    ...(report.copied ? {} : { exitCode: exitCodes.unexpected.code }),
+    ...(report.copied
+      ? {}
+      : { exitCode: exitCodes.unexpected.code, errorCode: "copy_counts_differ" }),
   };
 };

@@ -228,9 +228,11 @@ describe("reseller auth status", () => {
   it("names a missing profile in auth status too", async () => {
     const run = await runCli(["auth", "status", "--json", "--profile", "nope"], {});
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout).problem).toBe(
-      "no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
-    );
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      error_code: "unauthenticated",
+      message:
+        "Not signed in: no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
+    });
   });
 });
 

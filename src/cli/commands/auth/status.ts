@@ -36,6 +36,7 @@ export const run: Handler = async (ctx) => {
   // Why the token could not be confirmed, as an exit code: 3 unless the check itself failed
   // for another reason (the service unreachable is 8, as for any command).
   let failure: ExitKind = "auth";
+  let errorCode = "unauthenticated";
   if (token) {
     try {
       current = (await (await ctx.client()).get("/api/v1/tokens/current", CurrentTokenResponse))
@@ -44,6 +45,7 @@ export const run: Handler = async (ctx) => {
       if (!(error instanceof ApiError)) throw error;
       problem = error.message;
       failure = exitKindOf(error);
+      errorCode = error.errorCode ?? error.kind;
     }
   }
   const status = {
@@ -112,5 +114,8 @@ export const run: Handler = async (ctx) => {
       { header: "Config file", key: "config_file", value: (s) => s.config_file },
     ]),
     exitCode: current ? 0 : exitCodes[failure].code,
+    errorCode,
+    // An exit other than 0 says why on stderr (and in --json's error), whatever the output mode.
+    ...(problem === null ? {} : { message: `Not signed in: ${problem}` }),
   };
 };

@@ -94,6 +94,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     return result(snapshot, {
       message: `Campaign ${campaignLabel(snapshot.campaign)} is a draft: nothing to watch until \`reseller campaigns launch ${snapshot.campaign.id}\`.`,
       exitCode: exitCodes.conflict.code,
+      errorCode: "campaign_not_launched",
     });
   }
   const live = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
@@ -151,12 +152,14 @@ export const run: Handler = async (ctx, { args, options }) => {
       return result(snapshot, {
         message: `Stopped watching campaign ${campaignLabel(campaign)}, ${campaign.status}; it goes on in the service (${summary(snapshot)}). Watch again with \`reseller campaigns stats ${campaign.id} -w ${workspaceId} --watch\`.`,
         exitCode: exitCodes.interrupted.code,
+        errorCode: "interrupted",
       });
     }
     if (campaign.status === "failed") {
       return result(snapshot, {
         message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
         exitCode: exitCodes.conflict.code,
+        errorCode: "campaign_failed",
       });
     }
     return result(snapshot, {

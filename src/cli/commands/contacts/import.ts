@@ -99,6 +99,7 @@ async function checkLocally(
     view,
     message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
     exitCode: strict ? 6 : 0,
+    errorCode: "rows_refused",
   };
 }
 
@@ -220,6 +221,7 @@ export const run: Handler = async (ctx, { args, options }) => {
       view: importView(done),
       message: `Stopped following import ${done.id}; it goes on in the service. Follow it with \`reseller contacts imports get ${done.id} -w ${workspaceId}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
       exitCode: exitCodes.interrupted.code,
+      errorCode: "interrupted",
     };
   }
   if (done.status === "failed")
@@ -237,5 +239,6 @@ export const run: Handler = async (ctx, { args, options }) => {
     view: importView(done),
     message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
     exitCode: refused ? 6 : 0,
+    errorCode: "rows_refused",
   };
 };

@@ -291,11 +291,11 @@ describe("reseller templates create", () => {
         dispatcher: api.agent,
       });
       expect(run.code).toBe(6);
-      expect(JSON.parse(run.stdout)).toMatchObject({
-        status: "rejected",
-        rejection_reason: "INVALID_FORMAT",
+      // A failure, so --json prints the error (cli-contract.md), with the operator's reason.
+      expect(JSON.parse(run.stdout).error).toMatchObject({
+        error_code: "template_rejected",
+        details: [{ field: "rejection_reason", message: "INVALID_FORMAT" }],
       });
-      // stdout keeps to the data; an exit other than 0 still says why on stderr.
       expect(run.stderr).toContain("Rejected: order_update (en_US): INVALID_FORMAT");
     });
 

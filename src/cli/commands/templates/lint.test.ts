@@ -43,20 +43,24 @@ describe("reseller templates lint", () => {
     expect(run.stderr).toContain("5 problems; the service would refuse this template.");
   });
 
-  it("prints {file, valid, problems} with --json", async () => {
+  it("prints each problem as a detail of the error with --json, as the service would refuse it", async () => {
     const file = fileWith({ ...orderUpdateDefinition, language: "english" });
     const run = await runCli(["templates", "lint", file, "--json"]);
     expect(run.code).toBe(6);
     expect(JSON.parse(run.stdout)).toEqual({
-      file,
-      valid: false,
-      problems: [
-        {
-          field: "language",
-          rule: "language_format",
-          message: "must be a language code such as en, en_US, pt_BR or fil; got 'english'",
-        },
-      ],
+      error: {
+        status: null,
+        error_code: "validation_failed",
+        message: `${file}: 1 problem; the service would refuse this template.`,
+        details: [
+          {
+            field: "language",
+            rule: "language_format",
+            message: "must be a language code such as en, en_US, pt_BR or fil; got 'english'",
+          },
+        ],
+        request_id: null,
+      },
     });
   });
 

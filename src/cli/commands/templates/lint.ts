@@ -29,5 +29,8 @@ export const run: Handler = async (ctx, { args }) => {
     view: problemTable(problems),
     message: `${file}: ${n} problem${n === 1 ? "" : "s"}; the service would refuse this template.`,
     exitCode: exitCodes.refused.code,
+    // As the service would refuse it: its code, and each problem as a detail.
+    errorCode: "validation_failed",
+    details: problems,
   };
 };

@@ -73,6 +73,7 @@ export async function submittedResult(
       view,
       message: `Stopped waiting: ${label} is ${current.data.status}; the review goes on. Check with \`reseller templates get ${current.data.id} -w ${workspaceId}\`.`,
       exitCode: exitCodes.interrupted.code,
+      errorCode: "interrupted",
     };
   }
   switch (current.data.status) {
@@ -85,6 +86,7 @@ export async function submittedResult(
         message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}\`.`,
         // The submission stands; the state waited for is not reached yet.
         exitCode: exitCodes.conflict.code,
+        errorCode: "timeout",
       };
     case "rejected":
       return {
@@ -92,6 +94,13 @@ export async function submittedResult(
         view,
         message: `Rejected: ${label}: ${current.data.rejection_reason ?? "no reason given"}${current.data.rejection_detail ? ` (${current.data.rejection_detail})` : ""}.`,
         exitCode: exitCodes.refused.code,
+        errorCode: "template_rejected",
+        details: [
+          {
+            field: "rejection_reason",
+            message: current.data.rejection_reason ?? "no reason given",
+          },
+        ],
       };
     default:
       return {
@@ -99,6 +108,7 @@ export async function submittedResult(
         view,
         message: `${label} is ${current.data.status}.`,
         exitCode: exitCodes.refused.code,
+        errorCode: `template_${current.data.status}`,
       };
   }
 }

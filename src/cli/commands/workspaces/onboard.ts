@@ -353,6 +353,7 @@ export const run: Handler = async (command, { options }) => {
     ].join("\n"),
     secrets,
     exitCode: exitCodes.interrupted.code,
+    errorCode: "interrupted",
   });
   try {
     return await finishOnboarding();
