@@ -86,11 +86,15 @@ export interface Context {
   workspaceId(): Promise<string>;
 }
 
-/** Colour per NO_COLOR, FORCE_COLOR and --no-color, otherwise when stdout is a terminal. */
+/**
+ * Colour per NO_COLOR, FORCE_COLOR and --no-color, otherwise when stdout is a terminal that
+ * shows colour: not in CI (cli-contract.md: scripts and CI get none) nor on a dumb terminal.
+ */
 export function wantsColor(globals: GlobalOptions, env: Env, isTTY: boolean): boolean {
   if (globals.color === false) return false;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  if (env.CI || env.TERM === "dumb") return false;
   return isTTY;
 }
 

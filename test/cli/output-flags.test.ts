@@ -35,17 +35,25 @@ describe("colour and --quiet, the same for every command", () => {
     expect((await plansList([], { tty: true })).stdout).toMatch(ansi);
   });
 
-  it("turns colour off with NO_COLOR, --no-color or FORCE_COLOR=0, tables kept", async () => {
+  it("turns colour off with NO_COLOR, --no-color, FORCE_COLOR=0, in CI and on a dumb terminal, tables kept", async () => {
     for (const [argv, env] of [
       [[], { NO_COLOR: "1" }],
       [["--no-color"], {}],
       [[], { FORCE_COLOR: "0" }],
       [["--no-color"], { FORCE_COLOR: "1" }],
+      [[], { CI: "true" }],
+      [[], { TERM: "dumb" }],
     ] as const) {
       const run = await plansList([...argv], { tty: true, env });
       expect(run.stdout, JSON.stringify({ argv, env })).not.toMatch(ansi);
       expect(run.stdout).toMatch(/^ID\s+NAME/);
     }
+  });
+
+  it("colours a CI run's terminal output when FORCE_COLOR asks", async () => {
+    expect(
+      (await plansList([], { tty: true, env: { CI: "true", FORCE_COLOR: "1" } })).stdout,
+    ).toMatch(ansi);
   });
 
   it("keeps piped rows free of colour even with FORCE_COLOR, so scripts get clean values", async () => {
