@@ -4,7 +4,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "./database.js";
-import { lockedOut, unlessLocked } from "./write-conflicts.js";
+import { inTurn, lockedOut, unlessLocked } from "./write-conflicts.js";
 
 describe("bookkeeping writes never sleep on another connection's write lock (SQLite)", () => {
   let dir = "";
@@ -40,5 +40,28 @@ describe("bookkeeping writes never sleep on another connection's write lock (SQL
     expect(await count()).toEqual([{ bucket: "b" }]);
     // The service's connection never sleeps in SQLite's busy handler (sqlite-writer-turns.ts).
     expect(database.sqlite?.pragma("busy_timeout", { simple: true })).toBe(0);
+  });
+});
+
+describe("work taking turns by name", () => {
+  it("runs one holder of a name at a time, in order, and goes on after one that throws", async () => {
+    const database = await openDatabase(":memory:");
+    try {
+      const order: string[] = [];
+      const step = (name: string, fail = false) =>
+        inTurn(database.db, "turns", async () => {
+          order.push(`${name} in`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          order.push(`${name} out`);
+          if (fail) throw new Error(`${name} failed`);
+          return name;
+        });
+      const results = await Promise.allSettled([step("a"), step("b", true), step("c")]);
+      expect(order).toEqual(["a in", "a out", "b in", "b out", "c in", "c out"]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(await step("d")).toBe("d");
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -45,6 +45,12 @@ type BatchEnd =
   | { kind: "backoff"; answered: number }
   | { kind: "failed"; reason: string };
 
+/** A campaign's turn at sending: a batch, or why it stops before one. */
+type BatchTurn =
+  | { kind: "batch"; end: BatchEnd }
+  | { kind: "stop"; result: JobResult }
+  | { kind: "blocked"; reason: string };
+
 interface RunCheckpoint {
   snapshotted: boolean;
 }
@@ -652,16 +658,29 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
     let progressed = false;
     for (;;) {
       if (ctx.signal.aborted) return { state: "interrupted" };
-      // Checked before every batch, so a pause or cancel stops sending after the one in flight.
-      const stop = await campaignControl(deps.db, deps.clock, campaignId);
-      if (stop) return stop;
-      const reason = await blocker(deps.db, campaign);
-      if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
       // One batch of the workspace at a time, here and on every instance: the month's quota a
       // batch reads must hold the messages of another campaign's batch going out meanwhile.
-      const end = await inTurn(deps.db, `campaign-sends:${campaign.workspace_id}`, (db) =>
-        sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce),
+      // Checked in the turn, before every batch: a pause, a cancel, a suspension or a stop of
+      // the service while this batch waited for its turn stops it there.
+      const turn = await inTurn(
+        deps.db,
+        `campaign-sends:${campaign.workspace_id}`,
+        async (db): Promise<BatchTurn> => {
+          if (ctx.signal.aborted) return { kind: "stop", result: { state: "interrupted" } };
+          const stop = await campaignControl(db, deps.clock, campaignId);
+          if (stop) return { kind: "stop", result: stop };
+          const reason = await blocker(db, campaign);
+          if (reason) return { kind: "blocked", reason };
+          return {
+            kind: "batch",
+            end: await sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce),
+          };
+        },
       );
+      if (turn.kind === "stop") return turn.result;
+      if (turn.kind === "blocked")
+        return failCampaign(deps.db, deps.clock, campaignId, turn.reason);
+      const end = turn.end;
       if (end.kind === "empty") break;
       if (end.kind === "wait") {
         await sleep(end.waitMs, ctx.signal);
