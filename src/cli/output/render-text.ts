@@ -177,7 +177,8 @@ function human(
       if (view.raw.length > 0) {
         return renderTable(view.headers, view.display(paint), paint, colour, columns);
       }
-      out.inform(`${paint.dim(view.empty)}\n`);
+      // Plain: stdout's colour choice says nothing of where stderr goes (`2>file`).
+      out.inform(`${view.empty}\n`);
       return "";
     case "record":
       if (mode === "plain")

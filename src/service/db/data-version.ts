@@ -30,5 +30,11 @@ export function dataVersionOf(db: Db): string | null {
     };
     statements.set(sqlite, read);
   }
-  return `${read.changes.get()}:${read.dataVersion.get()}`;
+  try {
+    return `${read.changes.get()}:${read.dataVersion.get()}`;
+  } catch {
+    // SQLITE_BUSY starting the read (another connection resetting the log): no version this
+    // time, so the request reads its page as it would without the memo.
+    return null;
+  }
 }

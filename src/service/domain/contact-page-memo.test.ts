@@ -36,6 +36,17 @@ describe("contact pages kept while the database is unchanged", () => {
     expect(reads.count).toBe(2);
   });
 
+  it("keeps the page asked for most recently when a walk reads more pages than it keeps", async () => {
+    const { reads, read } = counted();
+    await rememberedPage(database.db, "first", read);
+    for (let page = 0; page < 127; page++) await rememberedPage(database.db, `walk ${page}`, read);
+    await rememberedPage(database.db, "first", read);
+    await rememberedPage(database.db, "one more", read);
+    const before = reads.count;
+    expect(await rememberedPage(database.db, "first", read)).toEqual({ read: 1 });
+    expect(reads.count).toBe(before);
+  });
+
   it("reads the page again after a write of the service's own connection", async () => {
     const { read } = counted();
     await rememberedPage(database.db, "first", read);

@@ -18,7 +18,10 @@ const pagesKept = 128;
 
 const memos = new WeakMap<Db, Remembered<unknown>>();
 
-/** The page `key` read by `read`, or the same page remembered since the database last changed. */
+/**
+ * The page `key` read by `read`, or the same page remembered since the database last changed
+ * (the same object for every caller: callers only read it).
+ */
 export async function rememberedPage<T>(db: Db, key: string, read: () => Promise<T>): Promise<T> {
   const version = dataVersionOf(db);
   if (version === null) return read();
@@ -28,7 +31,13 @@ export async function rememberedPage<T>(db: Db, key: string, read: () => Promise
     memos.set(db, memo);
   }
   const kept = memo.pages.get(key);
-  if (kept !== undefined) return kept;
+  if (kept !== undefined) {
+    // Kept longest is the page asked for most recently: a walk through many pages by cursor
+    // does not push out the first page a client polls.
+    memo.pages.delete(key);
+    memo.pages.set(key, kept);
+    return kept;
+  }
   const page = await read();
   // Kept only if nothing was written meanwhile: the page may show a write made after `version`,
   // and is then simply not kept (the next reader sees a newer version).

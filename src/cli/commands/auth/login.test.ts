@@ -68,6 +68,22 @@ describe("reseller login", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it("saves a --token given with a trailing line break without it, as every command reads it", async () => {
+    stubCurrent("rsk_from_flag_abcd");
+    const dir = tempConfigDir();
+    const run = await runCli(
+      ["login", "--base-url", mockBaseUrl, "--token", "rsk_from_flag_abcd\r\n"],
+      {
+        env: { RESELLER_CONFIG_DIR: dir },
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default.token).toBe(
+      "rsk_from_flag_abcd",
+    );
+  });
+
   it("lists a stored profile with the password of its base URL hidden", async () => {
     const dir = tempConfigDir();
     writeFileSync(

@@ -46,8 +46,9 @@ export const run: Handler = async (ctx, { options }) => {
   if (booleanOption(options, "tokenStdin")) {
     token = (await readStdin(ctx.io.stdin)).trim();
     if (token === "") throw usageError("--token-stdin was given but standard input is empty.");
-  } else if (ctx.globals.token) {
-    token = ctx.globals.token;
+  } else if (ctx.globals.token?.trim()) {
+    // Trimmed as every command trims --token: a value pasted from a file keeps its line break.
+    token = ctx.globals.token.trim();
   } else if (ctx.canPrompt) {
     token = await askToken(ctx);
   }
