@@ -77,13 +77,15 @@ export const PlanListQuery = z.object({
     .preprocess((v) => (Array.isArray(v) ? v.join(",") : v), z.string().optional())
     .describe(`Only plans of this period: one of ${billingPeriods.join(", ")}.`),
   // Any case, and 1/0: clients send a boolean as their language writes it (Python: True).
+  // Spelled out letter by letter so that the OpenAPI document says "any case" too (a pattern's
+  // flags do not survive into JSON Schema).
   include_private: z
-    .preprocess(
-      (v) => (typeof v === "string" ? v.toLowerCase() : v),
-      z.enum(["true", "false", "1", "0"], { error: "expected true or false (or 1, 0)" }),
-    )
+    .string({ error: "expected true or false (or 1, 0)" })
+    .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, {
+      error: "expected true or false (or 1, 0)",
+    })
     .default("false")
-    .transform((v) => v === "true" || v === "1")
+    .transform((v) => v.toLowerCase() === "true" || v === "1")
     .describe("true (or 1, any case) also lists plans hidden from the public pricing page."),
 });
 

@@ -73,6 +73,14 @@ describe("plan catalogue", () => {
     for (const value of ["False", "0"]) {
       expect(await yearly(value)).not.toContain("enterprise-custom");
     }
+    // And the OpenAPI document says so, for clients generated from it.
+    const doc = (await t.request("GET", "/api/v1/openapi.json")).json();
+    const parameter = doc.paths["/api/v1/plans"].get.parameters.find(
+      (p: { name: string }) => p.name === "include_private",
+    );
+    const pattern = new RegExp(parameter.schema.pattern);
+    for (const value of ["True", "TRUE", "false", "1", "0"]) expect(value).toMatch(pattern);
+    expect("yes").not.toMatch(pattern);
   });
 
   it("returns one plan by id, private ones too", async () => {
