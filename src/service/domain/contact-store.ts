@@ -107,6 +107,8 @@ export function nextRow(
 
   const before = existing?.opt_in_status ?? null;
   const status = changes.opt_in_status ?? before ?? "not_set";
+  const consentProblem = consentRecordProblem(before, status, changes);
+  if (consentProblem) return { row: null, problem: consentProblem };
   row.opt_in_status = status;
   if (changes.opt_in_source !== undefined) row.opt_in_source = changes.opt_in_source;
   if (status === "opted_in" && before !== "opted_in") {
@@ -121,6 +123,41 @@ export function nextRow(
     row.opted_out_at = changes.opted_out_at;
   }
   return { row, problem: null };
+}
+
+/**
+ * Why a consent record (when and where consent was given) cannot be written as asked, or null:
+ * it belongs to a contact who is opted in, or who opted out (the consent they withdrew, as an
+ * export's rows carry it); on a not_set contact it records a consent nobody gave, and a contact
+ * who opted out keeps the record of the consent they withdrew unless the change re-subscribes
+ * them or names their status.
+ */
+function consentRecordProblem(
+  before: string | null,
+  status: string,
+  changes: ContactChanges,
+): ChangeProblem | null {
+  const field =
+    changes.opted_in_at != null
+      ? "opted_in_at"
+      : changes.opt_in_source != null
+        ? "opt_in_source"
+        : null;
+  if (field === null) return null;
+  if (status === "not_set") {
+    return {
+      field,
+      message: `records a consent: give opt_in_status opted_in with it (the contact would be not_set)`,
+    };
+  }
+  if (before === "opted_out" && changes.opt_in_status === undefined) {
+    return {
+      field,
+      message:
+        "is the record of the consent this contact withdrew (opted out): to re-subscribe them, give opt_in_status opted_in with an opt_in_source",
+    };
+  }
+  return null;
 }
 
 const writableColumns = [
