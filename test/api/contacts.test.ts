@@ -548,6 +548,11 @@ describe("contacts", () => {
       expect(phones(await list("?tag=vip&opt_in_status=not_set"))).toEqual([ben]);
       expect(phones(await list("?tag=vip&search=schmidt"))).toEqual([ben]);
       expect((await list("?tag=unknown")).meta.pagination.total).toBe(0);
+      // An empty tag (a form's "any tag") filters nothing, as an empty search does.
+      const all = await list("");
+      for (const empty of ["?tag=", "?tag=%20", "?search=&tag="]) {
+        expect(phones(await list(empty)), empty).toEqual(phones(all));
+      }
     });
 
     it("keeps a search inside its workspace", async () => {

@@ -178,17 +178,19 @@ async function readContacts(
   const workspace = { id: workspaceId };
   const pages = contactPagesOf(db);
   const search = query.search?.trim() ? query.search : undefined;
-  const filters = [search, query.tag, query.opt_in_status].filter((f) => f !== undefined).length;
+  // An empty `tag=` (a form's "any tag") filters nothing, as an empty `search=` does.
+  const tag = query.tag?.trim() ? query.tag.trim() : undefined;
+  const filters = [search, tag, query.opt_in_status].filter((f) => f !== undefined).length;
 
   let tagSeqs: number[] | undefined;
   let tagCount = 0;
-  if (query.tag !== undefined) {
+  if (tag !== undefined) {
     // Tags match whatever their case: `GOLD` finds contacts tagged `gold` (or `Gold`).
     const found = await db
       .selectFrom("contact_tags")
       .select(["seq", "contact_count"])
       .where("workspace_id", "=", workspace.id)
-      .where(tagNamed(query.tag.trim()))
+      .where(tagNamed(tag))
       .execute();
     if (found.length === 0) return emptyPage(query);
     tagSeqs = found.map((t) => t.seq);
