@@ -27,10 +27,8 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       .orderBy("phone")
       .execute();
 
-  /** A launched campaign to Ada and Bob, whose variables come from their name and code. */
-  const launchedToAdaAndBob = async (name: string): Promise<{ id: string }> => {
-    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
-    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+  /** A launched campaign to every contact, whose variables come from their name and code. */
+  const launched = async (name: string): Promise<{ id: string }> => {
     const draft = await w.post("/campaigns", {
       name,
       channel_id: channelId,
@@ -41,6 +39,13 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     });
     await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
     return draft;
+  };
+
+  /** A launched campaign to Ada and Bob, whose variables come from their name and code. */
+  const launchedToAdaAndBob = async (name: string): Promise<{ id: string }> => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    await w.contact(bob, { first_name: "Bob", custom_fields: { code: "B-2" } });
+    return launched(name);
   };
 
   /** A job runner whose campaign sends go to `sender` (a crash or fault staged by the test). */
@@ -354,6 +359,44 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       .execute();
     expect(job).toMatchObject({ state: "queued", attempts: 1 });
     expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({ status: "running" });
+  });
+
+  it("sends nothing of a campaign cancelled while it waited for its workspace's turn", async () => {
+    const a = (await launchedToAdaAndBob("A")).id;
+    const b = (await launched("B")).id;
+    // The first campaign's batch is held at the operator until the test lets it go.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first: string | undefined;
+    const sentTo: string[] = [];
+    const sender: MessageSender = {
+      exactlyOnce: () => true,
+      send: async (messages) => {
+        const campaign = messages[0]?.recipientId.split(":")[0] ?? "";
+        first ??= campaign;
+        if (campaign === first) await held;
+        sentTo.push(...messages.map((m) => m.recipientId));
+        return messages.map((_, i) => ({
+          status: "accepted" as const,
+          providerMessageId: `wamid.${campaign}.${i}`,
+        }));
+      },
+    };
+    // Two loops, as two instances: one sends, the other waits for the workspace's turn.
+    const runs = Promise.all([
+      runnerSendingThrough(sender).runDue(1),
+      runnerSendingThrough(sender).runDue(1),
+    ]);
+    while (first === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const other = first === a ? b : a;
+    await w.post(`/campaigns/${other}/cancel`, undefined, 200);
+    release();
+    await runs;
+    expect(sentTo.filter((id) => id.startsWith(`${other}:`))).toEqual([]);
+    expect(sentTo.filter((id) => id.startsWith(`${first}:`))).toHaveLength(2);
   });
 
   it("fails a campaign with internal_error when its job is given up, never leaving it running", async () => {
