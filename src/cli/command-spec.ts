@@ -44,6 +44,7 @@ export interface CommandResult {
   /**
    * With an exitCode other than 0: the failure's code and details in the `{"error": …}` that
    * --json prints instead of `data` (cli-contract.md: a failure prints it, so a script reads it).
+   * Without a code, --json prints `data` whatever the exit (onboarding's partial record).
    */
   errorCode?: string;
   details?: unknown[];

@@ -19,13 +19,14 @@ export async function runCommand(
     options: globals as Record<string, unknown>,
   });
   const failed = (result.exitCode ?? 0) !== 0;
-  if (failed && ctx.output === "json") {
+  if (failed && ctx.output === "json" && result.errorCode !== undefined) {
     // A command that ran but failed (a template rejected, rows refused with --strict) prints
-    // the error as every failure does; its data stays available without --json or --strict.
+    // the error as every failure does. One whose output stands on its own (onboarding's record
+    // of what was and was not created, `serve exec`'s command) says so by giving no code.
     ctx.io.stdout.write(
       errorJsonText({
         status: null,
-        error_code: result.errorCode ?? "cli_error",
+        error_code: result.errorCode,
         message: result.message ?? "",
         details: result.details ?? [],
         request_id: null,

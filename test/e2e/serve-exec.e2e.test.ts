@@ -26,6 +26,10 @@ describe("reseller serve exec", () => {
       /reseller service on http:\/\/127\.0\.0\.1:\d+ \(temporary database\)/,
     );
     expect(readdirSync(tmp)).toEqual([]);
+    // With --json the command's own output is all there is on stdout, whatever its exit.
+    const json = await reseller(["--json", "serve", "exec", "--", "sh", "-c", 'echo "{}"; exit 3']);
+    expect(json.exitCode).toBe(3);
+    expect(json.stdout).toBe("{}");
   });
 
   it("lets the command use the CLI with the service's credentials, the service's log kept off stdout", async () => {

@@ -247,7 +247,7 @@ describe("reseller auth status", () => {
     expect(JSON.parse(run.stdout).error).toMatchObject({
       error_code: "unauthenticated",
       message:
-        "Not signed in: no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
+        "Token not confirmed: no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
     });
   });
 });

@@ -116,6 +116,6 @@ export const run: Handler = async (ctx) => {
     exitCode: current ? 0 : exitCodes[failure].code,
     errorCode,
     // An exit other than 0 says why on stderr (and in --json's error), whatever the output mode.
-    ...(problem === null ? {} : { message: `Not signed in: ${problem}` }),
+    ...(problem === null ? {} : { message: `Token not confirmed: ${problem}` }),
   };
 };

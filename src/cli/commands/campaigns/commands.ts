@@ -92,7 +92,7 @@ export const campaignCommands: GroupSpec = {
       name: "stats",
       summary: "Delivery statistics: sent, delivered, read, failed (with reasons), skipped",
       description:
-        "Shows the campaign's funnel: sent, delivered and read (each with its rate), failures grouped by reason, and contacts skipped for lack of consent. --watch refreshes every 2 seconds until the campaign has ended and its delivery and read reports have settled (every message read, or a poll without news, at most 60 s after the end; redrawn in place on stderr at a terminal), then prints the final figures; it exits 0 when the campaign completed and 5 when it failed or is a draft. Ctrl-C stops watching, not the campaign (exit 130). --json prints the service's stats object.",
+        "Shows the campaign's funnel: sent, delivered and read (each with its rate), failures grouped by reason, and contacts skipped for lack of consent. --watch refreshes every 2 seconds until the campaign has ended and its delivery and read reports have settled (every message read, or a poll without news, at most 60 s after the end; redrawn in place on stderr at a terminal), then prints the final figures; it exits 0 when the campaign completed and 5 when it failed or is a draft. Ctrl-C stops watching, not the campaign (exit 130). --json prints the service's stats object; with --watch on a campaign that failed or is a draft, the error (error_code campaign_failed with its failure_reason in details, or campaign_not_launched).",
       inWorkspace: true,
       arguments: [idArgument],
       options: [{ flags: "--watch", description: "refresh until the campaign ends" }],

@@ -69,7 +69,8 @@ function summary(s: Snapshot): string {
  * again every 2 s until the campaign has ended and its delivery and read reports have settled
  * (every message read, or a poll without news, at most 60 s after the end), redrawing the funnel
  * in place on stderr at a terminal; the final figures are the result (printed once, also when piped or with
- * --json). Exit 5 when the watched campaign failed or is a draft (nothing would ever end).
+ * --json). Exit 5 when the watched campaign failed or is a draft (nothing would ever end), with
+ * --json as the error.
  */
 export const run: Handler = async (ctx, { args, options }) => {
   const id = args[0] ?? "";
@@ -97,7 +98,12 @@ export const run: Handler = async (ctx, { args, options }) => {
       errorCode: "campaign_not_launched",
     });
   }
-  const live = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
+  // A dumb terminal (Emacs' shell) cannot redraw in place: the final figures only.
+  const live =
+    ctx.io.stderr.isTTY === true &&
+    ctx.env.TERM !== "dumb" &&
+    ctx.output !== "json" &&
+    ctx.output !== "quiet";
   const frame = liveFrame(ctx);
   const paint = createPaint(ctx.color);
   const wait = interruptibleWait(ctx.sleep);
@@ -160,6 +166,9 @@ export const run: Handler = async (ctx, { args, options }) => {
         message: `Campaign ${campaignLabel(campaign)} failed: ${campaign.failure_reason ?? "no reason given"} (${summary(snapshot)}).`,
         exitCode: exitCodes.conflict.code,
         errorCode: "campaign_failed",
+        details: [
+          { field: "failure_reason", message: campaign.failure_reason ?? "no reason given" },
+        ],
       });
     }
     return result(snapshot, {

@@ -100,6 +100,7 @@ async function checkLocally(
     message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
     exitCode: strict ? 6 : 0,
     errorCode: "rows_refused",
+    details: report.errors.slice(0, errorsShown),
   };
 }
 
@@ -124,7 +125,12 @@ async function follow(
   firstRaw: unknown,
 ): Promise<{ record: ContactImport; raw: unknown; stopped: boolean }> {
   const client = await ctx.client();
-  const showBar = ctx.io.stderr.isTTY === true && ctx.output !== "json" && ctx.output !== "quiet";
+  // A dumb terminal (Emacs' shell) cannot redraw a line in place.
+  const showBar =
+    ctx.io.stderr.isTTY === true &&
+    ctx.env.TERM !== "dumb" &&
+    ctx.output !== "json" &&
+    ctx.output !== "quiet";
   const { SingleBar } = showBar ? await import("cli-progress") : { SingleBar: null };
   const bar = SingleBar
     ? new SingleBar({
@@ -240,5 +246,6 @@ export const run: Handler = async (ctx, { args, options }) => {
     message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",
+    details: done.errors,
   };
 };

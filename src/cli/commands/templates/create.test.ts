@@ -294,7 +294,11 @@ describe("reseller templates create", () => {
       // A failure, so --json prints the error (cli-contract.md), with the operator's reason.
       expect(JSON.parse(run.stdout).error).toMatchObject({
         error_code: "template_rejected",
-        details: [{ field: "rejection_reason", message: "INVALID_FORMAT" }],
+        details: [
+          { field: "rejection_reason", message: "INVALID_FORMAT" },
+          { field: "rejection_detail", message: "'bit.ly' is a URL shortener" },
+          { field: "id", message: pendingTemplate.id },
+        ],
       });
       expect(run.stderr).toContain("Rejected: order_update (en_US): INVALID_FORMAT");
     });

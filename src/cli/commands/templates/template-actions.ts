@@ -86,7 +86,7 @@ export async function submittedResult(
         message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}\`.`,
         // The submission stands; the state waited for is not reached yet.
         exitCode: exitCodes.conflict.code,
-        errorCode: "timeout",
+        errorCode: "template_pending",
       };
     case "rejected":
       return {
@@ -100,6 +100,10 @@ export async function submittedResult(
             field: "rejection_reason",
             message: current.data.rejection_reason ?? "no reason given",
           },
+          ...(current.data.rejection_detail
+            ? [{ field: "rejection_detail", message: current.data.rejection_detail }]
+            : []),
+          { field: "id", message: current.data.id },
         ],
       };
     default:
@@ -108,7 +112,9 @@ export async function submittedResult(
         view,
         message: `${label} is ${current.data.status}.`,
         exitCode: exitCodes.refused.code,
-        errorCode: `template_${current.data.status}`,
+        // Paused or disabled by the operator: the service's own code for a template not usable.
+        errorCode: "template_not_approved",
+        details: [{ field: "status", message: current.data.status }],
       };
   }
 }

@@ -371,6 +371,28 @@ describe("reseller workspaces onboard", () => {
       'Retry with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
     );
   });
+  it("prints its record with --json when a later step fails, so nothing created is lost", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubToken(403, {
+      status: "error",
+      error_code: "insufficient_scope",
+      message: "This token lacks the scope workspaces:write.",
+    });
+    const run = await runCli(
+      ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"].concat([
+        "--pricing-token",
+        "--json",
+      ]),
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      workspace: { id: "ws_01trial" },
+      pricing_token: null,
+    });
+  });
+
   /** The upload (with `query` among its options) and, unless it was stubbed already, its polls. */
   function stubImport(query = "duplicate_handling=update", polls = true) {
     api.pool

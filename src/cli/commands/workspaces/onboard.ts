@@ -353,7 +353,6 @@ export const run: Handler = async (command, { options }) => {
     ].join("\n"),
     secrets,
     exitCode: exitCodes.interrupted.code,
-    errorCode: "interrupted",
   });
   try {
     return await finishOnboarding();
