@@ -232,20 +232,6 @@ describe("contacts", () => {
       expect(leap.json().data.opted_in_at).toBe("2024-02-29T10:00:00Z");
     });
 
-    it("refuses a consent record nobody gave: opted_in_at or opt_in_source on a not_set contact", async () => {
-      for (const body of [
-        { phone: anna, opted_in_at: "2025-01-01T00:00:00Z" },
-        { phone: anna, opt_in_source: "paper form" },
-      ]) {
-        const res = await upsert(body);
-        expect(res.statusCode, JSON.stringify(body)).toBe(422);
-        expect(res.json().details[0]).toMatchObject({
-          field: Object.keys(body)[1],
-          message: expect.stringContaining("give opt_in_status opted_in"),
-        });
-      }
-    });
-
     it("keeps the record of a withdrawn consent unless the change re-subscribes the contact", async () => {
       const id = (await upsert({ phone: anna, opt_in_status: "opted_in" })).json().data.id;
       await patch(id, { opt_in_status: "opted_out" });
@@ -255,6 +241,14 @@ describe("contacts", () => {
       });
       expect(rewrite.statusCode).toBe(422);
       expect(rewrite.json().details[0].message).toContain("consent this contact withdrew");
+      // An upsert (a CRM's sync) leaves the record as it is, says so, and applies the rest.
+      const synced = await upsert({ phone: anna, first_name: "Anne", opt_in_source: "crm sync" });
+      expect(synced.statusCode).toBe(200);
+      expect(synced.json().data).toMatchObject({ first_name: "Anne", opt_in_status: "opted_out" });
+      expect(synced.json().data.opt_in_source).not.toBe("crm sync");
+      expect(synced.json().meta.notices).toEqual([
+        { field: "opt_in_status", message: expect.stringContaining("stays opted out") },
+      ]);
       const again = await patch(id, { opt_in_status: "opted_in", opt_in_source: "paper form" });
       expect(again.json().data).toMatchObject({
         opt_in_status: "opted_in",

@@ -107,7 +107,7 @@ export function nextRow(
 
   const before = existing?.opt_in_status ?? null;
   const status = changes.opt_in_status ?? before ?? "not_set";
-  const consentProblem = consentRecordProblem(before, status, changes);
+  const consentProblem = consentRecordProblem(before, changes);
   if (consentProblem) return { row: null, problem: consentProblem };
   row.opt_in_status = status;
   if (changes.opt_in_source !== undefined) row.opt_in_source = changes.opt_in_source;
@@ -127,16 +127,16 @@ export function nextRow(
 
 /**
  * Why a consent record (when and where consent was given) cannot be written as asked, or null:
- * it belongs to a contact who is opted in, or who opted out (the consent they withdrew, as an
- * export's rows carry it); on a not_set contact it records a consent nobody gave, and a contact
- * who opted out keeps the record of the consent they withdrew unless the change re-subscribes
- * them or names their status.
+ * a contact who opted out keeps the record of the consent they withdrew unless the change names
+ * their status (a PATCH re-subscribing them, an export's row). Upserts and imports leave it as it
+ * is before this is asked (keepOptOut). A not_set contact may carry one: an earlier consent, as
+ * an export writes it for a contact moved back to not_set.
  */
 function consentRecordProblem(
   before: string | null,
-  status: string,
   changes: ContactChanges,
 ): ChangeProblem | null {
+  if (before !== "opted_out" || changes.opt_in_status !== undefined) return null;
   const field =
     changes.opted_in_at != null
       ? "opted_in_at"
@@ -144,20 +144,11 @@ function consentRecordProblem(
         ? "opt_in_source"
         : null;
   if (field === null) return null;
-  if (status === "not_set") {
-    return {
-      field,
-      message: `records a consent: give opt_in_status opted_in with it (the contact would be not_set)`,
-    };
-  }
-  if (before === "opted_out" && changes.opt_in_status === undefined) {
-    return {
-      field,
-      message:
-        "is the record of the consent this contact withdrew (opted out): to re-subscribe them, give opt_in_status opted_in with an opt_in_source",
-    };
-  }
-  return null;
+  return {
+    field,
+    message:
+      "is the record of the consent this contact withdrew (opted out): to re-subscribe them, give opt_in_status opted_in with an opt_in_source",
+  };
 }
 
 const writableColumns = [
@@ -367,16 +358,20 @@ export const optOutKeptMessage =
 /**
  * The consent rule of upserts and imports: a change saying `opted_in` or `not_set` never undoes
  * the opt-out of a contact who opted out (by STOP, the provider or a PATCH); `not_set` would
- * only take two steps to re-subscribe them. Returns the change without its opt-in fields in
- * that case, and whether the opt-out was kept.
+ * only take two steps to re-subscribe them; nor does one giving an opt-in time or source alone
+ * rewrite the record of the consent withdrawn. Returns the change without its opt-in fields in
+ * those cases (the rest of it applies), and whether the opt-out was kept.
  */
 export function keepOptOut(
   existing: Row | undefined,
   changes: ContactChanges,
 ): { changes: ContactChanges; kept: boolean } {
+  const rewritesRecord =
+    changes.opt_in_status === undefined &&
+    (changes.opted_in_at != null || changes.opt_in_source != null);
   if (
     existing?.opt_in_status !== "opted_out" ||
-    changes.opt_in_status === undefined ||
+    (changes.opt_in_status === undefined && !rewritesRecord) ||
     changes.opt_in_status === "opted_out"
   ) {
     return { changes, kept: false };
