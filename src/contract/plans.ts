@@ -76,16 +76,18 @@ export const PlanListQuery = z.object({
   billing_period: z
     .preprocess((v) => (Array.isArray(v) ? v.join(",") : v), z.string().optional())
     .describe(`Only plans of this period: one of ${billingPeriods.join(", ")}.`),
-  // Any case, and 1/0: clients send a boolean as their language writes it (Python: True).
-  // Spelled out letter by letter so that the OpenAPI document says "any case" too (a pattern's
-  // flags do not survive into JSON Schema).
+  // A boolean, as interface.md types it, read as clients write one in a query: any case, and
+  // 1/0 (Python sends True).
   include_private: z
-    .string({ error: "expected true or false (or 1, 0)" })
-    .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, {
-      error: "expected true or false (or 1, 0)",
-    })
-    .default("false")
-    .transform((v) => v.toLowerCase() === "true" || v === "1")
+    .preprocess(
+      (v) => {
+        if (typeof v !== "string") return v;
+        if (/^(true|1)$/i.test(v)) return true;
+        if (/^(false|0)$/i.test(v)) return false;
+        return v;
+      },
+      z.boolean({ error: "expected true or false (or 1, 0)" }).default(false),
+    )
     .describe("true (or 1, any case) also lists plans hidden from the public pricing page."),
 });
 
