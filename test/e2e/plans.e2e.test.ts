@@ -188,6 +188,14 @@ describe("reseller serve", () => {
     }
   });
 
+  it("prints the dashboard's sign-in link on --public-url, where its Secure cookie works", async () => {
+    const served = await startServe({ args: ["--public-url", "https://wa.example.test"] });
+    const { stderr } = await served.stop();
+    expect(stderr).toMatch(
+      /one-time sign-in link \(10 minutes\): https:\/\/wa\.example\.test\/dashboard\/sign-in\?code=/,
+    );
+  });
+
   it("says the port is in use as a usage error (exit 2), and creates the account on the start that can show its token", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));

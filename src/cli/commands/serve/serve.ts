@@ -59,10 +59,13 @@ export const run: Handler = async (ctx, { options }) => {
       (ctx.io.stdout.isTTY ? "pretty" : "json")) as LogFormat,
     logDestination: ctx.io.stdout,
   });
+  // With --public-url the sign-in link is on it: an https address makes the session cookie
+  // Secure, which a browser drops on the listening address's plain http.
+  const dashboardUrl = settings.publicUrl === undefined ? service.url : service.linkUrl;
   const lines = [
     `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
-    `Dashboard: ${service.url}/dashboard   one-time sign-in link (10 minutes): ${await dashboardSignInLink(service.app, service.url)}`,
+    `Dashboard: ${dashboardUrl}/dashboard   one-time sign-in link (10 minutes): ${await dashboardSignInLink(service.app, dashboardUrl)}`,
   ];
   if (settings.publicUrl === undefined && service.linkUrl !== service.url) {
     lines.push(
