@@ -396,4 +396,25 @@ describe("the sign-up page of a plan's registration_url", () => {
     expect(await page.locator("#contact_email-error").textContent()).toContain("email address");
     await page.close();
   });
+
+  // Last: it adds a hundred workspaces.
+  it("lists every workspace, past the API's 100 a page, and offers each in the picker", async () => {
+    for (let i = 1; i <= 100; i++) {
+      await call("POST", "/workspaces", {
+        name: `Client ${i}`,
+        contact_email: `c${i}@example.test`,
+        send_invitation: false,
+      });
+    }
+    const page = await browser.freshPage();
+    await page.goto(`${service.url}/dashboard`);
+    await signIn(page);
+    // The first workspace made is the oldest: on the list's second page.
+    await page.getByRole("row", { name: /Café Olé/ }).waitFor();
+    await page.goto(`${service.url}/dashboard#/campaigns`);
+    const picker = page.getByLabel("Workspace");
+    await picker.waitFor();
+    expect(await picker.locator("option").allTextContents()).toContain("Café Olé");
+    await page.close();
+  }, 120_000);
 });

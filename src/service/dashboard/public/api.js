@@ -42,6 +42,24 @@ export async function api(path, { method = "GET", body } = {}) {
   return parsed;
 }
 
+/**
+ * Every page of a list (path after /api/v1, with its per_page), followed by cursor up to
+ * `maxPages` pages: the envelope of the last page with the data of all of them.
+ */
+export async function apiAll(path, maxPages = 20) {
+  const data = [];
+  let body = await api(path);
+  data.push(...body.data);
+  for (let page = 1; page < maxPages && body.meta?.pagination?.next_cursor; page++) {
+    const joiner = path.includes("?") ? "&" : "?";
+    body = await api(
+      `${path}${joiner}cursor=${encodeURIComponent(body.meta.pagination.next_cursor)}`,
+    );
+    data.push(...body.data);
+  }
+  return { ...body, data };
+}
+
 /** Signs in with a reseller token; the session cookie is HttpOnly, so the token stays here. */
 export async function signIn(token) {
   const response = await fetch("/dashboard/session", {

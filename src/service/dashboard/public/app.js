@@ -3,7 +3,7 @@
 import htm from "htm";
 import { h, render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiProblem, api, signIn, signOut, whenSignedOut } from "./api.js";
+import { ApiProblem, api, apiAll, signIn, signOut, whenSignedOut } from "./api.js";
 import { CampaignLive } from "./funnel-chart.js";
 
 const html = htm.bind(h);
@@ -22,15 +22,18 @@ function when(value) {
   return value ? new Date(value).toLocaleString() : "—";
 }
 
-/** Loads an API path; answers { data, error, loading, reload }. */
-function useApi(path, { every } = {}) {
+/**
+ * Loads an API path, every `every` ms if given, and with `all` every page of a list (a reseller
+ * with more than 100 clients sees them all); answers { data, error, loading, reload }.
+ */
+function useApi(path, { every, all } = {}) {
   const [state, setState] = useState({ data: null, meta: null, error: null, loading: true });
   const load = useCallback(() => {
     if (!path) return;
-    api(path)
+    (all ? apiAll(path) : api(path))
       .then((body) => setState({ data: body.data, meta: body.meta, error: null, loading: false }))
       .catch((error) => setState({ data: null, meta: null, error, loading: false }));
-  }, [path]);
+  }, [path, all]);
   useEffect(() => {
     setState((s) => ({ ...s, loading: true }));
     load();
@@ -121,7 +124,8 @@ function Workspaces({ workspaces }) {
 }
 
 function Campaigns({ workspaceId }) {
-  const { data, error } = useApi(`/workspaces/${workspaceId}/campaigns?per_page=50`, {
+  const { data, error } = useApi(`/workspaces/${workspaceId}/campaigns?per_page=100`, {
+    all: true,
     every: 2000,
   });
   const [open, setOpen] = useState(null);
@@ -147,6 +151,7 @@ function Campaigns({ workspaceId }) {
 function ImportErrors({ workspaceId, importId }) {
   const { data, error } = useApi(
     `/workspaces/${workspaceId}/contacts/imports/${importId}/errors?per_page=100`,
+    { all: true },
   );
   if (error) return html`<${Problem} error=${error} />`;
   if (!data) return html`<p class="muted">Loading errors…</p>`;
@@ -158,7 +163,8 @@ function ImportErrors({ workspaceId, importId }) {
 }
 
 function Imports({ workspaceId }) {
-  const { data, error } = useApi(`/workspaces/${workspaceId}/contacts/imports?per_page=50`, {
+  const { data, error } = useApi(`/workspaces/${workspaceId}/contacts/imports?per_page=100`, {
+    all: true,
     every: 2000,
   });
   const [open, setOpen] = useState(null);
@@ -222,7 +228,10 @@ function Deliveries({ endpointId }) {
 }
 
 function Webhooks() {
-  const { data, error, loading } = useApi("/webhook-endpoints?per_page=50");
+  const { data, error, loading } = useApi("/webhook-endpoints?per_page=100", {
+    all: true,
+    every: 5000,
+  });
   if (loading) return html`<p class="muted">Loading…</p>`;
   // A service without the webhooks API answers 404: an empty state, not an error.
   if (error instanceof ApiProblem && error.status === 404) {
@@ -256,7 +265,10 @@ function Outbox() {
 }
 
 function Sandbox({ workspaceId }) {
-  const templates = useApi(`/workspaces/${workspaceId}/templates?per_page=50`);
+  const templates = useApi(`/workspaces/${workspaceId}/templates?per_page=100`, {
+    all: true,
+    every: 3000,
+  });
   const [message, setMessage] = useState(null);
   const [error, setError] = useState(null);
   const run = async (what, call) => {
@@ -324,7 +336,7 @@ function currentView() {
 
 function Dashboard({ onSignOut }) {
   const [view, setView] = useState(currentView());
-  const workspaces = useApi("/workspaces?per_page=100", { every: 10000 });
+  const workspaces = useApi("/workspaces?per_page=100", { every: 10000, all: true });
   const [workspaceId, setWorkspaceId] = useState(null);
   useEffect(() => {
     const update = () => setView(currentView());
