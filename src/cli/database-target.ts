@@ -40,7 +40,17 @@ export function databaseTarget(
     }
     return { target: url, label: redactedUrl(url), engine: "postgres", given: true };
   }
-  if (file !== undefined) return { target: file, label: file, engine: "sqlite", given: true };
+  if (file !== undefined) {
+    // Taken as a file it would still open PostgreSQL (openDatabase reads the URL) and print the
+    // password in every message that names the database.
+    if (isPostgresUrl(file)) {
+      throw usageError(
+        `--db takes a SQLite file; '${redactedUrl(file)}' is a PostgreSQL URL.`,
+        "Use --database URL (or DATABASE_URL) for PostgreSQL.",
+      );
+    }
+    return { target: file, label: file, engine: "sqlite", given: true };
+  }
   const fromEnv = env.DATABASE_URL;
   if (fromEnv) {
     if (!isPostgresUrl(fromEnv)) {

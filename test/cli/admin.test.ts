@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -172,6 +173,34 @@ describe("admin copy: what it refuses before touching the target", () => {
     expect(copy.code).toBe(8);
     expect(copy.stderr).toMatch(/Cannot reach the PostgreSQL server/);
     expect((await runCli(["admin", "migrate", "--database", nowhere])).code).toBe(8);
+  });
+
+  it("says a server that is not PostgreSQL (it hangs up at once) cannot be reached (exit 8)", async () => {
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const run = await runCli([
+        "admin",
+        "migrate",
+        "--database",
+        `postgres://app:secret@127.0.0.1:${port}/reseller`,
+      ]);
+      expect(run.code, run.stderr).toBe(8);
+      expect(run.stderr).toMatch(/Cannot reach the PostgreSQL server/);
+      expect(run.stderr).not.toContain("secret");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("refuses a PostgreSQL URL given to --db, without printing its password (exit 2)", async () => {
+    for (const command of [["serve"], ["admin", "migrate"]]) {
+      const run = await runCli([...command, "--db", "postgres://app:secret@127.0.0.1:1/reseller"]);
+      expect(run.code, command.join(" ")).toBe(2);
+      expect(run.stderr).toContain("--database");
+      expect(run.stderr).not.toContain("secret");
+    }
   });
 
   it("refuses a file that is not a reseller database (exit 5)", async () => {

@@ -333,7 +333,9 @@ export async function openDatabase(
   } catch (error) {
     await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;
-    if (isConnectionError(cause)) {
+    // Unreachable in any way: refused, a server that never answers or is not PostgreSQL (pg's
+    // own "Connection terminated …"), one shutting down or starting (57P0x).
+    if (isDatabaseUnavailable(cause)) {
       throw new DatabaseUnavailableError(redactedUrl(target), (cause as Error).message, cause);
     }
     throw error;

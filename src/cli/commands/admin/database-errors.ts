@@ -33,11 +33,15 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
     code === "ECONNREFUSED" ||
     code === "ENOTFOUND" ||
     code === "ETIMEDOUT" ||
-    code === "EAI_AGAIN"
+    code === "EAI_AGAIN" ||
+    code === "ECONNRESET" ||
+    /^57P0[123]$/.test(code ?? "") ||
+    // pg's own, without a code: a server that never answers, or a port that is not PostgreSQL.
+    (code === undefined && /Connection terminated/.test(message))
   ) {
     return new CliError(
       "unreachable",
-      `Cannot reach the PostgreSQL server of ${label} (${code}).`,
+      `Cannot reach the PostgreSQL server of ${label} (${code ?? message}).`,
       "Check the host and port, and that the server runs and accepts connections from here.",
     );
   }

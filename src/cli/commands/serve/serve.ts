@@ -32,10 +32,23 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       );
     }
     const code = (error as NodeJS.ErrnoException | null)?.code;
-    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+    if (
+      code === "EADDRINUSE" ||
+      code === "EACCES" ||
+      code === "EADDRNOTAVAIL" ||
+      code === "ENOTFOUND"
+    ) {
+      const why =
+        code === "EADDRINUSE"
+          ? "the port is in use"
+          : code === "EACCES"
+            ? "not allowed (ports under 1024 need privileges)"
+            : code === "ENOTFOUND"
+              ? "no such host name"
+              : "no such address on this machine";
       throw new CliError(
         "usage",
-        `Cannot listen on ${options.host}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "not allowed (ports under 1024 need privileges)" : "no such address on this machine"}.`,
+        `Cannot listen on ${options.host}:${options.port}: ${why}.`,
         "Pick another --port (0 picks a free one) or --host, or stop what listens there.",
       );
     }
