@@ -18,6 +18,7 @@ import {
   resolveSettings,
   type Settings,
 } from "./settings.js";
+import { isTokenText } from "./token-text.js";
 import { cliVersion } from "./version.js";
 
 /** Options every command understands (declared on the root program). */
@@ -190,7 +191,7 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           "unauthenticated",
         );
       }
-      if (!/^[\x21-\x7e]+$/.test(token)) {
+      if (!isTokenText(token)) {
         // Sent as it is, it fails inside the HTTP client, which reads as an unreachable service.
         const source = overrides.token === undefined ? resolved.token.source : "given";
         const from =

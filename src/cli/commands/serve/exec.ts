@@ -10,7 +10,7 @@ import type { Context } from "../../context.js";
 import { databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { startServiceOrExplain } from "./serve.js";
-import { serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 /** Signals passed on to the command; Ctrl-C reaches it from the terminal on its own. */
 const forwardedSignals = ["SIGTERM", "SIGHUP"] as const;
@@ -106,7 +106,7 @@ export const run: Handler = async (ctx, { args, options }) => {
       ...settings,
       // A database given with --db is the caller's: used as it is and kept afterwards.
       database: given?.target ?? join(dir, "reseller.db"),
-      bootstrapToken: givenDb ? ctx.env.RESELLER_BOOTSTRAP_TOKEN : undefined,
+      bootstrapToken: givenDb ? bootstrapTokenOption(ctx.env) : undefined,
       logLevel: stringOption(options, "logLevel") ?? "silent",
       logFormat: (stringOption(options, "logFormat") ?? "json") as LogFormat,
       logDestination: ctx.io.stdout,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 describe("serve's settings", () => {
   it("takes the SMTP server from RESELLER_SMTP_URL, so its password stays out of the process list", () => {
@@ -32,5 +32,22 @@ describe("serve's settings", () => {
   it("refuses a rate-limit window of no time, which would turn the limit off", () => {
     expect(() => serveSettings({ rateLimit: "2/0s" })).toThrow(/window of at least 1/);
     expect(serveSettings({ rateLimit: "2/s" }).rateLimit).toEqual({ max: 2, windowMs: 1000 });
+  });
+
+  it("refuses an SMTP URL it could not send through, naming where it came from, before anything starts", () => {
+    expect(() => serveSettings({ smtpUrl: "nope" })).toThrow(/--smtp-url expects smtp:\/\//);
+    expect(() => serveSettings({}, { RESELLER_SMTP_URL: "http://mail:pw@x" })).toThrow(
+      /RESELLER_SMTP_URL expects .*got 'http:\/\/mail:\*\*\*@x/,
+    );
+  });
+
+  it("takes the first account's token trimmed, and refuses one no request could send", () => {
+    expect(bootstrapTokenOption({ RESELLER_BOOTSTRAP_TOKEN: "rsk_from_env_file\r\n" })).toBe(
+      "rsk_from_env_file",
+    );
+    expect(bootstrapTokenOption({})).toBeUndefined();
+    expect(() => bootstrapTokenOption({ RESELLER_BOOTSTRAP_TOKEN: "rsk_with space" })).toThrow(
+      /RESELLER_BOOTSTRAP_TOKEN holds a space/,
+    );
   });
 });

@@ -1,9 +1,11 @@
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import { parseRateLimit, type WhatsappSettings } from "../../../service/config.js";
 import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
 import type { ServeOptions } from "../../../service/server.js";
 import { addressUrl } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
+import { isTokenText } from "../../token-text.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -25,8 +27,7 @@ export function serveSettings(
     plansFile: stringOption(options, "plans"),
     publicUrl: publicUrlOption(options),
     rateLimit,
-    // Its password is better kept out of `ps` and shell history: the environment may hold it.
-    smtpUrl: stringOption(options, "smtpUrl") ?? (env.RESELLER_SMTP_URL || undefined),
+    smtpUrl: smtpUrlOption(options, env),
     reviewDelayMs: (intOption(options, "reviewDelay", { min: 0, max: 86_400 }) ?? 5) * 1000,
     throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? 80,
     webhookRetryBaseMs:
@@ -35,6 +36,51 @@ export function serveSettings(
     publicSignup: options.publicSignup !== false,
     whatsapp: whatsappSettings(options, env),
   };
+}
+
+/**
+ * `--smtp-url`, else RESELLER_SMTP_URL (its password is better kept out of `ps` and shell
+ * history: the environment may hold it): an smtp:// or smtps:// URL, checked before the
+ * database is opened.
+ */
+function smtpUrlOption(
+  options: Options,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const given = stringOption(options, "smtpUrl");
+  const text = given ?? (env.RESELLER_SMTP_URL || undefined);
+  if (text === undefined) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (!url || !/^smtps?:$/.test(url.protocol) || url.hostname === "") {
+    throw usageError(
+      `${given === undefined ? "RESELLER_SMTP_URL" : "--smtp-url"} expects smtp://user:password@host:port (or smtps://); got '${redactedUrl(text)}'.`,
+    );
+  }
+  return text;
+}
+
+/**
+ * The first reseller account's token from RESELLER_BOOTSTRAP_TOKEN, trimmed (an env file saved
+ * with Windows line endings keeps a \r): one that could never be sent back (a space, a control
+ * character) is refused before anything is created, since the account would be locked out.
+ */
+export function bootstrapTokenOption(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const token = env.RESELLER_BOOTSTRAP_TOKEN?.trim();
+  if (!token) return undefined;
+  if (!isTokenText(token)) {
+    throw usageError(
+      "RESELLER_BOOTSTRAP_TOKEN holds a space, a control character or a non-ASCII letter: no request could send it.",
+      "Make it random, e.g. RESELLER_BOOTSTRAP_TOKEN=rsk_$(openssl rand -hex 24).",
+    );
+  }
+  return token;
 }
 
 /**

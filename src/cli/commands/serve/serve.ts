@@ -7,7 +7,7 @@ import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
-import { serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 /**
  * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
@@ -65,7 +65,7 @@ export const run: Handler = async (ctx, { options }) => {
     host: stringOption(options, "host") ?? "127.0.0.1",
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
     database: database.target,
-    bootstrapToken: ctx.env.RESELLER_BOOTSTRAP_TOKEN,
+    bootstrapToken: bootstrapTokenOption(ctx.env),
     logLevel: stringOption(options, "logLevel") ?? "info",
     // Readable lines for a person at a terminal; JSON for log collectors (piped or asked for).
     logFormat: (stringOption(options, "logFormat") ??
