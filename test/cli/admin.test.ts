@@ -167,6 +167,21 @@ describe("admin copy: what it refuses before touching the target", () => {
     expect(run.stderr).toContain(`reseller admin migrate --db ${file}`);
   });
 
+  it("refuses a file a running serve still writes to, before reaching the target (exit 5)", async () => {
+    const file = await currentDatabase();
+    const seen = (ago: number) => new Date(Date.now() - ago).toISOString();
+    const sqlite = new BetterSqlite3(file);
+    sqlite
+      .prepare(
+        "INSERT INTO instances (id, host, pid, started_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
+      )
+      .run("ins_live", "here", 1, seen(60_000), seen(2_000));
+    sqlite.close();
+    const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain("is in use: a reseller serve on it (instance ins_live)");
+  });
+
   it("says when the PostgreSQL server cannot be reached (exit 8)", async () => {
     const file = await currentDatabase();
     const copy = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);

@@ -2,6 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { type RawBuilder, sql } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
+import { defaultDeadAfterMs } from "../jobs/job-queue.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
 import { type Db, openDatabase } from "./database.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -166,6 +167,24 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
       "Run admin copy with the version that serves this database.",
     );
   }
+}
+
+/**
+ * Refuses a source a running `serve` still writes to (an instance's heartbeat newer than the
+ * time after which instances count as dead): what it writes after the snapshot would never reach
+ * PostgreSQL, and the operator would start the new deployment without it.
+ */
+function refuseLiveSource(source: BetterSqlite3.Database, from: string, now: Date): void {
+  const rows = source
+    .prepare("SELECT id, last_seen_at FROM instances ORDER BY last_seen_at DESC")
+    .all() as { id: string; last_seen_at: string }[];
+  const live = rows.find((r) => now.getTime() - Date.parse(r.last_seen_at) < defaultDeadAfterMs);
+  if (!live) return;
+  const seconds = Math.max(0, Math.round((now.getTime() - Date.parse(live.last_seen_at)) / 1000));
+  throw new CopyRefusedError(
+    `${from} is in use: a reseller serve on it (instance ${live.id}) was alive ${seconds} s ago.`,
+    `Stop every serve on the file (SIGTERM) first: what it wrote after the copy would not reach PostgreSQL. A serve that was killed counts as gone ${defaultDeadAfterMs / 1000} s after its last heartbeat.`,
+  );
 }
 
 interface TargetColumn {
@@ -364,6 +383,7 @@ export async function copyDatabase(options: {
   const source = new BetterSqlite3(options.from, { readonly: true, fileMustExist: true });
   try {
     await checkSourceMigrations(source, options.from);
+    refuseLiveSource(source, options.from, new Date());
     // One snapshot for the counts and every row (WAL readers see a fixed state until COMMIT).
     source.exec("BEGIN");
     const layout = readSourceLayout(source);
