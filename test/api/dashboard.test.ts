@@ -188,6 +188,10 @@ describe("the dashboard's sign-in, session and API proxy", () => {
   it("signs in once with serve's link, which then is worthless", async () => {
     const link = new URL(await dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     expect(link.pathname).toBe("/dashboard/sign-in");
+    // A link checker's HEAD leaves it unused, and signs nobody in.
+    const head = await t.app.inject({ method: "HEAD", url: `${link.pathname}${link.search}` });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers["set-cookie"]).toBeUndefined();
     const first = await t.app.inject({ method: "GET", url: `${link.pathname}${link.search}` });
     expect(first.statusCode).toBe(303);
     expect(first.headers.location).toBe("/dashboard");

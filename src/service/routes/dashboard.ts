@@ -134,6 +134,8 @@ export function dashboardRoutes(app: App, services: Services): void {
     "/dashboard/sign-in",
     { schema: hidden },
     async (request, reply) => {
+      // A HEAD (a link checker, a chat app's preview) must not use the one-time link up.
+      if (request.method === "HEAD") return htmlPage(reply, 200, "");
       const code = typeof request.query.code === "string" ? request.query.code : "";
       const key = code ? await sessions.signInWithCode(code) : null;
       if (!key) {
