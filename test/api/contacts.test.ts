@@ -249,6 +249,10 @@ describe("contacts", () => {
       expect(synced.json().meta.notices).toEqual([
         { field: "opt_in_status", message: expect.stringContaining("stays opted out") },
       ]);
+      // Nor can an empty source erase it.
+      const emptied = await upsert({ phone: anna, opt_in_source: "" });
+      expect(emptied.json().data.opt_in_source).toBe("api");
+      expect((await patch(id, { opt_in_source: "" })).statusCode).toBe(422);
       const again = await patch(id, { opt_in_status: "opted_in", opt_in_source: "paper form" });
       expect(again.json().data).toMatchObject({
         opt_in_status: "opted_in",

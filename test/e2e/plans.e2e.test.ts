@@ -189,8 +189,14 @@ describe("reseller serve", () => {
   });
 
   it("prints the dashboard's sign-in link on --public-url, where its Secure cookie works", async () => {
-    const served = await startServe({ args: ["--public-url", "https://wa.example.test"] });
+    const served = await startServe({
+      args: ["--public-url", "https://wa.example.test/"],
+      // A variable holding only a line break gives no token: the random one is shown.
+      env: { RESELLER_BOOTSTRAP_TOKEN: "\r" },
+    });
     const { stderr } = await served.stop();
+    expect(stderr).toContain("Dashboard: https://wa.example.test/dashboard ");
+    expect(stderr).toMatch(/shown only this once:\s+rsk_/);
     expect(stderr).toMatch(
       /one-time sign-in link \(10 minutes\): https:\/\/wa\.example\.test\/dashboard\/sign-in\?code=/,
     );

@@ -138,9 +138,9 @@ function consentRecordProblem(
 ): ChangeProblem | null {
   if (before !== "opted_out" || changes.opt_in_status !== undefined) return null;
   const field =
-    changes.opted_in_at != null
+    changes.opted_in_at !== undefined
       ? "opted_in_at"
-      : changes.opt_in_source != null
+      : changes.opt_in_source !== undefined
         ? "opt_in_source"
         : null;
   if (field === null) return null;
@@ -368,7 +368,8 @@ export function keepOptOut(
 ): { changes: ContactChanges; kept: boolean } {
   const rewritesRecord =
     changes.opt_in_status === undefined &&
-    (changes.opted_in_at != null || changes.opt_in_source != null);
+    // Clearing counts too: an empty source would erase where the withdrawn consent came from.
+    (changes.opted_in_at !== undefined || changes.opt_in_source !== undefined);
   if (
     existing?.opt_in_status !== "opted_out" ||
     (changes.opt_in_status === undefined && !rewritesRecord) ||

@@ -10,7 +10,10 @@ function driverCode(error: unknown): { code: string | undefined; message: string
     current = current.cause as typeof current;
   }
   // The migrator's wrapper keeps only the message (e.g. "… failed: connect ECONNREFUSED …").
-  const network = /\b(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN)\b/.exec(message)?.[1];
+  const network =
+    /\b(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH)\b/.exec(
+      message,
+    )?.[1];
   if (network) return { code: network, message };
   if (/database "[^"]*" does not exist/.test(message)) return { code: "3D000", message };
   if (/password authentication failed|no pg_hba\.conf entry/.test(message)) {
@@ -35,13 +38,15 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
     code === "ETIMEDOUT" ||
     code === "EAI_AGAIN" ||
     code === "ECONNRESET" ||
+    code === "EHOSTUNREACH" ||
+    code === "ENETUNREACH" ||
     /^57P0[123]$/.test(code ?? "") ||
     // pg's own, without a code: a server that never answers, or a port that is not PostgreSQL.
     (code === undefined && /Connection terminated/.test(message))
   ) {
     return new CliError(
       "unreachable",
-      `Cannot reach the PostgreSQL server of ${label} (${code ?? message}).`,
+      `Cannot reach the PostgreSQL server of ${label} (${code ?? /Connection terminated[^.:]*/.exec(message)?.[0]}).`,
       "Check the host and port, and that the server runs and accepts connections from here.",
     );
   }

@@ -34,7 +34,7 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--public-url <url>",
       description:
-        "base of sign-up links (default: the address it listens on; the machine's name when listening on every address)",
+        "base of sign-up links and the dashboard sign-in link printed at start (default: the address it listens on; the machine's name when listening on every address)",
     },
     {
       flags: "--rate-limit <n/window>",

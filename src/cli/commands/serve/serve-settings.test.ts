@@ -36,6 +36,10 @@ describe("serve's settings", () => {
 
   it("refuses an SMTP URL it could not send through, naming where it came from, before anything starts", () => {
     expect(() => serveSettings({ smtpUrl: "nope" })).toThrow(/--smtp-url expects smtp:\/\//);
+    // The mailer decodes the password: a stray % fails it.
+    expect(() => serveSettings({ smtpUrl: "smtp://u:p%zz@mail.example.test:25" })).toThrow(
+      /--smtp-url expects/,
+    );
     expect(() => serveSettings({}, { RESELLER_SMTP_URL: "http://mail:pw@x" })).toThrow(
       /RESELLER_SMTP_URL expects .*got 'http:\/\/mail:\*\*\*@x/,
     );

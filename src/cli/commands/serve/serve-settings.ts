@@ -56,7 +56,22 @@ function smtpUrlOption(
   } catch {
     url = null;
   }
-  if (!url || !/^smtps?:$/.test(url.protocol) || url.hostname === "") {
+  // The mailer decodes the user and password: a stray % (p%zz) would fail it after the start.
+  const decodes = (part: string) => {
+    try {
+      decodeURIComponent(part);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (
+    !url ||
+    !/^smtps?:$/.test(url.protocol) ||
+    url.hostname === "" ||
+    !decodes(url.username) ||
+    !decodes(url.password)
+  ) {
     throw usageError(
       `${given === undefined ? "RESELLER_SMTP_URL" : "--smtp-url"} expects smtp://user:password@host:port (or smtps://); got '${redactedUrl(text)}'.`,
     );

@@ -36,14 +36,15 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       code === "EADDRINUSE" ||
       code === "EACCES" ||
       code === "EADDRNOTAVAIL" ||
-      code === "ENOTFOUND"
+      code === "ENOTFOUND" ||
+      code === "EAI_AGAIN"
     ) {
       const why =
         code === "EADDRINUSE"
           ? "the port is in use"
           : code === "EACCES"
             ? "not allowed (ports under 1024 need privileges)"
-            : code === "ENOTFOUND"
+            : code === "ENOTFOUND" || code === "EAI_AGAIN"
               ? "no such host name"
               : "no such address on this machine";
       throw new CliError(
@@ -59,13 +60,14 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
 /** `reseller serve`: starts the service and runs until SIGINT or SIGTERM. */
 export const run: Handler = async (ctx, { options }) => {
   const settings = serveSettings(options, ctx.env);
+  const bootstrapToken = bootstrapTokenOption(ctx.env);
   const database = databaseTarget(options, ctx.env, "reseller.db") as DatabaseTarget;
   const service = await startServiceOrExplain({
     ...settings,
     host: stringOption(options, "host") ?? "127.0.0.1",
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
     database: database.target,
-    bootstrapToken: bootstrapTokenOption(ctx.env),
+    bootstrapToken,
     logLevel: stringOption(options, "logLevel") ?? "info",
     // Readable lines for a person at a terminal; JSON for log collectors (piped or asked for).
     logFormat: (stringOption(options, "logFormat") ??
@@ -74,7 +76,10 @@ export const run: Handler = async (ctx, { options }) => {
   });
   // With --public-url the sign-in link is on it: an https address makes the session cookie
   // Secure, which a browser drops on the listening address's plain http.
-  const dashboardUrl = settings.publicUrl === undefined ? service.url : service.linkUrl;
+  const dashboardUrl = (settings.publicUrl === undefined ? service.url : service.linkUrl).replace(
+    /\/+$/,
+    "",
+  );
   const lines = [
     `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
@@ -91,7 +96,8 @@ export const run: Handler = async (ctx, { options }) => {
   if (token) {
     lines.push(
       "Created the first reseller account.",
-      ctx.env.RESELLER_BOOTSTRAP_TOKEN
+      // The value used, not the variable: one holding only a line break was no token.
+      bootstrapToken !== undefined
         ? "Its token is the value of RESELLER_BOOTSTRAP_TOKEN."
         : `Its token, shown only this once:\n\n    ${token}\n`,
       // Without --token-stdin: at a terminal, login asks for the token without echoing it.

@@ -51,10 +51,10 @@ export async function apiAll(path, maxPages = 20) {
   let body = await api(path);
   data.push(...body.data);
   for (let page = 1; page < maxPages && body.meta?.pagination?.next_cursor; page++) {
-    const joiner = path.includes("?") ? "&" : "?";
-    body = await api(
-      `${path}${joiner}cursor=${encodeURIComponent(body.meta.pagination.next_cursor)}`,
-    );
+    // Set, not appended: a path that carries a cursor already asks for the next one.
+    const next = new URL(path, location.origin);
+    next.searchParams.set("cursor", body.meta.pagination.next_cursor);
+    body = await api(`${next.pathname}${next.search}`);
     data.push(...body.data);
   }
   return { ...body, data };

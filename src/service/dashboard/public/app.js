@@ -2,7 +2,7 @@
 // reads and writes only through the public API (see api.js).
 import htm from "htm";
 import { h, render } from "preact";
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiProblem, api, apiAll, signIn, signOut, whenSignedOut } from "./api.js";
 import { CampaignLive } from "./funnel-chart.js";
 
@@ -28,18 +28,31 @@ function when(value) {
  */
 function useApi(path, { every, all } = {}) {
   const [state, setState] = useState({ data: null, meta: null, error: null, loading: true });
+  // One load of a path at a time (a tick while its pages are still coming is skipped), and only
+  // the path asked for last may set the state (another workspace's late answer is dropped).
+  const inFlight = useRef(null);
+  const latest = useRef(path);
+  latest.current = path;
   const load = useCallback(() => {
-    if (!path) return;
+    if (!path || inFlight.current === path) return;
+    inFlight.current = path;
+    const settle = (next) => {
+      if (inFlight.current === path) inFlight.current = null;
+      if (latest.current === path) setState(next);
+    };
     (all ? apiAll(path) : api(path))
-      .then((body) => setState({ data: body.data, meta: body.meta, error: null, loading: false }))
-      .catch((error) => setState({ data: null, meta: null, error, loading: false }));
+      .then((body) => settle({ data: body.data, meta: body.meta, error: null, loading: false }))
+      .catch((error) => settle({ data: null, meta: null, error, loading: false }));
   }, [path, all]);
   useEffect(() => {
+    let current = true;
     setState((s) => ({ ...s, loading: true }));
     load();
-    if (!every) return;
-    const timer = setInterval(load, every);
-    return () => clearInterval(timer);
+    const timer = every ? setInterval(() => current && load(), every) : undefined;
+    return () => {
+      current = false;
+      if (timer) clearInterval(timer);
+    };
   }, [load, every]);
   return { ...state, reload: load };
 }
