@@ -48,6 +48,24 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     return launched(name);
   };
 
+  /** As if `instances` instances died holding the campaign's job: its next claim counts one more. */
+  const diedHoldingTheJob = (instances: number) =>
+    w.t.database.db
+      .updateTable("jobs")
+      .set({ attempts: instances })
+      .where("kind", "=", "campaign.run")
+      .execute();
+
+  /** The campaign job's state and its count of claims toward giving up. */
+  const campaignJob = async () =>
+    (
+      await w.t.database.db
+        .selectFrom("jobs")
+        .select(["state", "attempts"])
+        .where("kind", "=", "campaign.run")
+        .execute()
+    )[0];
+
   /** A job runner whose campaign sends go to `sender` (a crash or fault staged by the test). */
   const runnerSendingThrough = (sender: MessageSender, batchSize?: number) =>
     new JobRunner({
@@ -304,20 +322,11 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     await runner.runDue();
     // Then four instances died holding the job: the next claim is its fifth. In it, Ada's batch
     // goes out and the database fails once during Bob's.
-    await w.t.database.db
-      .updateTable("jobs")
-      .set({ attempts: 4 })
-      .where("kind", "=", "campaign.run")
-      .execute();
+    await diedHoldingTheJob(4);
     calls = 0;
     w.t.clock.advance(60_000);
     await runner.runDue();
-    const [job] = await w.t.database.db
-      .selectFrom("jobs")
-      .select(["state", "attempts"])
-      .where("kind", "=", "campaign.run")
-      .execute();
-    expect(job).toMatchObject({ state: "queued", attempts: 1 });
+    expect(await campaignJob()).toMatchObject({ state: "queued", attempts: 1 });
     w.t.clock.advance(60_000);
     await w.t.runJobs();
     expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({ status: "completed" });
@@ -345,19 +354,10 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       2,
     );
     await runner.runDue();
-    await w.t.database.db
-      .updateTable("jobs")
-      .set({ attempts: 4 })
-      .where("kind", "=", "campaign.run")
-      .execute();
+    await diedHoldingTheJob(4);
     w.t.clock.advance(60_000);
     await runner.runDue();
-    const [job] = await w.t.database.db
-      .selectFrom("jobs")
-      .select(["state", "attempts"])
-      .where("kind", "=", "campaign.run")
-      .execute();
-    expect(job).toMatchObject({ state: "queued", attempts: 1 });
+    expect(await campaignJob()).toMatchObject({ state: "queued", attempts: 1 });
     expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({ status: "running" });
   });
 

@@ -342,7 +342,8 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toContain("Cancelled: nothing was created.");
   });
 
-  it("still reports the workspace when the token fails, with the exit code of the failure and a retry", async () => {
+  /** Onboarding whose pricing-page token the service refuses (403), with `extra` flags. */
+  async function tokenRefusedRun(extra: string[] = []) {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     stubToken(403, {
@@ -350,20 +351,17 @@ describe("reseller workspaces onboard", () => {
       error_code: "insufficient_scope",
       message: "This token lacks the scope workspaces:write.",
     });
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
+    return runCli(
+      ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"].concat([
         "--pricing-token",
-      ],
+        ...extra,
+      ]),
       { env: api.env, dispatcher: api.agent },
     );
+  }
+
+  it("still reports the workspace when the token fails, with the exit code of the failure and a retry", async () => {
+    const run = await tokenRefusedRun();
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^id\tws_01trial$/m);
     expect(run.stderr).toContain("Could not create the pricing-page token: This token lacks");
@@ -371,21 +369,9 @@ describe("reseller workspaces onboard", () => {
       'Retry with: reseller workspaces tokens create -w ws_01trial --name "pricing page" --scope plans:read',
     );
   });
+
   it("prints its record with --json when a later step fails, so nothing created is lost", async () => {
-    stubCatalogue();
-    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
-    stubToken(403, {
-      status: "error",
-      error_code: "insufficient_scope",
-      message: "This token lacks the scope workspaces:write.",
-    });
-    const run = await runCli(
-      ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"].concat([
-        "--pricing-token",
-        "--json",
-      ]),
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await tokenRefusedRun(["--json"]);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({
       workspace: { id: "ws_01trial" },
