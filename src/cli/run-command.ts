@@ -42,7 +42,7 @@ export async function runCommand(
   }
   // --json and --quiet keep stderr quiet too, but an exit other than 0 always says why.
   const machine = ctx.output === "json" || ctx.output === "quiet";
-  if (result.message && (!machine || (result.exitCode ?? 0) !== 0)) ctx.info(result.message);
+  if (result.message && (!machine || failed)) ctx.info(result.message);
   for (const warning of result.warnings ?? []) ctx.info(warning);
   if (ctx.output === "quiet") for (const secret of result.secrets ?? []) ctx.info(secret);
   return result.exitCode ?? 0;
