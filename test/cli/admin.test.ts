@@ -218,6 +218,21 @@ describe("admin copy: what it refuses before touching the target", () => {
     }
   });
 
+  it("says a database a newer version migrated is not this version's, changing nothing (exit 5)", async () => {
+    const file = await currentDatabase();
+    const sqlite = new BetterSqlite3(file);
+    sqlite
+      .prepare("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)")
+      .run("9999-from-the-future", new Date().toISOString());
+    sqlite.close();
+    for (const command of [["admin", "migrate"], ["serve"]]) {
+      const run = await runCli([...command, "--db", file]);
+      expect(run.code, command.join(" ")).toBe(5);
+      expect(run.stderr).toContain("migrated by a newer version of reseller");
+      expect(run.stderr).toContain("9999-from-the-future");
+    }
+  });
+
   it("refuses a file that is not a reseller database (exit 5)", async () => {
     const file = join(scratch(), "other.db");
     new BetterSqlite3(file).exec("CREATE TABLE notes (id INTEGER)");

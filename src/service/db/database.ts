@@ -235,6 +235,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /^Connection terminated|connection error and is not queryable/.test(message);
 }
 
+/**
+ * The database was migrated by a newer release (a downgrade, or an old instance restarting
+ * during a rolling upgrade): this one does not know its tables and changes nothing.
+ */
+export class NewerDatabaseError extends Error {
+  constructor(readonly migration: string) {
+    super(
+      `The database was migrated by a newer version of reseller (migration ${migration} is unknown to this one); nothing was changed.`,
+    );
+    this.name = "NewerDatabaseError";
+  }
+}
+
 /** Connections per instance: several instances share the server's `max_connections` (100). */
 const poolSize = 10;
 
@@ -367,6 +380,10 @@ export async function migrate(db: Db): Promise<string[]> {
   }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    const newer = /previously executed migration (\S+) is missing/.exec(
+      String((error as Error).message ?? ""),
+    )?.[1];
+    if (newer) throw new NewerDatabaseError(newer);
     // No migration ran: the database could not even be asked which ones it has.
     if (!failed) throw error;
     throw new Error(

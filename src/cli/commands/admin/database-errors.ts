@@ -1,3 +1,4 @@
+import { NewerDatabaseError } from "../../../service/db/database.js";
 import { CliError } from "../../cli-error.js";
 
 /** The driver's error code, looked for along the cause chain and, failing that, in the message. */
@@ -22,11 +23,18 @@ function driverCode(error: unknown): { code: string | undefined; message: string
   return { code: undefined, message };
 }
 
+/** What to do about a database a newer release migrated. */
+export const newerDatabaseHint =
+  "Run the version that migrated it (every instance of a rolling upgrade on the new release).";
+
 /**
  * A database that cannot be opened, said as something the operator can fix (server down, no
  * such database, refused login) instead of a driver's stack; other errors pass unchanged.
  */
 export function explainedDatabaseError(error: unknown, label: string): unknown {
+  if (error instanceof NewerDatabaseError) {
+    return new CliError("conflict", `${error.message} (${label})`, newerDatabaseHint);
+  }
   const { code, message } = driverCode(error);
   const detail =
     /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(

@@ -1,5 +1,5 @@
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
-import { DatabaseUnavailableError } from "../../../service/db/database.js";
+import { DatabaseUnavailableError, NewerDatabaseError } from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
@@ -7,6 +7,7 @@ import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
+import { newerDatabaseHint } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 /**
@@ -23,6 +24,9 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         error.message,
         "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
       );
+    }
+    if (error instanceof NewerDatabaseError) {
+      throw new CliError("conflict", error.message, newerDatabaseHint);
     }
     if (error instanceof CatalogueFileError) {
       throw new CliError(
