@@ -1,6 +1,17 @@
 import { NewerDatabaseError } from "../../../service/db/database.js";
 import { CliError } from "../../cli-error.js";
 
+/** Node's socket codes of a server that cannot be reached, in a code or in a wrapper's message. */
+const networkCodes = [
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+];
+
 /** The driver's error code, looked for along the cause chain and, failing that, in the message. */
 function driverCode(error: unknown): { code: string | undefined; message: string } {
   let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
@@ -11,10 +22,7 @@ function driverCode(error: unknown): { code: string | undefined; message: string
     current = current.cause as typeof current;
   }
   // The migrator's wrapper keeps only the message (e.g. "… failed: connect ECONNREFUSED …").
-  const network =
-    /\b(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH)\b/.exec(
-      message,
-    )?.[1];
+  const network = networkCodes.find((name) => new RegExp(`\\b${name}\\b`).test(message));
   if (network) return { code: network, message };
   if (/database "[^"]*" does not exist/.test(message)) return { code: "3D000", message };
   if (/password authentication failed|no pg_hba\.conf entry/.test(message)) {
@@ -41,13 +49,7 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
       message,
     )?.[0];
   if (
-    code === "ECONNREFUSED" ||
-    code === "ENOTFOUND" ||
-    code === "ETIMEDOUT" ||
-    code === "EAI_AGAIN" ||
-    code === "ECONNRESET" ||
-    code === "EHOSTUNREACH" ||
-    code === "ENETUNREACH" ||
+    (code !== undefined && networkCodes.includes(code)) ||
     /^57P0[123]$/.test(code ?? "") ||
     // pg's own, without a code: a server that never answers, or a port that is not PostgreSQL.
     (code === undefined && /Connection terminated/.test(message))

@@ -10,6 +10,15 @@ import { intOption, stringOption } from "../../options.js";
 import { newerDatabaseHint } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
+/** Why the service cannot listen where asked, by the socket's error code. */
+const listenProblems = new Map([
+  ["EADDRINUSE", "the port is in use"],
+  ["EACCES", "not allowed (ports under 1024 need privileges)"],
+  ["EADDRNOTAVAIL", "no such address on this machine"],
+  ["ENOTFOUND", "no such host name"],
+  ["EAI_AGAIN", "no such host name"],
+]);
+
 /**
  * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
  * bad --plans file or an address it cannot listen on as a usage error (exit 2) that says why.
@@ -36,21 +45,8 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       );
     }
     const code = (error as NodeJS.ErrnoException | null)?.code;
-    if (
-      code === "EADDRINUSE" ||
-      code === "EACCES" ||
-      code === "EADDRNOTAVAIL" ||
-      code === "ENOTFOUND" ||
-      code === "EAI_AGAIN"
-    ) {
-      const why =
-        code === "EADDRINUSE"
-          ? "the port is in use"
-          : code === "EACCES"
-            ? "not allowed (ports under 1024 need privileges)"
-            : code === "ENOTFOUND" || code === "EAI_AGAIN"
-              ? "no such host name"
-              : "no such address on this machine";
+    const why = code === undefined ? undefined : listenProblems.get(code);
+    if (why !== undefined) {
       throw new CliError(
         "usage",
         `Cannot listen on ${options.host}:${options.port}: ${why}.`,
