@@ -233,6 +233,23 @@ describe("admin copy: what it refuses before touching the target", () => {
     }
   });
 
+  it("leaves a database of another application as it is instead of adding tables to it (exit 5)", async () => {
+    const file = join(scratch(), "crm.db");
+    new BetterSqlite3(file).exec(
+      "CREATE TABLE customers (id INTEGER); CREATE TABLE orders (id INTEGER)",
+    );
+    for (const command of [["admin", "migrate"], ["serve"]]) {
+      const run = await runCli([...command, "--db", file]);
+      expect(run.code, command.join(" ")).toBe(5);
+      expect(run.stderr).toContain("tables that are not reseller's (customers, orders)");
+      expect(run.stderr).toContain("a database of its own");
+    }
+    const tables = new BetterSqlite3(file)
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all();
+    expect(tables).toEqual([{ name: "customers" }, { name: "orders" }]);
+  });
+
   it("refuses a file that is not a reseller database (exit 5)", async () => {
     const file = join(scratch(), "other.db");
     new BetterSqlite3(file).exec("CREATE TABLE notes (id INTEGER)");

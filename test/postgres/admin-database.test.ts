@@ -85,6 +85,26 @@ describe("admin commands on PostgreSQL", () => {
     }
   });
 
+  it("leaves a database of another application as it is instead of adding tables to it (exit 5)", async () => {
+    const other = await createTestDatabase({ empty: true });
+    try {
+      const pg = (await import("pg")).default;
+      const client = new pg.Client({ connectionString: other.url });
+      await client.connect();
+      await client.query("CREATE TABLE invoices (id integer)");
+      const run = await runCli(["admin", "migrate", "--database", other.url]);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toContain("tables that are not reseller's (invoices)");
+      const tables = await client.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+      );
+      await client.end();
+      expect(tables.rows).toEqual([{ table_name: "invoices" }]);
+    } finally {
+      await other.drop();
+    }
+  });
+
   it("never prints the database password", async () => {
     const url = new URL(target.url);
     url.password = "s3cret-pass";

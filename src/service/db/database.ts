@@ -1,8 +1,8 @@
 import { closeSync, existsSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
-import { type Engine, isPostgresUrl, registerSqliteHandle } from "./engine.js";
+import { type Engine, engineOf, isPostgresUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import {
@@ -235,11 +235,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /^Connection terminated|connection error and is not queryable/.test(message);
 }
 
+/** A database this release must not migrate; nothing was changed. `hint` says what to do. */
+export abstract class IncompatibleDatabaseError extends Error {
+  abstract readonly hint: string;
+}
+
 /**
  * The database was migrated by a newer release (a downgrade, or an old instance restarting
  * during a rolling upgrade): this one does not know its tables and changes nothing.
  */
-export class NewerDatabaseError extends Error {
+export class NewerDatabaseError extends IncompatibleDatabaseError {
+  readonly hint =
+    "Run the version that migrated it (every instance of a rolling upgrade on the new release).";
   constructor(readonly migration: string) {
     super(
       `The database was migrated by a newer version of reseller (migration ${migration} is unknown to this one); nothing was changed.`,
@@ -247,6 +254,38 @@ export class NewerDatabaseError extends Error {
     this.name = "NewerDatabaseError";
   }
 }
+
+/**
+ * The database holds another application's tables (a mistyped --db or DATABASE_URL): migrating
+ * would add the service's tables beside them, so it is left as it is.
+ */
+export class ForeignDatabaseError extends IncompatibleDatabaseError {
+  readonly hint =
+    "Give reseller a database of its own: a new file for --db, or an empty PostgreSQL database (e.g. `createdb reseller`).";
+  constructor(readonly tables: string[]) {
+    const shown = tables.slice(0, 3).join(", ");
+    super(
+      `The database holds tables that are not reseller's (${shown}${tables.length > 3 ? `, and ${tables.length - 3} more` : ""}) and no record of reseller's migrations; nothing was changed.`,
+    );
+    this.name = "ForeignDatabaseError";
+  }
+}
+
+/** The tables of the database (SQLite) or of the connection's schema (PostgreSQL), by name. */
+async function tableNames(db: Db): Promise<string[]> {
+  const query =
+    engineOf(db) === "sqlite"
+      ? sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'table' and substr(name, 1, 7) <> 'sqlite_' order by name`
+      : sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`;
+  return (await query.execute(db)).rows.map((row) => row.name);
+}
+
+/** Kysely's record of applied migrations: a database with tables but without it is not ours. */
+const migrationTable = "kysely_migration";
 
 /** Connections per instance: several instances share the server's `max_connections` (100). */
 const poolSize = 10;
@@ -374,6 +413,10 @@ export async function openDatabase(
 
 /** Applies every pending migration; throws naming the one that failed. */
 export async function migrate(db: Db): Promise<string[]> {
+  const tables = await tableNames(db);
+  if (tables.length > 0 && !tables.includes(migrationTable)) {
+    throw new ForeignDatabaseError(tables);
+  }
   const { error, results } = await new Migrator({
     db,
     provider: migrationProvider,

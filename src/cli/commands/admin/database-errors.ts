@@ -1,4 +1,4 @@
-import { NewerDatabaseError } from "../../../service/db/database.js";
+import { IncompatibleDatabaseError } from "../../../service/db/database.js";
 import { CliError } from "../../cli-error.js";
 
 /** Node's socket codes of a server that cannot be reached, in a code or in a wrapper's message. */
@@ -31,17 +31,13 @@ function driverCode(error: unknown): { code: string | undefined; message: string
   return { code: undefined, message };
 }
 
-/** What to do about a database a newer release migrated. */
-export const newerDatabaseHint =
-  "Run the version that migrated it (every instance of a rolling upgrade on the new release).";
-
 /**
  * A database that cannot be opened, said as something the operator can fix (server down, no
  * such database, refused login) instead of a driver's stack; other errors pass unchanged.
  */
 export function explainedDatabaseError(error: unknown, label: string): unknown {
-  if (error instanceof NewerDatabaseError) {
-    return new CliError("conflict", `${error.message} (${label})`, newerDatabaseHint);
+  if (error instanceof IncompatibleDatabaseError) {
+    return new CliError("conflict", `${error.message} (${label})`, error.hint);
   }
   const { code, message } = driverCode(error);
   const detail =

@@ -1,5 +1,8 @@
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
-import { DatabaseUnavailableError, NewerDatabaseError } from "../../../service/db/database.js";
+import {
+  DatabaseUnavailableError,
+  IncompatibleDatabaseError,
+} from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
@@ -7,7 +10,6 @@ import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
-import { newerDatabaseHint } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 /** Why the service cannot listen where asked, by the socket's error code. */
@@ -34,8 +36,8 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
       );
     }
-    if (error instanceof NewerDatabaseError) {
-      throw new CliError("conflict", error.message, newerDatabaseHint);
+    if (error instanceof IncompatibleDatabaseError) {
+      throw new CliError("conflict", error.message, error.hint);
     }
     if (error instanceof CatalogueFileError) {
       throw new CliError(
