@@ -105,6 +105,41 @@ describe("admin commands on PostgreSQL", () => {
     }
   });
 
+  it("says a user without the right to create tables lacks it, and how to grant it (exit 3)", async () => {
+    const pg = (await import("pg")).default;
+    const admin = new pg.Client({ connectionString: target.url });
+    await admin.connect();
+    const role = `r_${Date.now()}`;
+    // PostgreSQL 15 gives a user who does not own the database no right to create tables in public.
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.end();
+    const other = await createTestDatabase({ empty: true });
+    const denied = new URL(other.url);
+    denied.username = role;
+    try {
+      for (const command of [
+        ["admin", "migrate"],
+        ["serve", "--port", "0"],
+      ]) {
+        const run = await runCli([...command, "--database", denied.toString()]);
+        expect(run.code, run.stderr).toBe(3);
+        expect(run.stderr).toContain("permission denied for schema public");
+        expect(run.stderr).toContain("GRANT CREATE ON SCHEMA public");
+      }
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it("tells serve's database problems as admin migrate tells them", async () => {
+    const missing = new URL(target.url);
+    missing.pathname = "/no_such_database";
+    const run = await runCli(["serve", "--port", "0", "--database", missing.toString()]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/does not exist/);
+    expect(run.stderr).toMatch(/createdb/);
+  });
+
   it("never prints the database password", async () => {
     const url = new URL(target.url);
     url.password = "s3cret-pass";

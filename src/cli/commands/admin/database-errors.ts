@@ -41,7 +41,7 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
   }
   const { code, message } = driverCode(error);
   const detail =
-    /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
+    /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*|permission denied for [^.]*/.exec(
       message,
     )?.[0];
   if (
@@ -61,6 +61,14 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
       "usage",
       `${detail ?? "The database does not exist"} (${label}).`,
       "Create it first, e.g. `createdb reseller`, or fix the database name in the URL.",
+    );
+  }
+  if (code === "42501") {
+    return new CliError(
+      "auth",
+      `PostgreSQL refused the user of ${label} the right to create reseller's tables (${detail ?? code}).`,
+      // PostgreSQL 15 no longer lets every user create tables in the public schema.
+      "Make the user the database's owner (`ALTER DATABASE reseller OWNER TO app`), or `GRANT CREATE ON SCHEMA public TO app`.",
     );
   }
   if (code === "28P01" || code === "28000") {

@@ -1,8 +1,6 @@
+import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
-import {
-  DatabaseUnavailableError,
-  IncompatibleDatabaseError,
-} from "../../../service/db/database.js";
+import { DatabaseUnavailableError } from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
@@ -10,6 +8,7 @@ import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
+import { explainedDatabaseError } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 /** Why the service cannot listen where asked, by the socket's error code. */
@@ -22,30 +21,15 @@ const listenProblems = new Map([
 ]);
 
 /**
- * startService, with a database that cannot be opened told as such (exit 8, not a stack), and a
- * bad --plans file or an address it cannot listen on as a usage error (exit 2) that says why.
+ * startService, with a database that cannot be opened told as such (as the admin commands tell
+ * it, not a stack), and a bad --plans file or an address it cannot listen on as a usage error
+ * (exit 2) that says why.
  */
 export async function startServiceOrExplain(options: ServeOptions): Promise<RunningService> {
   try {
     return await startService(options);
   } catch (error) {
-    if (error instanceof DatabaseUnavailableError) {
-      throw new CliError(
-        "unreachable",
-        error.message,
-        "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
-      );
-    }
-    if (error instanceof IncompatibleDatabaseError) {
-      throw new CliError("conflict", error.message, error.hint);
-    }
-    if (error instanceof CatalogueFileError) {
-      throw new CliError(
-        "usage",
-        error.message,
-        'Fix the file given to --plans: {"currency": {…}, "plans": […]} (the project\'s docs/guide.md and examples/plans.json show one).',
-      );
-    }
+    // The listening socket's own errors come unwrapped; the database's are wrapped by its open.
     const code = (error as NodeJS.ErrnoException | null)?.code;
     const why = code === undefined ? undefined : listenProblems.get(code);
     if (why !== undefined) {
@@ -53,6 +37,23 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         "usage",
         `Cannot listen on ${options.host}:${options.port}: ${why}.`,
         "Pick another --port (0 picks a free one) or --host, or stop what listens there.",
+      );
+    }
+    // Said as admin migrate says it: a missing database, a refused login or right, a newer release.
+    const explained = explainedDatabaseError(error, redactedUrl(options.database));
+    if (explained instanceof CliError) throw explained;
+    if (error instanceof DatabaseUnavailableError) {
+      throw new CliError(
+        "unreachable",
+        error.message,
+        "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
+      );
+    }
+    if (error instanceof CatalogueFileError) {
+      throw new CliError(
+        "usage",
+        error.message,
+        'Fix the file given to --plans: {"currency": {…}, "plans": […]} (the project\'s docs/guide.md and examples/plans.json show one).',
       );
     }
     throw error;
