@@ -124,6 +124,42 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(await workspaces()).toEqual([]);
   });
 
+  const submissionOf = (html: string) => /name="submission" value="([^"]+)"/.exec(html)?.[1] ?? "";
+
+  it("creates one workspace for a form sent twice (a double click, a reload), answering both alike", async () => {
+    const shown = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    const fields = {
+      plan: "starter-monthly",
+      submission: submissionOf(shown.body),
+      business_name: "Double Click Ltd",
+      contact_email: "dc@example.test",
+    };
+    const [first, second] = await Promise.all([post(fields), post(fields)]);
+    const again = await post(fields);
+    for (const page of [first, second, again]) {
+      expect(page.statusCode).toBe(201);
+      expect(page.body).toContain("Welcome, Double Click Ltd");
+    }
+    expect((await workspaces()).map((w) => w.name)).toEqual(["Double Click Ltd"]);
+    // Another form shown is another sign-up.
+    const next = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    expect(submissionOf(next.body)).not.toBe(fields.submission);
+    await post({ ...fields, submission: submissionOf(next.body) });
+    expect(await workspaces()).toHaveLength(2);
+  });
+
+  it("lets a form corrected after a mistake through, keeping its submission", async () => {
+    const shown = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    const submission = submissionOf(shown.body);
+    const fields = { plan: "starter-monthly", submission, business_name: "Fixed Co" };
+    const mistaken = await post({ ...fields, contact_email: "nope" });
+    expect(mistaken.statusCode).toBe(422);
+    expect(submissionOf(mistaken.body)).toBe(submission);
+    const corrected = await post({ ...fields, contact_email: "fixed@example.test" });
+    expect(corrected.statusCode).toBe(201);
+    expect((await workspaces()).map((w) => w.contact_email)).toEqual(["fixed@example.test"]);
+  });
+
   it("refuses a business name holding a NUL character beside its field, on both engines, creating nothing", async () => {
     const page = await post({
       plan: "starter-monthly",

@@ -1,6 +1,7 @@
 import type { Currency, Plan } from "../../contract/plans.js";
 import { escapeHtml as e, simplePage } from "./page.js";
 import { describeFeature, formatPrice } from "./sign-up.js";
+import { newSubmissionId, submissionField } from "./sign-up-submissions.js";
 
 /** The sign-up pages allow no script at all: only the service's stylesheet and its own form. */
 export const signUpCsp =
@@ -11,6 +12,8 @@ export interface SignUpForm {
   business_name: string;
   contact_email: string;
   errors: Record<string, string>;
+  /** The form's submission id (sign-up-submissions.ts); a new one when the form is new. */
+  submission?: string;
 }
 
 function planSummary(plan: Plan, currency: Currency | null, locale: string): string {
@@ -62,6 +65,7 @@ ${planSummary(plan, currency, locale)}
 ${summary}
 <form method="post" action="/register" class="card" novalidate>
 <input type="hidden" name="plan" value="${e(plan.slug)}">
+<input type="hidden" name="${submissionField}" value="${e(form.submission || newSubmissionId())}">
 ${field("business_name", "Business name", form, 'autocomplete="organization" maxlength="200"')}
 ${field("contact_email", "Contact email", form, 'type="email" autocomplete="email" maxlength="320"')}
 <div class="hp" aria-hidden="true">
@@ -84,6 +88,15 @@ export function signedUpPage(businessName: string, email: string, plan: Plan): s
     "Workspace created",
     `<h1>Welcome, ${e(businessName)}</h1>
 <p role="status">Your workspace on the ${e(plan.name)} plan is ready.${trial} We have sent an invitation to <strong>${e(email)}</strong>.</p>`,
+  );
+}
+
+/** The same form was sent again while its first sending still runs. */
+export function signUpInProgressPage(): string {
+  return simplePage(
+    "Sign-up in progress",
+    `<h1>Your sign-up is on its way</h1>
+<p role="status">This form was sent twice; the first sending is still being handled. Reload this page in a moment to see your workspace.</p>`,
   );
 }
 

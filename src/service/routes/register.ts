@@ -14,10 +14,16 @@ import {
   signedUpPage,
   signUpClosedPage,
   signUpCsp,
+  signUpInProgressPage,
   signUpPage,
   tooManySignUpsPage,
   unknownPlanPage,
 } from "../dashboard/sign-up-page.js";
+import {
+  oncePerSubmission,
+  type SignUpAnswer,
+  submissionField,
+} from "../dashboard/sign-up-submissions.js";
 import { clientAddressKey } from "../domain/client-address.js";
 import { SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import type { Services } from "../services.js";
@@ -154,37 +160,44 @@ export function registerRoutes(
         const owner = await signUpOwner(db);
         if (!owner) return closed(reply);
         const unreadable = request.body?.unreadable ?? [];
-        const outcome = await signUp(
-          services,
-          owner.id,
-          found.plan,
-          { ...input, unreadable },
-          async () => {
-            const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
-            if (decision.allowed) return null;
-            return {
-              ok: false,
-              retryAfterSeconds: Math.max(1, Math.ceil(decision.resetMs / 1000)),
-            };
-          },
-        );
-        if ("retryAfterSeconds" in outcome) {
-          const wait = outcome.retryAfterSeconds;
-          return page(reply.header("retry-after", String(wait)), 429, tooManySignUpsPage(wait));
-        }
         const locale = visitorLocale(request.headers["accept-language"]);
-        if (!outcome.ok) {
-          return page(
-            reply,
-            422,
-            signUpPage(found.plan, found.currency, locale, { ...input, errors: outcome.errors }),
+        const submission = text(body[submissionField]);
+        const create = async (): Promise<SignUpAnswer> => {
+          const outcome = await signUp(
+            services,
+            owner.id,
+            found.plan,
+            { ...input, unreadable },
+            async () => {
+              const decision = await limiter.hit(`signup:${clientAddressKey(request.ip)}`);
+              if (decision.allowed) return null;
+              return {
+                ok: false,
+                retryAfterSeconds: Math.max(1, Math.ceil(decision.resetMs / 1000)),
+              };
+            },
           );
-        }
-        return page(
-          reply,
-          201,
-          signedUpPage(outcome.workspace.name, outcome.workspace.contact_email, found.plan),
+          if ("retryAfterSeconds" in outcome) {
+            const wait = outcome.retryAfterSeconds;
+            return { status: 429, html: tooManySignUpsPage(wait), retryAfter: wait };
+          }
+          if (!outcome.ok) {
+            const form = { ...input, errors: outcome.errors, submission };
+            return { status: 422, html: signUpPage(found.plan, found.currency, locale, form) };
+          }
+          const { name, contact_email } = outcome.workspace;
+          return { status: 201, html: signedUpPage(name, contact_email, found.plan) };
+        };
+        const answer = await oncePerSubmission(
+          db,
+          services.clock,
+          submission,
+          { plan: slug, ...input },
+          create,
+          () => ({ status: 409, html: signUpInProgressPage() }),
         );
+        if (answer.retryAfter !== undefined) reply.header("retry-after", String(answer.retryAfter));
+        return page(reply, answer.status, answer.html);
       },
     );
   });
