@@ -398,7 +398,7 @@ describe("the sign-up page of a plan's registration_url", () => {
   });
 
   // Last: it adds a hundred workspaces.
-  it("lists every workspace, past the API's 100 a page, and offers each in the picker", async () => {
+  it("lists every workspace, past the API's 100 a page, fifty rows at a time with a filter, and offers each in the picker", async () => {
     for (let i = 1; i <= 100; i++) {
       await call("POST", "/workspaces", {
         name: `Client ${i}`,
@@ -407,9 +407,25 @@ describe("the sign-up page of a plan's registration_url", () => {
       });
     }
     const page = await browser.freshPage();
+    const usageAsked = new Set<string>();
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (/^\/dashboard\/api\/v1\/workspaces\/ws_[^/]+$/.test(path)) usageAsked.add(path);
+    });
     await page.goto(`${service.url}/dashboard`);
     await signIn(page);
-    // The first workspace made is the oldest: on the list's second page.
+    const more = page.getByRole("button", { name: /Show more \(50 of 10\d shown\)/ });
+    await more.waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(50);
+    // Each row shown asks for its usage; the rows not shown ask nothing.
+    await page.waitForTimeout(300);
+    expect(usageAsked.size).toBe(50);
+    // The first workspace made is the oldest: on the list's second page, found by the filter.
+    await page.getByLabel("Find a workspace").fill("café");
+    await page.getByRole("row", { name: /Café Olé/ }).waitFor();
+    await page.getByLabel("Find a workspace").fill("");
+    await more.click();
+    await page.getByRole("button", { name: /Show more \(100 of 10\d shown\)/ }).click();
     await page.getByRole("row", { name: /Café Olé/ }).waitFor();
     await page.goto(`${service.url}/dashboard#/campaigns`);
     const picker = page.getByLabel("Workspace");

@@ -118,22 +118,49 @@ function UsageBars({ id }) {
   </ul>`;
 }
 
+/** Rows of the workspaces table shown at once: each asks the service for its usage. */
+const workspaceRowsShown = 50;
+
 function Workspaces({ workspaces }) {
+  const [filter, setFilter] = useState("");
+  const [shown, setShown] = useState(workspaceRowsShown);
   if (!workspaces.length)
     return html`<${Empty}>No workspaces yet: create one with <code>reseller workspaces create</code> or the sign-up page.<//>`;
-  return html`<div class="table-wrap"><table class="stack">
+  const wanted = filter.trim().toLocaleLowerCase();
+  const matching = wanted
+    ? workspaces.filter((w) => `${w.name} ${w.contact_email}`.toLocaleLowerCase().includes(wanted))
+    : workspaces;
+  const rows = matching.slice(0, shown);
+  return html`${
+    workspaces.length > workspaceRowsShown &&
+    html`<div class="field inline">
+      <label for="workspace-filter">Find a workspace</label>
+      <input id="workspace-filter" type="search" value=${filter} placeholder="Name or email"
+        onInput=${(e) => {
+          setFilter(e.currentTarget.value);
+          setShown(workspaceRowsShown);
+        }} />
+    </div>`
+  }
+    <div class="table-wrap"><table class="stack">
     <caption>Workspaces and their usage against plan limits</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Plan</th><th scope="col">Status</th><th scope="col">Usage</th></tr></thead>
     <tbody>
-      ${workspaces.map(
-        (w) => html`<tr>
+      ${rows.map(
+        (w) => html`<tr key=${w.id}>
           <td data-label="Name"><strong>${w.name}</strong><br /><span class="muted">${w.contact_email}</span></td>
           <td data-label="Plan">${w.plan?.name ?? "—"}</td>
           <td data-label="Status"><span class=${`badge badge-${w.status}`}>${w.status}</span>${w.trial_ends_at ? html`<br /><span class="muted">until ${when(w.trial_ends_at)}</span>` : ""}</td>
           <td data-label="Usage"><${UsageBars} id=${w.id} /></td>
         </tr>`,
       )}
-    </tbody></table></div>`;
+    </tbody></table></div>
+    ${matching.length === 0 && html`<${Empty}>No workspace matches “${filter.trim()}”.<//>`}
+    ${
+      matching.length > rows.length &&
+      html`<p><button class="secondary" onClick=${() => setShown(shown + workspaceRowsShown)}>
+        Show more (${rows.length} of ${matching.length} shown)</button></p>`
+    }`;
 }
 
 function Campaigns({ workspaceId }) {
