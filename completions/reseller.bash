@@ -108,7 +108,7 @@ _reseller_options() {
     'webhooks delete') REPLY='-y --yes -h --help' ;;
     'webhooks deliveries') REPLY='--page --per-page --all -h --help' ;;
     'events') REPLY='-h --help' ;;
-    'events list') REPLY='--type --workspace --page --per-page --all -h --help' ;;
+    'events list') REPLY='--type -w --workspace --page --per-page --all -h --help' ;;
     'events get') REPLY='-h --help' ;;
     'events redeliver') REPLY='--endpoint -h --help' ;;
     'listen') REPLY='--forward-to --events -h --help' ;;
@@ -302,6 +302,7 @@ _reseller_option_value() {
     'webhooks deliveries|--page') REPLY='' ;;
     'webhooks deliveries|--per-page') REPLY='' ;;
     'events list|--type') REPLY='workspace.created workspace.updated contact_import.completed contact_import.failed contact.opted_out contact.opted_in template.status_changed channel.connected channel.disconnected campaign.started campaign.completed campaign.failed campaign.paused campaign.cancelled' ;;
+    'events list|-w') REPLY='' ;;
     'events list|--workspace') REPLY='' ;;
     'events list|--page') REPLY='' ;;
     'events list|--per-page') REPLY='' ;;

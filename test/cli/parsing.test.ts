@@ -100,6 +100,17 @@ describe("command-line parsing", () => {
     expect(captured?.options).toMatchObject({ workspace: "ws_1", all: true });
   });
 
+  it("takes -w wherever --workspace is taken, a filter such as events list's included", async () => {
+    const { captured } = await parse(["events", "list", "-w", "ws_1"]);
+    expect(captured?.options).toMatchObject({ workspace: "ws_1" });
+    for (const { path, command } of allCommands(
+      buildProgram({ writeOut: () => {}, writeErr: () => {} }, async () => {}),
+    )) {
+      const workspace = command.options.find((o) => o.long === "--workspace");
+      if (workspace) expect(workspace.short, path).toBe("-w");
+    }
+  });
+
   it("refuses an unknown option", async () => {
     const { error } = await parse(["plans", "list", "--bogus"]);
     expect(error).toBe("commander.unknownOption");

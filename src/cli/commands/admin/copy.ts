@@ -5,6 +5,7 @@ import { isPostgresUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { tableView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
 
@@ -40,7 +41,7 @@ export const run: Handler = async (ctx, { options }) => {
       to,
       onProgress: (table, written, total) => {
         if (!progress) return;
-        if (written === 0) ctx.info(`Copying ${table} (${total} row${total === 1 ? "" : "s"})…`);
+        if (written === 0) ctx.info(`Copying ${table} (${counted(total, "row")})…`);
         else if (written < total && written % progressEvery < 1_000) {
           ctx.info(`  ${table}: ${written} of ${total}`);
         }

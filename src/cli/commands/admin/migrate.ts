@@ -1,6 +1,7 @@
 import { openDatabase } from "../../../service/db/database.js";
 import type { Handler } from "../../command-spec.js";
 import { existingDatabaseTarget } from "../../database-target.js";
+import { counted } from "../../output/counted.js";
 import { tableView, textView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
 
@@ -25,7 +26,7 @@ export const run: Handler = async (ctx, { options }) => {
       view: tableView(applied, [
         { header: "Applied migration", key: "name", value: (name) => name },
       ]),
-      message: `${target.label} is now current (${applied.length} migration${applied.length === 1 ? "" : "s"} applied).`,
+      message: `${target.label} is now current (${counted(applied.length, "migration")} applied).`,
     };
   } finally {
     await database.close();

@@ -5,7 +5,7 @@ export const apiCommand: CommandSpec = {
   name: "api",
   summary: "Send a raw request to the API with the current credentials and print the answer",
   description:
-    "Sends one request with the base URL and token in force (as `auth status` shows them) and prints the response body: indented JSON at a terminal, one compact line when piped (for jq). A path without a leading / is taken under /api/v1/. An answer other than 2xx exits with the code any command would (3 auth, 4 not found, 6 refused, …). POST requests carry an Idempotency-Key like every other command. The raw tool prints the whole body, envelope included, with or without --json (--quiet: the ids in it); --csv is refused.",
+    'Sends one request with the base URL and token in force (as `auth status` shows them) and prints the response body: indented JSON at a terminal, one compact line when piped (for jq). A path without a leading / is taken under /api/v1/. An answer other than 2xx exits with the code any command would (3 auth, 4 not found, 6 refused, …). POST requests carry an Idempotency-Key like every other command. The raw tool prints a success\'s whole body, envelope included, with or without --json (--quiet: the ids in it); an error answer is told as every command tells one (its message on stderr; with --json, `{"error": …}` on stdout); --csv is refused.',
   arguments: [
     {
       name: "method",

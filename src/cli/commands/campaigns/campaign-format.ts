@@ -5,6 +5,7 @@ import type {
   CampaignPreview,
   CampaignStats,
 } from "../../../contract/campaigns.js";
+import { counted } from "../../output/counted.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, tableView, textView } from "../../output/view.js";
 import { count, when } from "../workspaces/workspace-format.js";
@@ -30,7 +31,7 @@ export function audienceText(audience: Audience): string {
   }
   const ids = audience.contact_ids;
   const shown = ids.slice(0, 5).join(", ");
-  return `${count(ids.length)} contact${ids.length === 1 ? "" : "s"}: ${shown}${ids.length > 5 ? ", …" : ""}`;
+  return `${counted(ids.length, "contact")}: ${shown}${ids.length > 5 ? ", …" : ""}`;
 }
 
 /** The audience as one raw cell: `all`, `tags:vip,gold`, `contacts:ct_1,ct_2`. */
@@ -192,10 +193,10 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
   const lines = [
     paint.bold(`Campaign "${input.name}"`),
     `  Template     ${preview.template.name} (${preview.template.language}) via channel ${input.channel_id}`,
-    `  Audience     ${audienceText(input.audience)}: ${count(preview.audience_total)} contact${preview.audience_total === 1 ? "" : "s"}`,
+    `  Audience     ${audienceText(input.audience)}: ${counted(preview.audience_total, "contact")}`,
     `  Recipients   ${paint.good(count(preview.with_consent))} with consent (opted_in) will be messaged`,
     `  Skipped      ${count(skipped)}: ${count(preview.skipped_no_consent)} not_set, ${count(preview.skipped_opted_out)} opted_out (never messaged)`,
-    `  Quota        ${left === null ? "no monthly message quota" : `${count(left)} message${left === 1 ? "" : "s"} left this month`}`,
+    `  Quota        ${left === null ? "no monthly message quota" : `${counted(left, "message")} left this month`}`,
     `  Start        ${input.scheduled_at ? `scheduled for ${when(input.scheduled_at)}` : "a draft: starts with `reseller campaigns launch`"}`,
   ];
   if (preview.with_consent === 0) {

@@ -2,6 +2,7 @@ import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/cam
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { createPaint } from "../../output/paint.js";
 import { askForMissing } from "../../prompts.js";
 import { when } from "../workspaces/workspace-format.js";
@@ -66,8 +67,8 @@ export const run: Handler = async (ctx, given) => {
     if (!yes) {
       const recipients = preview.body.data.with_consent;
       const question = body.scheduled_at
-        ? `Schedule "${body.name}" to message ${recipients} contact${recipients === 1 ? "" : "s"} at ${when(body.scheduled_at)}?`
-        : `Create "${body.name}" as a draft (${recipients} recipient${recipients === 1 ? "" : "s"} now)?`;
+        ? `Schedule "${body.name}" to message ${counted(recipients, "contact")} at ${when(body.scheduled_at)}?`
+        : `Create "${body.name}" as a draft (${counted(recipients, "recipient")} now)?`;
       const confirmed = await ctx.prompter.confirm({
         message: question,
         default: body.scheduled_at === undefined,

@@ -3,6 +3,7 @@ import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/cam
 import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { confirmOrYes } from "../../prompts.js";
 import { count } from "../workspaces/workspace-format.js";
 import { audienceText, campaignLabel, campaignsPath, campaignView } from "./campaign-format.js";
@@ -58,7 +59,7 @@ export const run: Handler = async (ctx, { args, options }) => {
       ctx.info(
         `${campaign.template_name} (${campaign.template_language}) to ${audienceText(campaign.audience)}: ${count(preview.with_consent)} with consent, ${count(skipped)} skipped${preview.messages_left_this_month === null ? "" : `; ${count(preview.messages_left_this_month)} messages left this month`}.`,
       );
-      question = `Launch campaign ${label} now, messaging ${count(preview.with_consent)} contact${preview.with_consent === 1 ? "" : "s"}?`;
+      question = `Launch campaign ${label} now, messaging ${counted(preview.with_consent, "contact")}?`;
     } catch (error) {
       // The preview is for the question only; what it refuses the launch will report itself.
       if (!(error instanceof ApiError) || error.kind !== "http") throw error;

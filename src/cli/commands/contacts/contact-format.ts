@@ -1,5 +1,6 @@
 import type { ContactImport, ImportRowError } from "../../../contract/contact-imports.js";
 import type { Contact, Tag } from "../../../contract/contacts.js";
+import { counted } from "../../output/counted.js";
 import { when } from "../../output/time.js";
 import type { Column, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -217,7 +218,7 @@ export function importSummary(
   errorsFile: string | undefined,
   workspaceId: string,
 ): string {
-  const done = `${count(imported.created)} created, ${count(imported.updated)} updated, ${count(imported.skipped)} skipped, ${count(imported.error_count)} ${imported.error_count === 1 ? "error" : "errors"}`;
+  const done = `${count(imported.created)} created, ${count(imported.updated)} updated, ${count(imported.skipped)} skipped, ${counted(imported.error_count, "error")}`;
   if (imported.status === "failed")
     return `Import ${imported.import_id} failed: ${imported.failure_reason ?? "unknown reason"} (${done}).`;
   if (imported.status !== "completed") {

@@ -9,6 +9,7 @@ import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, stringOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import {
@@ -193,9 +194,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const queued = response.body.data;
   const path = workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(queued.id)}`);
   if (ctx.output !== "json" && ctx.output !== "quiet") {
-    ctx.info(
-      `Import ${queued.id} queued: ${queued.total_rows.toLocaleString("en-US")} rows from ${file}.`,
-    );
+    ctx.info(`Import ${queued.id} queued: ${counted(queued.total_rows, "row")} from ${file}.`);
   }
   if (options.wait === false) {
     return {

@@ -13,12 +13,15 @@ export const eventCommands: GroupSpec = {
       paged: true,
       options: [
         { flags: "--type <type>", description: "only this event type", choices: eventTypes },
-        { flags: "--workspace <id>", description: "only events of this workspace (ws_…)" },
+        {
+          flags: "-w, --workspace <id>",
+          description: "only events of this workspace (ws_…); without it, every workspace's",
+        },
       ],
       examples: [
         "reseller events list",
         "reseller events list --type campaign.completed --all --json",
-        "reseller events list --workspace ws_01JD3F --csv > events.csv",
+        "reseller events list --workspace ws_01JD3F --all --csv > events.csv",
       ],
       handler: "events/list",
     },

@@ -1,6 +1,7 @@
 import { RedeliveryResponse } from "../../../contract/events.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { tableView } from "../../output/view.js";
 import { eventsPath } from "./event-format.js";
 
@@ -30,6 +31,6 @@ export const run: Handler = async (ctx, { args, options }) => {
     message:
       deliveries.length === 0
         ? `Event ${eventId} was not queued: no enabled endpoint subscribes to its type.`
-        : `Event ${eventId} queued for ${deliveries.length} endpoint${deliveries.length === 1 ? "" : "s"}; follow with \`reseller webhooks deliveries <endpoint>\`.`,
+        : `Event ${eventId} queued for ${counted(deliveries.length, "endpoint")}; follow with \`reseller webhooks deliveries <endpoint>\`.`,
   };
 };

@@ -7,6 +7,7 @@ import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { requiredString, stringOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { type SseMessage, SseParser } from "./sse.js";
 
 /** How long the local receiver has to answer, as for real deliveries. */
@@ -200,7 +201,7 @@ export const run: Handler = async (ctx, { options }) => {
     process.off("SIGTERM", stop);
   }
   return {
-    message: `Stopped listening; ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded${unanswered > 0 ? `, ${unanswered} not taken by ${target.href} (no answer or not a 2xx)` : ""}.`,
+    message: `Stopped listening; ${counted(forwarded, "event")} forwarded${unanswered > 0 ? `, ${unanswered} not taken by ${target.href} (no answer or not a 2xx)` : ""}.`,
   };
 };
 

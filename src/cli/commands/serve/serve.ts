@@ -104,7 +104,7 @@ export const run: Handler = async (ctx, { options }) => {
         ? "Its token is the value of RESELLER_BOOTSTRAP_TOKEN."
         : `Its token, shown only this once:\n\n    ${token}\n`,
       // Without --token-stdin: at a terminal, login asks for the token without echoing it.
-      `Log in with: reseller login --base-url ${service.url}   (it asks for the token)`,
+      `Log in with: reseller login --base-url ${service.url}   (at a terminal it asks for the token; a script adds --token-stdin)`,
     );
   }
   const stopped = new Promise<string>((resolve) => {

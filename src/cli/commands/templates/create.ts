@@ -3,6 +3,7 @@ import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, intOption, listOption, stringOption } from "../../options.js";
+import { counted } from "../../output/counted.js";
 import { askForMissing } from "../../prompts.js";
 import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
 import {
@@ -71,7 +72,7 @@ export const run: Handler = async (ctx, input) => {
     const n = check.problems.length;
     throw new CliError(
       "usage",
-      `The template breaks ${n} rule${n === 1 ? "" : "s"} of WhatsApp; nothing was sent.`,
+      `The template breaks ${counted(n, "rule")} of WhatsApp; nothing was sent.`,
       file
         ? `Fix the file; \`reseller templates lint ${file}\` checks it again offline.`
         : undefined,

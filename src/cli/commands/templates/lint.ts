@@ -1,6 +1,7 @@
 import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
 import { exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import { counted } from "../../output/counted.js";
 import { showPreview } from "./template-actions.js";
 import { problemTable } from "./template-format.js";
 import { readTemplateFile } from "./template-input.js";
@@ -27,7 +28,7 @@ export const run: Handler = async (ctx, { args }) => {
   return {
     data: { file, valid: false, problems },
     view: problemTable(problems),
-    message: `${file}: ${n} problem${n === 1 ? "" : "s"}; the service would refuse this template.`,
+    message: `${file}: ${counted(n, "problem")}; the service would refuse this template.`,
     exitCode: exitCodes.refused.code,
     // As the service would refuse it: its code, and each problem as a detail.
     errorCode: "validation_failed",
