@@ -277,56 +277,57 @@ export async function updateWorkspace(
   workspaceId: string,
   input: UpdateWorkspaceBody,
 ): Promise<Workspace> {
-  const row = await loadWorkspaceFor(db, principal, workspaceId);
+  const seen = await loadWorkspaceFor(db, principal, workspaceId);
   // What a client pays for is the reseller's to decide, not a workspace token's.
   if (input.plan_id !== undefined) requireResellerToken(principal, "change a workspace's plan");
-  const plan =
-    input.plan_id !== undefined && String(input.plan_id).trim() !== String(row.plan_id)
+  const asked =
+    input.plan_id !== undefined && String(input.plan_id).trim() !== String(seen.plan_id)
       ? await resolvePlan(db, input.plan_id)
       : null;
-  // The interface's rule: status suspended makes any workspace suspended, so an archived one
-  // may be restored into suspension (its tokens read again; writes wait for status active).
-  const restoring = input.status === "active" || input.status === "suspended";
-  if (row.status === "archived" && (!restoring || plan !== null)) {
-    throw new ServiceError(
-      "workspace_not_active",
-      `Workspace '${row.id}' is archived and read-only; restore it first with status active (or suspended).`,
-    );
-  }
-  const changes: WorkspaceChanges = {};
-  if (input.name !== undefined && input.name !== row.name) {
-    requireActiveForClient(principal, row);
-    changes.name = input.name;
-  }
-  if (plan) Object.assign(changes, planChanges(row, plan));
-  if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
-    // Suspending, restoring and ending a trial are the reseller's enforcement and billing, as
-    // the plan is: a client's own token cannot lift its suspension.
-    requireResellerToken(principal, "change a workspace's status");
-    changes.status = input.status;
-    changes.suspended_reason = null;
-    // The interface's rule: status active makes any workspace active. The reseller has decided
-    // the client goes on without a trial, so none is left to run out (or to show).
-    if (input.status === "active" && row.trial_ends_at !== null) changes.trial_ends_at = null;
-  }
-  if (Object.keys(changes).length > 0) {
-    await db.transaction().execute(async (trx) => {
-      // Checked under the workspace's lock, which creates take to count (PostgreSQL): a create
-      // racing the change either counts before it, and is counted here, or waits and meets the
-      // new plan's limits.
-      if (plan) {
-        await lockWorkspaceRow(trx, row.id);
-        await requirePlanFits(trx, clock, row.id, plan);
-      }
-      await trx
-        .updateTable("workspaces")
-        .set({ ...changes, updated_at: isoSeconds(clock.now()) })
-        .where("id", "=", row.id)
-        .execute();
-      await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
-    });
-  }
-  return readWorkspace(db, row.id);
+  await db.transaction().execute(async (trx) => {
+    // The changes follow from the workspace as it is under its lock (PostgreSQL; SQLite's
+    // transaction holds the write lock from its start), not as read before: a suspension or an
+    // archive committed meanwhile is kept, and a change already made is not made (nor told) again.
+    // Creates take the same lock to count, so they either count before a new plan's limits are
+    // checked here or wait and meet them.
+    await lockWorkspaceRow(trx, seen.id);
+    const row = await loadWorkspaceFor(trx, principal, workspaceId);
+    const plan = asked !== null && String(asked.id) !== String(row.plan_id) ? asked : null;
+    // The interface's rule: status suspended makes any workspace suspended, so an archived one
+    // may be restored into suspension (its tokens read again; writes wait for status active).
+    const restoring = input.status === "active" || input.status === "suspended";
+    if (row.status === "archived" && (!restoring || plan !== null)) {
+      throw new ServiceError(
+        "workspace_not_active",
+        `Workspace '${row.id}' is archived and read-only; restore it first with status active (or suspended).`,
+      );
+    }
+    const changes: WorkspaceChanges = {};
+    if (input.name !== undefined && input.name !== row.name) {
+      requireActiveForClient(principal, row);
+      changes.name = input.name;
+    }
+    if (plan) Object.assign(changes, planChanges(row, plan));
+    if (input.status !== undefined && input.status !== (changes.status ?? row.status)) {
+      // Suspending, restoring and ending a trial are the reseller's enforcement and billing, as
+      // the plan is: a client's own token cannot lift its suspension.
+      requireResellerToken(principal, "change a workspace's status");
+      changes.status = input.status;
+      changes.suspended_reason = null;
+      // The interface's rule: status active makes any workspace active. The reseller has decided
+      // the client goes on without a trial, so none is left to run out (or to show).
+      if (input.status === "active" && row.trial_ends_at !== null) changes.trial_ends_at = null;
+    }
+    if (Object.keys(changes).length === 0) return;
+    if (plan) await requirePlanFits(trx, clock, row.id, plan);
+    await trx
+      .updateTable("workspaces")
+      .set({ ...changes, updated_at: isoSeconds(clock.now()) })
+      .where("id", "=", row.id)
+      .execute();
+    await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
+  });
+  return readWorkspace(db, seen.id);
 }
 
 /**
@@ -340,18 +341,20 @@ export async function archiveWorkspace(
   workspaceId: string,
 ): Promise<Workspace> {
   requireResellerToken(principal, "archive workspaces");
-  const row = await loadWorkspaceFor(db, principal, workspaceId);
-  if (row.status !== "archived") {
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable("workspaces")
-        .set({ status: "archived", updated_at: isoSeconds(clock.now()) })
-        .where("id", "=", row.id)
-        .execute();
-      await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
-    });
-  }
-  return readWorkspace(db, row.id);
+  const seen = await loadWorkspaceFor(db, principal, workspaceId);
+  await db.transaction().execute(async (trx) => {
+    // Decided under the lock, as updateWorkspace decides: two archives tell it once.
+    await lockWorkspaceRow(trx, seen.id);
+    const row = await loadWorkspaceFor(trx, principal, workspaceId);
+    if (row.status === "archived") return;
+    await trx
+      .updateTable("workspaces")
+      .set({ status: "archived", updated_at: isoSeconds(clock.now()) })
+      .where("id", "=", row.id)
+      .execute();
+    await recordWorkspaceUpdate(trx, clock, row, "workspace.updated");
+  });
+  return readWorkspace(db, seen.id);
 }
 
 /**
