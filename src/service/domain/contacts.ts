@@ -14,6 +14,7 @@ import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ContactTable } from "../db/tables/contacts.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import type { Services } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import {
@@ -92,8 +93,15 @@ export async function upsertContact(
     db.transaction().execute(async (trx) => {
       const writer = new ContactWriter(trx, workspace.id);
       const context = { now: isoSeconds(clock.now()), source: "api" };
-      const existing = await writer.byPhone(phone.e164);
-      if (!existing) await enforcePlanLimit(trx, clock, workspace, "contacts", 1);
+      let existing = await writer.byPhone(phone.e164);
+      if (!existing) {
+        // Creates count under the workspace's lock (PostgreSQL). One that waited there for
+        // another first upsert of this phone finds that contact now and updates it, instead of
+        // counting itself against a limit with one place left.
+        await lockWorkspaceRow(trx, workspace.id);
+        existing = await writer.byPhone(phone.e164);
+        if (!existing) await enforcePlanLimit(trx, clock, workspace, "contacts", 1);
+      }
       const consent = keepOptOut(existing, changes);
       const result = existing
         ? writer.update(existing, consent.changes, context)
