@@ -4,7 +4,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "./database.js";
-import { inTurn, lockedOut, unlessLocked } from "./write-conflicts.js";
+import { inTurn, lockedOut, sqliteLeaseMs, unlessLocked } from "./write-conflicts.js";
 
 describe("bookkeeping writes never sleep on another connection's write lock (SQLite)", () => {
   let dir = "";
@@ -63,5 +63,63 @@ describe("work taking turns by name", () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe("work taking turns by name across processes sharing a SQLite file", () => {
+  let dir = "";
+  const handles: DatabaseHandle[] = [];
+  afterEach(async () => {
+    for (const handle of handles.splice(0)) await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Two handles on one file stand for two processes: neither sees the other's in-process queue.
+  async function twoProcesses() {
+    dir = mkdtempSync(join(tmpdir(), "reseller-lease-"));
+    const file = join(dir, "service.db");
+    handles.push(await openDatabase(file), await openDatabase(file));
+    return handles as [DatabaseHandle, DatabaseHandle];
+  }
+
+  it("runs one holder of a name at a time whichever process holds it, and leaves no lease behind", async () => {
+    const [one, two] = await twoProcesses();
+    let inside = 0;
+    let most = 0;
+    const step = (handle: DatabaseHandle) =>
+      inTurn(handle.db, "campaign-sends:ws_1", async () => {
+        inside += 1;
+        most = Math.max(most, inside);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inside -= 1;
+      });
+    await Promise.all([one, two, one, two, one, two].map(step));
+    expect(most).toBe(1);
+    const leases = await one.db
+      .selectFrom("settings")
+      .select("key")
+      .where("key", "like", "lock:%")
+      .execute();
+    expect(leases).toEqual([]);
+  });
+
+  it("takes over the lease of a process that died holding it once the lease has run out", async () => {
+    const [one] = await twoProcesses();
+    const key = "lock:campaign-sends:ws_1";
+    const insert = (expires: number) =>
+      one.db
+        .insertInto("settings")
+        .values({ key, value: `${expires}:dead-holder` })
+        .onConflict((oc) => oc.column("key").doUpdateSet({ value: `${expires}:dead-holder` }))
+        .execute();
+    await insert(Date.now() + sqliteLeaseMs);
+    const waiting = inTurn(one.db, "campaign-sends:ws_1", async () => "ran");
+    const early = await Promise.race([
+      waiting,
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 100)),
+    ]);
+    expect(early).toBe("still waiting");
+    await insert(Date.now() - 1);
+    expect(await waiting).toBe("ran");
   });
 });

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Db } from "./database.js";
 import { engineOf, sqliteHandleOf } from "./engine.js";
@@ -55,16 +57,17 @@ export async function lockNamed(trx: Db, name: string): Promise<void> {
 }
 
 /**
- * Runs `work` while holding a named lock across its own transactions (PostgreSQL: a session
- * advisory lock on one connection, which `work` then uses), so that instances starting together
- * do a one-time setup once. SQLite runs it as it is: its transactions serialise the file.
+ * Runs `work` while holding a named lock across its own transactions, so that instances do it
+ * one at a time: a one-time setup of instances starting together, a workspace's campaign batch.
+ * PostgreSQL: a session advisory lock on one connection, which `work` then uses. SQLite: a
+ * lease in the `settings` table (sqliteLease), for processes sharing the file.
  */
 export async function withNamedLock<T>(
   db: Db,
   name: string,
   work: (db: Db) => Promise<T>,
 ): Promise<T> {
-  if (engineOf(db) !== "postgres") return work(db);
+  if (engineOf(db) !== "postgres") return withSqliteLease(db, name, work);
   return db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(hashtext(${name}))`.execute(connection);
     try {
@@ -75,12 +78,46 @@ export async function withNamedLock<T>(
   });
 }
 
+/**
+ * How long a SQLite lease lasts: a process that died holding one frees it then. A holder whose
+ * work outlasts it shares the name with the next (SQLite has no lock that outlives a transaction
+ * and dies with its process); a campaign batch takes well under a second in the sandbox.
+ */
+export const sqliteLeaseMs = 60_000;
+
+/**
+ * `work` under a lease on `name` that every process on the SQLite file respects: a row
+ * `lock:<name>` in `settings` holding its expiry and holder, taken by an upsert that only
+ * replaces an expired one, and deleted after. Another process's holder is waited for in steps
+ * of 5 ms (this process's own are queued by inTurn before they get here).
+ */
+async function withSqliteLease<T>(db: Db, name: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const key = `lock:${name}`;
+  const holder = randomUUID();
+  let held: string;
+  for (;;) {
+    const now = Date.now();
+    held = `${now + sqliteLeaseMs}:${holder}`;
+    // CAST reads the expiry before the ':' (SQLite takes a text's leading number).
+    const taken = await sql`INSERT INTO settings (key, value) VALUES (${key}, ${held})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value
+      WHERE CAST(settings.value AS INTEGER) <= ${now}`.execute(db);
+    if (Number(taken.numAffectedRows ?? 0) > 0) break;
+    await sleep(5);
+  }
+  try {
+    return await work(db);
+  } finally {
+    await sql`DELETE FROM settings WHERE key = ${key} AND value = ${held}`.execute(db);
+  }
+}
+
 /** The holders of each name in this process, per database: each waits for the one before. */
 const turns = new WeakMap<Db, Map<string, Promise<void>>>();
 
 /**
  * Runs `work` once every earlier holder of `name` has finished, in this process (where awaits
- * interleave two jobs' reads and writes on one connection) and, on PostgreSQL, across instances
+ * interleave two jobs' reads and writes on one connection) and across processes or instances
  * (withNamedLock). For a check that must see the writes of the work before it, such as a
  * workspace's message quota read before a batch goes out and counted once it has.
  */
