@@ -418,7 +418,7 @@ describe("the sign-up page of a plan's registration_url", () => {
     await more.waitFor();
     expect(await page.locator("tbody tr").count()).toBe(50);
     // Each row shown asks for its usage; the rows not shown ask nothing.
-    await page.waitForTimeout(300);
+    await page.waitForLoadState("networkidle");
     expect(usageAsked.size).toBe(50);
     // The first workspace made is the oldest: on the list's second page, found by the filter.
     await page.getByLabel("Find a workspace").fill("café");

@@ -128,6 +128,30 @@ describe("admin migrate on SQLite", () => {
     expect(run.stdout).toContain(missing);
     expect(run.stderr).toMatch(/now current \(1 migration applied\)/);
   });
+
+  it("leaves a database of another application as it is instead of adding tables to it (exit 5)", async () => {
+    const file = join(scratch(), "crm.db");
+    new BetterSqlite3(file).exec(
+      "CREATE TABLE customers (id INTEGER); CREATE TABLE orders (id INTEGER)",
+    );
+    for (const command of [
+      ["admin", "migrate"],
+      ["serve", "--port", "0"],
+    ]) {
+      const run = await runCli([...command, "--db", file]);
+      expect(run.code, command.join(" ")).toBe(5);
+      expect(run.stderr).toContain("tables that are not reseller's (customers, orders)");
+      expect(run.stderr).toContain("a database of its own");
+    }
+    const looked = new BetterSqlite3(file);
+    const tables = looked
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all();
+    expect(tables).toEqual([{ name: "customers" }, { name: "orders" }]);
+    // Not even its journal mode: the file was looked at before anything was set on it.
+    expect(looked.pragma("journal_mode", { simple: true })).toBe("delete");
+    looked.close();
+  });
 });
 
 describe("admin copy: what it refuses before touching the target", () => {
@@ -225,29 +249,15 @@ describe("admin copy: what it refuses before touching the target", () => {
       .prepare("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)")
       .run("9999-from-the-future", new Date().toISOString());
     sqlite.close();
-    for (const command of [["admin", "migrate"], ["serve"]]) {
+    for (const command of [
+      ["admin", "migrate"],
+      ["serve", "--port", "0"],
+    ]) {
       const run = await runCli([...command, "--db", file]);
       expect(run.code, command.join(" ")).toBe(5);
       expect(run.stderr).toContain("migrated by a newer version of reseller");
       expect(run.stderr).toContain("9999-from-the-future");
     }
-  });
-
-  it("leaves a database of another application as it is instead of adding tables to it (exit 5)", async () => {
-    const file = join(scratch(), "crm.db");
-    new BetterSqlite3(file).exec(
-      "CREATE TABLE customers (id INTEGER); CREATE TABLE orders (id INTEGER)",
-    );
-    for (const command of [["admin", "migrate"], ["serve"]]) {
-      const run = await runCli([...command, "--db", file]);
-      expect(run.code, command.join(" ")).toBe(5);
-      expect(run.stderr).toContain("tables that are not reseller's (customers, orders)");
-      expect(run.stderr).toContain("a database of its own");
-    }
-    const tables = new BetterSqlite3(file)
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .all();
-    expect(tables).toEqual([{ name: "customers" }, { name: "orders" }]);
   });
 
   it("refuses a file that is not a reseller database (exit 5)", async () => {

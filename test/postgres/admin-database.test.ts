@@ -89,12 +89,12 @@ describe("admin commands on PostgreSQL", () => {
     const other = await createTestDatabase({ empty: true });
     try {
       const pg = (await import("pg")).default;
-      const client = new pg.Client({ connectionString: other.url });
-      await client.connect();
-      await client.query("CREATE TABLE invoices (id integer)");
+      await onDatabase(other.url, "CREATE TABLE invoices (id integer)");
       const run = await runCli(["admin", "migrate", "--database", other.url]);
       expect(run.code, run.stderr).toBe(5);
       expect(run.stderr).toContain("tables that are not reseller's (invoices)");
+      const client = new pg.Client({ connectionString: other.url });
+      await client.connect();
       const tables = await client.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
       );
@@ -105,14 +105,22 @@ describe("admin commands on PostgreSQL", () => {
     }
   });
 
-  it("says a user without the right to create tables lacks it, and how to grant it (exit 3)", async () => {
+  /** Runs SQL on `url` as its own user. */
+  async function onDatabase(url: string, ...statements: string[]) {
     const pg = (await import("pg")).default;
-    const admin = new pg.Client({ connectionString: target.url });
-    await admin.connect();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("says a user without the right to create tables lacks it, and how to grant it (exit 3)", async () => {
     const role = `r_${Date.now()}`;
     // PostgreSQL 15 gives a user who does not own the database no right to create tables in public.
-    await admin.query(`CREATE ROLE ${role} LOGIN`);
-    await admin.end();
+    await onDatabase(target.url, `CREATE ROLE ${role} LOGIN`);
     const other = await createTestDatabase({ empty: true });
     const denied = new URL(other.url);
     denied.username = role;
@@ -126,6 +134,29 @@ describe("admin commands on PostgreSQL", () => {
         expect(run.stderr).toContain("permission denied for schema public");
         expect(run.stderr).toContain("GRANT CREATE ON SCHEMA public");
       }
+    } finally {
+      await other.drop();
+      await onDatabase(target.url, `DROP ROLE ${role}`);
+    }
+  });
+
+  it("counts views as nobody's tables, and finds its migrations through the search path", async () => {
+    const other = await createTestDatabase({ empty: true });
+    try {
+      await onDatabase(other.url, "CREATE VIEW greeting AS SELECT 'hello' AS word");
+      const first = await runCli(["admin", "migrate", "--database", other.url]);
+      expect(first.code, first.stderr).toBe(0);
+      // A schema named after the user comes first in the search path from now on, and holds a
+      // table of its own: the database is still reseller's, found through the path.
+      const user = decodeURIComponent(new URL(other.url).username);
+      await onDatabase(
+        other.url,
+        `CREATE SCHEMA "${user}"`,
+        `CREATE TABLE "${user}".notes (id integer)`,
+      );
+      const again = await runCli(["admin", "migrate", "--database", other.url]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/already current/);
     } finally {
       await other.drop();
     }

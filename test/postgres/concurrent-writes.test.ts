@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -54,6 +57,55 @@ describe("concurrent writes on PostgreSQL (several connections, several instance
     expect(Number(stored.n)).toBe(5);
   });
 
+  const get = async (id: string) =>
+    (await t.request("GET", `/api/v1/workspaces/${id}`)).json().data;
+  const patch = (id: string, body: unknown) =>
+    t.request("PATCH", `/api/v1/workspaces/${id}`, { body });
+
+  // Two requests at once reach the database on two connections and may both read the
+  // workspace before either writes; each change must follow from the workspace as it is.
+  const rounds = 6;
+
+  it("keeps a suspension that meets a plan upgrade: the workspace ends suspended either way", async () => {
+    for (let round = 0; round < rounds; round++) {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const answers = await Promise.all([
+        patch(id, { status: "suspended" }),
+        patch(id, { plan_id: "2" }),
+      ]);
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+      expect(await get(id)).toMatchObject({ status: "suspended", plan_id: "2" });
+    }
+  });
+
+  it("keeps an archive that meets a plan upgrade: archived either way, the upgrade refused after it", async () => {
+    for (let round = 0; round < rounds; round++) {
+      const id = await t.createWorkspace({ plan_id: "1" });
+      const [archived, upgraded] = await Promise.all([
+        t.request("POST", `/api/v1/workspaces/${id}/archive`),
+        patch(id, { plan_id: "2" }),
+      ]);
+      expect(archived.statusCode).toBe(200);
+      const ws = await get(id);
+      expect(ws.status).toBe("archived");
+      // Either the upgrade came first (and holds), or it met the archive and was refused.
+      if (upgraded.statusCode === 200) expect(ws.plan_id).toBe("2");
+      else expect([upgraded.statusCode, ws.plan_id]).toEqual([409, "1"]);
+    }
+  });
+
+  it("tells a workspace change sent many times at once once: one workspace.updated event", async () => {
+    const id = await t.createWorkspace({ plan_id: "2" });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => patch(id, { status: "suspended" })),
+    );
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    const events = (await t.request("GET", `/api/v1/events?workspace_id=${id}`)).json().data as {
+      type: string;
+    }[];
+    expect(events.filter((e) => e.type === "workspace.updated")).toHaveLength(1);
+  });
+
   it("keeps consent counts exact while contacts move in opposite directions at the same moment", async () => {
     const workspace = await t.createWorkspace();
     const base = `/api/v1/workspaces/${workspace}/contacts`;
@@ -96,5 +148,40 @@ describe("concurrent writes on PostgreSQL (several connections, several instance
     for (const { opt_in_status, n } of actual) {
       expect(counted.find((c) => c.opt_in_status === opt_in_status)?.count).toBe(Number(n));
     }
+  });
+
+  it("updates, not refuses, a phone sent many times at once when the contacts limit has one place left", async () => {
+    await t.close();
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-plans-")), "plans.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        currency: { code: "EUR", name: "Euro", symbol: "€" },
+        plans: [
+          {
+            name: "Tiny",
+            slug: "tiny",
+            price: 1,
+            billing_period: "monthly",
+            features: [{ key: "contacts", name: "Contacts", type: "limit", value: 2 }],
+          },
+        ],
+      }),
+    );
+    t = await startTestApp({ plansFile: file });
+    const workspace = await t.createWorkspace({ plan_id: "1" });
+    const upsert = (body: Record<string, unknown>) =>
+      t.request("POST", `/api/v1/workspaces/${workspace}/contacts`, { body });
+    expect((await upsert({ phone: "+4915112345601" })).statusCode).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        upsert({ phone: "+4915112345602", first_name: `Ben ${i}` }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    expect(statuses, answers.map((a) => a.body).join("\n")).toEqual([
+      ...Array.from({ length: 11 }, () => 200),
+      201,
+    ]);
   });
 });

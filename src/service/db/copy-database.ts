@@ -4,7 +4,7 @@ import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
 import { defaultDeadAfterMs } from "../jobs/job-queue.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
-import { type Db, openDatabase } from "./database.js";
+import { type Db, migrationTable, openDatabase } from "./database.js";
 import { migrationProvider } from "./migrations/index.js";
 import { lockNamed } from "./write-conflicts.js";
 
@@ -61,12 +61,13 @@ export class CopyRefusedError extends Error {
 
 /** Tables that exist on SQLite only: the FTS5 index and its shadow tables, SQLite's and Kysely's bookkeeping. */
 function sqliteOnly(table: string): boolean {
-  return /^(sqlite_|contacts_fts|kysely_migration)/.test(table);
+  return /^(sqlite_|contacts_fts)/.test(table) || bookkeeping(table);
 }
 
 /** Kysely's own tables: written by the migrator on each side, never copied or counted. */
 function bookkeeping(table: string): boolean {
-  return table.startsWith("kysely_migration");
+  // The migration log and its lock table.
+  return table.startsWith(migrationTable);
 }
 
 /** A column PostgreSQL has and SQLite does not: a text computed per row, then SQL over it. */
@@ -140,8 +141,8 @@ function readSourceLayout(source: BetterSqlite3.Database): {
 async function checkSourceMigrations(source: BetterSqlite3.Database, from: string): Promise<void> {
   const known = Object.keys(await migrationProvider.getMigrations());
   const hasTable = source
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'")
-    .get();
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .get(migrationTable);
   if (!hasTable) {
     throw new CopyRefusedError(
       `${from} is not a reseller database (it has no migration table).`,
@@ -149,7 +150,7 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
     );
   }
   const applied = new Set(
-    (source.prepare("SELECT name FROM kysely_migration").all() as { name: string }[]).map(
+    (source.prepare(`SELECT name FROM ${migrationTable}`).all() as { name: string }[]).map(
       (r) => r.name,
     ),
   );
@@ -337,11 +338,11 @@ async function refuseOccupiedTarget(to: string): Promise<void> {
   const probe = await openDatabase(to, { migrate: false });
   try {
     const { rows } = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
-      WHERE schemaname = current_schema() AND tablename NOT LIKE 'kysely_migration%'
+      WHERE schemaname = current_schema()
       ORDER BY tablename`.execute(probe.db);
     const occupied = await tablesWithRows(
       probe.db,
-      rows.map((r) => r.name),
+      rows.map((r) => r.name).filter((name) => !bookkeeping(name)),
     );
     if (occupied.length > 0) {
       throw new CopyRefusedError(

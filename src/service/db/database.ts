@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
-import { type Engine, engineOf, isPostgresUrl, registerSqliteHandle } from "./engine.js";
+import { type Engine, isPostgresUrl, registerSqliteHandle } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import {
@@ -140,6 +140,7 @@ export function writerTurnsOf(sqlite: BetterSqlite3.Database): SharedArrayBuffer
 async function openSqlite(
   file: string,
   giveWayTo: SharedArrayBuffer | undefined,
+  migrating: boolean,
 ): Promise<{ db: Db; sqlite: BetterSqlite3.Database }> {
   // Loaded here so that a PostgreSQL deployment (and the CLI) never loads the native module.
   const { default: BetterSqlite3 } = await import("better-sqlite3");
@@ -157,6 +158,14 @@ async function openSqlite(
     }
   }
   const sqlite = new BetterSqlite3(file);
+  if (migrating) {
+    try {
+      refuseForeignSqlite(sqlite);
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
+  }
   if (file !== ":memory:") sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
@@ -271,21 +280,48 @@ export class ForeignDatabaseError extends IncompatibleDatabaseError {
   }
 }
 
-/** The tables of the database (SQLite) or of the connection's schema (PostgreSQL), by name. */
-async function tableNames(db: Db): Promise<string[]> {
-  const query =
-    engineOf(db) === "sqlite"
-      ? sql<{
-          name: string;
-        }>`select name from sqlite_master where type = 'table' and substr(name, 1, 7) <> 'sqlite_' order by name`
-      : sql<{
-          name: string;
-        }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`;
-  return (await query.execute(db)).rows.map((row) => row.name);
+/** Kysely's record of applied migrations: a database with tables but without it is not ours. */
+export const migrationTable = "kysely_migration";
+
+/** Refuses a database holding tables (`tables`) but no record of reseller's migrations. */
+function refuseForeign(tables: string[], migrated: boolean): void {
+  if (tables.length > 0 && !migrated) throw new ForeignDatabaseError(tables);
 }
 
-/** Kysely's record of applied migrations: a database with tables but without it is not ours. */
-const migrationTable = "kysely_migration";
+/**
+ * refuseForeign for a SQLite file, on the raw connection before any pragma: a file refused
+ * keeps its journal mode as it was.
+ */
+function refuseForeignSqlite(sqlite: BetterSqlite3.Database): void {
+  const tables = sqlite
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+  refuseForeign(tables, tables.includes(migrationTable));
+}
+
+/**
+ * refuseForeign for PostgreSQL: the ordinary tables of the schema the migrations would create
+ * theirs in (an extension's, such as PostGIS's `spatial_ref_sys`, and views do not count),
+ * against a migration table found where Kysely finds it, through the search_path.
+ */
+async function refuseForeignPostgres(db: Db): Promise<void> {
+  const { rows } = await sql<{ name: string }>`SELECT c.relname AS name FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+        AND d.objid = c.oid AND d.deptype = 'e')
+    ORDER BY c.relname`.execute(db);
+  const found = await sql<{
+    migrated: boolean;
+  }>`SELECT to_regclass(${migrationTable}) IS NOT NULL AS migrated`.execute(db);
+  refuseForeign(
+    rows.map((row) => row.name),
+    found.rows[0]?.migrated === true,
+  );
+}
 
 /** Connections per instance: several instances share the server's `max_connections` (100). */
 const poolSize = 10;
@@ -375,13 +411,15 @@ export async function openDatabase(
   } = {},
 ): Promise<DatabaseHandle> {
   const postgres = isPostgresUrl(target);
+  const migrating = options.migrate !== false;
   const opened = postgres
     ? { db: await openPostgres(target), sqlite: null }
-    : await openSqlite(target, options.giveWayTo);
+    : await openSqlite(target, options.giveWayTo, migrating);
   const { db, sqlite } = opened;
   let applied: string[];
   try {
-    applied = options.migrate === false ? [] : await migrate(db);
+    if (postgres && migrating) await refuseForeignPostgres(db);
+    applied = migrating ? await migrate(db) : [];
   } catch (error) {
     await db.destroy();
     const cause = (error as { cause?: unknown }).cause ?? error;
@@ -413,10 +451,6 @@ export async function openDatabase(
 
 /** Applies every pending migration; throws naming the one that failed. */
 export async function migrate(db: Db): Promise<string[]> {
-  const tables = await tableNames(db);
-  if (tables.length > 0 && !tables.includes(migrationTable)) {
-    throw new ForeignDatabaseError(tables);
-  }
   const { error, results } = await new Migrator({
     db,
     provider: migrationProvider,

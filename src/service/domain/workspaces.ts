@@ -280,10 +280,16 @@ export async function updateWorkspace(
   const seen = await loadWorkspaceFor(db, principal, workspaceId);
   // What a client pays for is the reseller's to decide, not a workspace token's.
   if (input.plan_id !== undefined) requireResellerToken(principal, "change a workspace's plan");
+  // Resolved even when it names the plan read above: whether it changes anything is decided
+  // under the lock. The plan the workspace is on passes even if the catalogue has dropped it.
+  const keeping = String(input.plan_id).trim() === String(seen.plan_id);
   const asked =
-    input.plan_id !== undefined && String(input.plan_id).trim() !== String(seen.plan_id)
-      ? await resolvePlan(db, input.plan_id)
-      : null;
+    input.plan_id === undefined
+      ? null
+      : await resolvePlan(db, input.plan_id).catch((error: unknown) => {
+          if (keeping) return null;
+          throw error;
+        });
   await db.transaction().execute(async (trx) => {
     // The changes follow from the workspace as it is under its lock (PostgreSQL; SQLite's
     // transaction holds the write lock from its start), not as read before: a suspension or an

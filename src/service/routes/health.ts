@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { LivenessResponse, ReadinessResponse } from "../../contract/health.js";
 import type { App } from "../app-types.js";
-import type { Db } from "../db/database.js";
+import { type Db, migrationTable } from "../db/database.js";
 import { migrationProvider } from "../db/migrations/index.js";
 import { ServiceError } from "../domain/service-error.js";
 import { errorResponses } from "./responses.js";
@@ -12,7 +12,9 @@ const tags = ["Health"];
 /** The migrations of this version that the database has not applied, by name. */
 async function pendingMigrations(db: Db): Promise<string[]> {
   const known = Object.keys(await migrationProvider.getMigrations());
-  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+  const applied = await sql<{
+    name: string;
+  }>`SELECT name FROM ${sql.table(migrationTable)}`.execute(db);
   const done = new Set(applied.rows.map((row) => row.name));
   return known.filter((name) => !done.has(name));
 }

@@ -5,7 +5,7 @@ import { isPostgresUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
 

@@ -41,7 +41,7 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
   }
   const { code, message } = driverCode(error);
   const detail =
-    /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*|permission denied for [^.]*/.exec(
+    /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
       message,
     )?.[0];
   if (
@@ -63,12 +63,15 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
       "Create it first, e.g. `createdb reseller`, or fix the database name in the URL.",
     );
   }
-  if (code === "42501") {
+  // 42501 is any privilege refused; only a schema's means the tables cannot be created at all.
+  const schema =
+    code === "42501" ? /permission denied for schema (\S+)/.exec(message)?.[1] : undefined;
+  if (schema !== undefined) {
     return new CliError(
       "auth",
-      `PostgreSQL refused the user of ${label} the right to create reseller's tables (${detail ?? code}).`,
+      `PostgreSQL refused the user of ${label} the right to create reseller's tables (permission denied for schema ${schema}).`,
       // PostgreSQL 15 no longer lets every user create tables in the public schema.
-      "Make the user the database's owner (`ALTER DATABASE reseller OWNER TO app`), or `GRANT CREATE ON SCHEMA public TO app`.",
+      `Make the user the database's owner (\`ALTER DATABASE reseller OWNER TO app\`), or \`GRANT CREATE ON SCHEMA ${schema} TO app\`.`,
     );
   }
   if (code === "28P01" || code === "28000") {

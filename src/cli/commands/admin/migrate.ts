@@ -1,7 +1,7 @@
 import { openDatabase } from "../../../service/db/database.js";
 import type { Handler } from "../../command-spec.js";
 import { existingDatabaseTarget } from "../../database-target.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { tableView, textView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
 

@@ -5,10 +5,10 @@ import type {
   CampaignPreview,
   CampaignStats,
 } from "../../../contract/campaigns.js";
-import { counted } from "../../output/counted.js";
+import { count, counted } from "../../output/counts.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, tableView, textView } from "../../output/view.js";
-import { count, when } from "../workspaces/workspace-format.js";
+import { when } from "../workspaces/workspace-format.js";
 
 export type Preview = z.infer<typeof CampaignPreview>;
 

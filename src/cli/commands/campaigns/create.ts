@@ -2,7 +2,7 @@ import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/cam
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { createPaint } from "../../output/paint.js";
 import { askForMissing } from "../../prompts.js";
 import { when } from "../workspaces/workspace-format.js";

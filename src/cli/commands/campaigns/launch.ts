@@ -3,9 +3,8 @@ import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/cam
 import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { count, counted } from "../../output/counts.js";
 import { confirmOrYes } from "../../prompts.js";
-import { count } from "../workspaces/workspace-format.js";
 import { audienceText, campaignLabel, campaignsPath, campaignView } from "./campaign-format.js";
 
 /**

@@ -10,8 +10,8 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption } from "../../options.js";
+import { count } from "../../output/counts.js";
 import { createPaint } from "../../output/paint.js";
-import { count } from "../workspaces/workspace-format.js";
 import { campaignLabel, campaignsPath, funnelText, statsView } from "./campaign-format.js";
 
 /** How often --watch asks again. */

@@ -1,6 +1,6 @@
 import type { ContactImport, ImportRowError } from "../../../contract/contact-imports.js";
 import type { Contact, Tag } from "../../../contract/contacts.js";
-import { counted } from "../../output/counted.js";
+import { count, counted } from "../../output/counts.js";
 import { when } from "../../output/time.js";
 import type { Column, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -117,8 +117,6 @@ export const errorColumns: Column<ImportRowError>[] = [
   { header: "Field", key: "field", value: (e) => e.field },
   { header: "Message", key: "message", value: (e) => e.message },
 ];
-
-const count = (n: number) => n.toLocaleString("en-US");
 
 const importFields: Column<ContactImport>[] = [
   { header: "Import", key: "import_id", value: (i) => i.import_id },

@@ -9,7 +9,7 @@ import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, stringOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import {

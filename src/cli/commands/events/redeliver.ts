@@ -1,7 +1,7 @@
 import { RedeliveryResponse } from "../../../contract/events.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
 import { eventsPath } from "./event-format.js";
 

@@ -7,7 +7,7 @@ import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { requiredString, stringOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { type SseMessage, SseParser } from "./sse.js";
 
 /** How long the local receiver has to answer, as for real deliveries. */

@@ -39,7 +39,7 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         "Pick another --port (0 picks a free one) or --host, or stop what listens there.",
       );
     }
-    // Said as admin migrate says it: a missing database, a refused login or right, a newer release.
+    // One wording and exit code for a database problem, whichever command met it first.
     const explained = explainedDatabaseError(error, redactedUrl(options.database));
     if (explained instanceof CliError) throw explained;
     if (error instanceof DatabaseUnavailableError) {

@@ -3,7 +3,7 @@ import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, intOption, listOption, stringOption } from "../../options.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { askForMissing } from "../../prompts.js";
 import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
 import {

@@ -1,7 +1,7 @@
 import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
 import { exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { counted } from "../../output/counted.js";
+import { counted } from "../../output/counts.js";
 import { showPreview } from "./template-actions.js";
 import { problemTable } from "./template-format.js";
 import { readTemplateFile } from "./template-input.js";

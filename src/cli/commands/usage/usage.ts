@@ -7,9 +7,9 @@ import { paging } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { pagingOptions, stringOption } from "../../options.js";
+import { count } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
 import { pageNote } from "../../paged-list.js";
-import { count } from "../workspaces/workspace-format.js";
 
 /** `reseller usage [--month YYYY-MM]`: one row per workspace, totals on stderr. */
 export const run: Handler = async (ctx, { options }) => {

@@ -1,15 +1,11 @@
 import type { UsageLimit, Workspace, WorkspaceWithUsage } from "../../../contract/workspaces.js";
+import { count } from "../../output/counts.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
 export { when } from "../../output/time.js";
 
 import { when } from "../../output/time.js";
-
-/** A whole number as people read it: `1,234`. */
-export function count(value: number): string {
-  return value.toLocaleString("en-US");
-}
 
 function planText(ws: Workspace, paint: Paint): string {
   if (ws.plan) return `${ws.plan.name} ${paint.dim(`(id ${ws.plan.id}, ${ws.plan.slug})`)}`;

@@ -102,8 +102,17 @@ function WorkspacePicker({ workspaces, value, onChange }) {
   </div>`;
 }
 
+/** Usage answers of the last 10 s by workspace: a row the filter shows again asks nothing. */
+const recentUsage = new Map();
+
 function UsageBars({ id }) {
-  const { data } = useApi(`/workspaces/${id}`);
+  const cached = recentUsage.get(id);
+  const fresh = cached !== undefined && Date.now() - cached.at < 10_000;
+  const { data: loaded } = useApi(fresh ? null : `/workspaces/${id}`);
+  useEffect(() => {
+    if (loaded) recentUsage.set(id, { at: Date.now(), data: loaded });
+  }, [loaded, id]);
+  const data = fresh ? cached.data : loaded;
   if (!data) return html`<span class="muted">…</span>`;
   const limits = data.usage.limits;
   if (!limits.length) return html`<span class="muted">No limits</span>`;
@@ -132,7 +141,7 @@ function Workspaces({ workspaces }) {
     : workspaces;
   const rows = matching.slice(0, shown);
   return html`${
-    workspaces.length > workspaceRowsShown &&
+    (workspaces.length > workspaceRowsShown || filter !== "") &&
     html`<div class="field inline">
       <label for="workspace-filter">Find a workspace</label>
       <input id="workspace-filter" type="search" value=${filter} placeholder="Name or email"

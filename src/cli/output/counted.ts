@@ -1,4 +1,0 @@
-/** A count with its noun as people read it: "1 row", "1,234 rows" (`plural` when not noun + s). */
-export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`;
-}
