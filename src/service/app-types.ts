@@ -53,6 +53,12 @@ declare module "fastify" {
      * Idempotency-Key replay only sealed with the asking token (domain/sealed-responses.ts).
      */
     secretInResponse?: boolean;
+    /**
+     * What a workspace token may not do on this route whatever its scopes ("create workspaces"):
+     * refused 403 as soon as the token is known, before its body or query is read, so a client
+     * is never told to fix a request it can never make.
+     */
+    resellerOnly?: string;
   }
   interface FastifyRequest {
     /** The authenticated caller; set on every route that names a scope. */

@@ -76,6 +76,25 @@ describe("HTTP edges", () => {
     );
   });
 
+  it("refuses a CSV body on every route but the import with 415, whatever its size, before any of it is read", async () => {
+    const ws = await t.createWorkspace();
+    const created = await post(
+      "/api/v1/workspaces",
+      "text/csv",
+      "name,contact_email\nx,a@example.test",
+    );
+    expect(created.statusCode).toBe(415);
+    expect(created.json().message).toContain("(text/csv) is not accepted");
+    const big = await post("/api/v1/tokens", "text/csv", "x".repeat(5 * 1024 * 1024));
+    expect(big.statusCode).toBe(415);
+    const res = await post(
+      `/api/v1/workspaces/${ws}/campaigns/cmp_nope/launch`,
+      "text/csv",
+      "a\n1",
+    );
+    expect(res.statusCode).toBe(415);
+  });
+
   it.each(["text/plain", "text/xml", "application/x-www-form-urlencoded"])(
     "refuses a JSON body sent as %s with 415, as every type no route takes",
     async (type) => {

@@ -203,6 +203,29 @@ describe("tokens", () => {
       const revoke = await t.request("DELETE", "/api/v1/tokens/tok_x", { token: wsToken });
       expect(revoke.statusCode).toBe(403);
     });
+    it("refuses a workspace token what only a reseller token may do before reading the request (403, not 422)", async () => {
+      const wsId = await t.createWorkspace();
+      const all = [
+        "workspaces:read",
+        "workspaces:write",
+        "webhooks:read",
+        "webhooks:write",
+      ] as const;
+      const wsToken = await t.tokenWith([...all], wsId);
+      const attempts = [
+        ["POST", "/api/v1/tokens", { name: 5 }],
+        ["POST", "/api/v1/workspaces", { name: "x" }],
+        ["GET", "/api/v1/usage?month=2026-13", undefined],
+        ["POST", "/api/v1/webhook-endpoints", { url: 5 }],
+        ["GET", "/api/v1/webhook-endpoints?per_page=0", undefined],
+        ["POST", "/api/v1/events/evt_nope/redeliver", { endpoint_id: 5 }],
+      ] as const;
+      for (const [method, url, body] of attempts) {
+        const res = await t.request(method, url, { token: wsToken, ...(body ? { body } : {}) });
+        expect(res.statusCode, `${method} ${url}`).toBe(403);
+        expect(res.json().message, `${method} ${url}`).toContain("A workspace token cannot");
+      }
+    });
   });
 
   describe("workspace tokens", () => {

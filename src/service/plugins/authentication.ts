@@ -9,6 +9,7 @@ import {
   noteTokenUse,
   type Principal,
 } from "../domain/tokens.js";
+import { requireResellerToken } from "../domain/workspace-access.js";
 
 /**
  * How long a token seen valid is trusted without asking the database again. Another instance
@@ -90,7 +91,7 @@ export function installAuthentication(
   }
 
   app.addHook("onRequest", async (request, reply) => {
-    const { scope, checksToken } = request.routeOptions.config;
+    const { scope, checksToken, resellerOnly } = request.routeOptions.config;
     if (scope === undefined && !request.is404 && !checksToken) return;
     const header = request.headers.authorization;
     const secret = bearerSecret(request);
@@ -113,6 +114,7 @@ export function installAuthentication(
         `This endpoint needs the '${scope}' scope, which the token does not have.`,
       );
     }
+    if (resellerOnly !== undefined) requireResellerToken(principal, resellerOnly);
     request.principal = principal;
   });
 }

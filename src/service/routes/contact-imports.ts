@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import {
   ContactImportListResponse,
   ContactImportResponse,
@@ -38,66 +39,71 @@ function jsonOrText(text: string): unknown {
 export function contactImportRoutes(app: App, services: ImportServices): void {
   const { db } = services;
 
-  // A text/csv body is the file itself: handed to the route as a stream, never buffered whole.
-  // What the body schema checks is a stand-in with the options from the query, so a bad option
-  // is the same 422 as in a JSON body.
-  const csvStreams = new WeakMap<object, Readable>();
-  app.addContentTypeParser("text/csv", (request, payload, done) => {
-    // A file declared larger than an import takes is refused before any of it is read.
-    const declared = Number(request.headers["content-length"] ?? 0);
-    if (declared > importLimits.csvBytes) {
-      done(tooLarge(declared), undefined);
-      return;
-    }
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    const standIn: Record<string, unknown> = { csv: "(the text/csv body)" };
-    if (query.duplicate_handling !== undefined)
-      standIn.duplicate_handling = query.duplicate_handling;
-    if (query.default_country !== undefined) standIn.default_country = query.default_country;
-    for (const name of ["delimiter", "encoding"] as const) {
-      if (query[name] !== undefined) standIn[name] = query[name];
-    }
-    // The mapping travels as JSON in the query; text that is not JSON fails the body's check.
-    if (typeof query.mapping === "string") standIn.mapping = jsonOrText(query.mapping);
-    csvStreams.set(request, streamedBody(request, payload));
-    done(null, standIn);
-  });
+  // Only the upload takes text/csv: in a context of its own, so any other route answers a CSV
+  // body 415 before reading it, as it answers every type it does not take.
+  app.register(async (context) => {
+    const upload: App = context.withTypeProvider<ZodTypeProvider>();
+    // A text/csv body is the file itself: handed to the route as a stream, never buffered whole.
+    // What the body schema checks is a stand-in with the options from the query, so a bad option
+    // is the same 422 as in a JSON body.
+    const csvStreams = new WeakMap<object, Readable>();
+    upload.addContentTypeParser("text/csv", (request, payload, done) => {
+      // A file declared larger than an import takes is refused before any of it is read.
+      const declared = Number(request.headers["content-length"] ?? 0);
+      if (declared > importLimits.csvBytes) {
+        done(tooLarge(declared), undefined);
+        return;
+      }
+      const query = (request.query ?? {}) as Record<string, unknown>;
+      const standIn: Record<string, unknown> = { csv: "(the text/csv body)" };
+      if (query.duplicate_handling !== undefined)
+        standIn.duplicate_handling = query.duplicate_handling;
+      if (query.default_country !== undefined) standIn.default_country = query.default_country;
+      for (const name of ["delimiter", "encoding"] as const) {
+        if (query[name] !== undefined) standIn[name] = query[name];
+      }
+      // The mapping travels as JSON in the query; text that is not JSON fails the body's check.
+      if (typeof query.mapping === "string") standIn.mapping = jsonOrText(query.mapping);
+      csvStreams.set(request, streamedBody(request, payload));
+      done(null, standIn);
+    });
 
-  app.post(
-    "/api/v1/workspaces/:id/contacts/import",
-    {
-      config: { scope: "contacts:write" },
-      bodyLimit: bodyLimitBytes,
-      schema: {
-        tags,
-        operationId: "importContacts",
-        summary: "Import contacts from a CSV file (asynchronous)",
-        description:
-          "Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's `csv`, or as the body itself with `Content-Type: text/csv` and the options in the query (`?duplicate_handling=skip&default_country=DE`), which streams: the service never holds the whole file. The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: `phone` (required), first_name, last_name, email, tags (separated by `,`, `;` or `|`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and `custom.<key>` for custom fields; other columns are listed in `ignored_columns`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under `update`). Rows past the plan's `contacts` limit become row errors. At most 100 MB and 1,000,000 rows (413). Options `mapping` (header → field or null; in the query as JSON), `delimiter` (`,` `;` `|` tab; detected by default) and `encoding` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without `phone` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, or not UTF-8 and without `encoding`, is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.",
-        params: WorkspaceIdParams,
-        querystring: ImportUploadQuery,
-        body: CreateImportBody,
-        response: { 202: ContactImportResponse, ...errorResponses(...postErrors, 404, 413) },
+    upload.post(
+      "/api/v1/workspaces/:id/contacts/import",
+      {
+        config: { scope: "contacts:write" },
+        bodyLimit: bodyLimitBytes,
+        schema: {
+          tags,
+          operationId: "importContacts",
+          summary: "Import contacts from a CSV file (asynchronous)",
+          description:
+            "Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's `csv`, or as the body itself with `Content-Type: text/csv` and the options in the query (`?duplicate_handling=skip&default_country=DE`), which streams: the service never holds the whole file. The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: `phone` (required), first_name, last_name, email, tags (separated by `,`, `;` or `|`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and `custom.<key>` for custom fields; other columns are listed in `ignored_columns`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under `update`). Rows past the plan's `contacts` limit become row errors. At most 100 MB and 1,000,000 rows (413). Options `mapping` (header → field or null; in the query as JSON), `delimiter` (`,` `;` `|` tab; detected by default) and `encoding` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without `phone` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, or not UTF-8 and without `encoding`, is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.",
+          params: WorkspaceIdParams,
+          querystring: ImportUploadQuery,
+          body: CreateImportBody,
+          response: { 202: ContactImportResponse, ...errorResponses(...postErrors, 404, 413) },
+        },
       },
-    },
-    async (request, reply) => {
-      const stream = csvStreams.get(request);
-      const { csv, ...options } = request.body;
-      const data = await createImport(
-        services,
-        principalOf(request),
-        request.params.id,
-        options,
-        stream ?? base64Pieces(csv),
-      ).catch((error: unknown) => {
-        // The rest of a refused file is not read: the connection ends with the answer.
-        if (stream) reply.header("connection", "close");
-        throw error;
-      });
-      reply.code(202);
-      return { status: "success" as const, data, meta: {} };
-    },
-  );
+      async (request, reply) => {
+        const stream = csvStreams.get(request);
+        const { csv, ...options } = request.body;
+        const data = await createImport(
+          services,
+          principalOf(request),
+          request.params.id,
+          options,
+          stream ?? base64Pieces(csv),
+        ).catch((error: unknown) => {
+          // The rest of a refused file is not read: the connection ends with the answer.
+          if (stream) reply.header("connection", "close");
+          throw error;
+        });
+        reply.code(202);
+        return { status: "success" as const, data, meta: {} };
+      },
+    );
+  });
 
   app.get(
     "/api/v1/workspaces/:id/contacts/imports",

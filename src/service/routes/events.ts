@@ -205,7 +205,7 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
   app.post(
     "/api/v1/events/:id/redeliver",
     {
-      config: { scope: "webhooks:write" },
+      config: { scope: "webhooks:write", resellerOnly: "redeliver events" },
       schema: {
         tags,
         operationId: "redeliverEvent",

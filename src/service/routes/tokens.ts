@@ -51,7 +51,11 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
   app.post(
     "/api/v1/tokens",
     {
-      config: { scope: "workspaces:write", secretInResponse: true },
+      config: {
+        scope: "workspaces:write",
+        secretInResponse: true,
+        resellerOnly: "create reseller tokens",
+      },
       schema: {
         tags,
         operationId: "createToken",
@@ -72,7 +76,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
   app.get(
     "/api/v1/tokens",
     {
-      config: { scope: "workspaces:read" },
+      config: { scope: "workspaces:read", resellerOnly: "list reseller tokens" },
       schema: {
         tags,
         operationId: "listTokens",
@@ -91,7 +95,11 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
   app.delete(
     "/api/v1/tokens/:id",
     {
-      config: { scope: "workspaces:write", revokesToken: true },
+      config: {
+        scope: "workspaces:write",
+        revokesToken: true,
+        resellerOnly: "revoke reseller tokens",
+      },
       schema: {
         tags,
         operationId: "revokeToken",

@@ -11,7 +11,7 @@ export function usageRoutes(app: App, deps: { db: Db; clock: Clock }): void {
   app.get(
     "/api/v1/usage",
     {
-      config: { scope: "workspaces:read" },
+      config: { scope: "workspaces:read", resellerOnly: "read the reseller's usage report" },
       schema: {
         tags: ["Usage"],
         operationId: "getUsage",

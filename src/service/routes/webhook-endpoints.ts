@@ -32,7 +32,11 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.post(
     base,
     {
-      config: { scope: "webhooks:write", secretInResponse: true },
+      config: {
+        scope: "webhooks:write",
+        secretInResponse: true,
+        resellerOnly: "manage webhook endpoints",
+      },
       schema: {
         tags,
         operationId: "createWebhookEndpoint",
@@ -53,7 +57,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.get(
     base,
     {
-      config: { scope: "webhooks:read" },
+      config: { scope: "webhooks:read", resellerOnly: "manage webhook endpoints" },
       schema: {
         tags,
         operationId: "listWebhookEndpoints",
@@ -71,7 +75,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.get(
     `${base}/:id`,
     {
-      config: { scope: "webhooks:read" },
+      config: { scope: "webhooks:read", resellerOnly: "manage webhook endpoints" },
       schema: {
         tags,
         operationId: "getWebhookEndpoint",
@@ -89,7 +93,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.patch(
     `${base}/:id`,
     {
-      config: { scope: "webhooks:write" },
+      config: { scope: "webhooks:write", resellerOnly: "manage webhook endpoints" },
       schema: {
         tags,
         operationId: "updateWebhookEndpoint",
@@ -118,7 +122,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.delete(
     `${base}/:id`,
     {
-      config: { scope: "webhooks:write" },
+      config: { scope: "webhooks:write", resellerOnly: "manage webhook endpoints" },
       schema: {
         tags,
         operationId: "deleteWebhookEndpoint",
@@ -140,7 +144,7 @@ export function webhookEndpointRoutes(app: App, deps: WebhookEndpointServices): 
   app.get(
     `${base}/:id/deliveries`,
     {
-      config: { scope: "webhooks:read" },
+      config: { scope: "webhooks:read", resellerOnly: "manage webhook endpoints" },
       schema: {
         tags,
         operationId: "listWebhookDeliveries",

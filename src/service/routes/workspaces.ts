@@ -51,7 +51,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
   app.post(
     "/api/v1/workspaces",
     {
-      config: { scope: "workspaces:write" },
+      config: { scope: "workspaces:write", resellerOnly: "create workspaces" },
       schema: {
         tags,
         operationId: "createWorkspace",
@@ -121,7 +121,7 @@ export function workspaceRoutes(app: App, deps: WorkspaceServices): void {
     "/api/v1/workspaces/:id/archive",
     {
       // Archiving stops the workspace's tokens: authentication forgets the ones it remembered.
-      config: { scope: "workspaces:write", revokesToken: true },
+      config: { scope: "workspaces:write", revokesToken: true, resellerOnly: "archive workspaces" },
       schema: {
         tags,
         operationId: "archiveWorkspace",
