@@ -1,9 +1,11 @@
+import { sql } from "kysely";
 import { quoted } from "../../contract/errors.js";
 import type { Event, EventType } from "../../contract/events.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { EventTable } from "../db/tables/events.js";
+import { lockNamed } from "../db/write-conflicts.js";
 import { webhookDeliveryJob } from "../jobs/job-kinds.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -158,37 +160,104 @@ export async function loadEvent(
   return row;
 }
 
-/** Events after `afterId` (exclusive), oldest first: what the live stream sends next. */
+/** Where a live stream stands: the last event it sent (its id, as SSE shows it) and its place. */
+export interface StreamPosition {
+  id: string;
+  seq: number;
+}
+
+/**
+ * Gives the events committed since the last call their places in the live stream's order, one
+ * caller at a time (a named lock on PostgreSQL; SQLite's write lock): an event's place follows
+ * its commit, not its id, so a stream never passes an event that commits late.
+ */
+export async function sequenceEvents(db: Db): Promise<void> {
+  const waiting = await db
+    .selectFrom("events")
+    .select("id")
+    .where("seq", "is", null)
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return;
+  await db.transaction().execute(async (trx) => {
+    await lockNamed(trx, "event-sequence");
+    // The counter is kept apart from the events too: pruning the newest of them must not make a
+    // place be given twice. (Before its first use, the places migration 0020 gave are the last.)
+    const counter = await trx
+      .selectFrom("settings")
+      .select("value")
+      .where("key", "=", "event_sequence")
+      .executeTakeFirst();
+    const placed = await trx
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("seq").as("top"))
+      .executeTakeFirst();
+    const last = Math.max(Number(counter?.value ?? 0), Number(placed?.top ?? 0));
+    const { rows } = await sql<{ seq: number }>`UPDATE events SET seq = ${last} + ordered.n
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL) AS ordered
+      WHERE events.id = ordered.id
+      RETURNING events.seq AS seq`.execute(trx);
+    const top = rows.reduce((most, row) => Math.max(most, Number(row.seq)), last);
+    await trx
+      .insertInto("settings")
+      .values({ key: "event_sequence", value: String(top) })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(top) }))
+      .execute();
+  });
+}
+
+/** The caller's events placed after `afterSeq`, in stream order: what the live stream sends next. */
 export async function eventsAfter(
   db: Db,
   principal: Principal,
-  afterId: string,
+  afterSeq: number,
   types: readonly string[],
   limit = 100,
-): Promise<Event[]> {
+): Promise<{ event: Event; position: StreamPosition }[]> {
   let select = db
     .selectFrom("events")
     .selectAll()
     .where("reseller_id", "=", principal.resellerId)
-    .where("id", ">", afterId);
+    .where("seq", ">", afterSeq);
   if (principal.workspaceId !== null) {
     select = select.where("workspace_id", "=", principal.workspaceId);
   }
   if (types.length > 0) select = select.where("type", "in", types);
-  const rows = await select.orderBy("id").limit(limit).execute();
-  return rows.map(toEvent);
+  const rows = await select.orderBy("seq").limit(limit).execute();
+  return rows.map((row) => ({
+    event: toEvent(row),
+    position: { id: row.id, seq: Number(row.seq) },
+  }));
 }
 
-/** The newest event id of the caller's, or "" without one: where a live stream starts. */
-export async function latestEventId(db: Db, principal: Principal): Promise<string> {
-  const row = await db
+/**
+ * Where a live stream starts: after the event a reconnecting client names (`Last-Event-ID`),
+ * else after the caller's newest event ({ id: "", seq: 0 } without one). A named event that is
+ * gone (older than 30 days) or unknown stands for the place of the caller's last event before it.
+ */
+export async function streamStart(
+  db: Db,
+  principal: Principal,
+  lastEventId: string | undefined,
+): Promise<StreamPosition> {
+  await sequenceEvents(db);
+  const own = db
     .selectFrom("events")
-    .select("id")
+    .select(["id", "seq"])
     .where("reseller_id", "=", principal.resellerId)
-    .orderBy("id", "desc")
+    .where("seq", "is not", null);
+  if (lastEventId === undefined) {
+    const newest = await own.orderBy("seq", "desc").limit(1).executeTakeFirst();
+    return newest ? { id: newest.id, seq: Number(newest.seq) } : { id: "", seq: 0 };
+  }
+  const named = await own.where("id", "=", lastEventId).executeTakeFirst();
+  if (named) return { id: named.id, seq: Number(named.seq) };
+  const before = await own
+    .where("id", "<", lastEventId)
+    .orderBy("seq", "desc")
     .limit(1)
     .executeTakeFirst();
-  return row?.id ?? "";
+  return { id: lastEventId, seq: before ? Number(before.seq) : 0 };
 }
 
 /** Deletes events older than 30 days with their deliveries and attempts; returns how many. */

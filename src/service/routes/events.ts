@@ -13,7 +13,15 @@ import { eventTypes, splitEventTypes } from "../../contract/vocabulary.js";
 import type { App } from "../app-types.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
-import { eventsAfter, latestEventId, listEvents, loadEvent, toEvent } from "../domain/events.js";
+import {
+  eventsAfter,
+  listEvents,
+  loadEvent,
+  type StreamPosition,
+  sequenceEvents,
+  streamStart,
+  toEvent,
+} from "../domain/events.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 import { type Principal, stillAuthorised } from "../domain/tokens.js";
 import { redeliverEvent } from "../domain/webhook-delivery.js";
@@ -49,7 +57,7 @@ function streamEvents(
   deps: { db: Db; clock: Clock },
   principal: Principal,
   out: ServerResponse,
-  startAfter: string,
+  startAfter: StreamPosition,
   types: readonly string[],
 ): () => void {
   const { db, clock } = deps;
@@ -67,9 +75,10 @@ function streamEvents(
         end();
         return;
       }
-      for (const event of await eventsAfter(db, principal, after, types)) {
+      await sequenceEvents(db);
+      for (const { event, position } of await eventsAfter(db, principal, after.seq, types)) {
         out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        after = event.id;
+        after = position;
       }
     } catch {
       // A closed database during shutdown ends the stream below; nothing to tell the client.
@@ -147,10 +156,11 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
       }
       const types = parseTypes(request.query.types);
       const lastId = request.headers["last-event-id"];
-      const startAfter =
-        typeof lastId === "string" && lastId.startsWith("evt_")
-          ? lastId
-          : await latestEventId(db, principal);
+      const startAfter = await streamStart(
+        db,
+        principal,
+        typeof lastId === "string" && lastId.startsWith("evt_") ? lastId : undefined,
+      );
       // Headers set on the reply so far (RateLimit-*) are not sent by a hijacked reply: carry them.
       const earlier = Object.fromEntries(
         Object.entries(reply.getHeaders()).filter(
@@ -169,7 +179,7 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
       // event id): a client that must reconnect before any event came resumes from here, not
       // from the moment of its reconnect. Not for a workspace token: the reseller's newest
       // event may be another workspace's.
-      const position = principal.workspaceId === null ? startAfter || "evt_0" : null;
+      const position = principal.workspaceId === null ? startAfter.id || "evt_0" : null;
       reply.raw.write(position ? `: connected\nid: ${position}\n\n` : ": connected\n\n");
       const end = streamEvents({ db, clock }, principal, reply.raw, startAfter, types);
       streams.add(end);

@@ -16,6 +16,7 @@ import * as tagFoldedNames from "./0016-tag-folded-names.js";
 import * as jobsDueByKind from "./0017-jobs-due-by-kind.js";
 import * as recipientOutcomeMonth from "./0018-recipient-outcome-month.js";
 import * as tagSpellingsOnce from "./0019-tag-spellings-once.js";
+import * as eventOrder from "./0020-event-order.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   "0017-jobs-due-by-kind": jobsDueByKind,
   "0018-recipient-outcome-month": recipientOutcomeMonth,
   "0019-tag-spellings-once": tagSpellingsOnce,
+  "0020-event-order": eventOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

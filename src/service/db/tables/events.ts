@@ -15,6 +15,8 @@ export interface EventTable {
   /** JSON of the resource as the API shows it. */
   data: string;
   created_at: string;
+  /** Its place in the live stream's order, given after its transaction committed; null until then. */
+  seq: number | null;
 }
 
 export interface WebhookEndpointTable {
