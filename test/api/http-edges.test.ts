@@ -109,6 +109,26 @@ describe("HTTP edges", () => {
     },
   );
 
+  it("refuses a body that says something on a route that takes none, doing nothing (422 naming each field)", async () => {
+    const ws = await t.createWorkspace();
+    const created = await t.request("POST", `/api/v1/workspaces/${ws}/templates`, {
+      body: { ...template, draft: true },
+    });
+    const id = (created.json() as { data: { id: string } }).data.id;
+    const submit = (payload: string) =>
+      post(`/api/v1/workspaces/${ws}/templates/${id}/submit`, "application/json", payload);
+    const refused = await submit('{"dry_run":true}');
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().details).toEqual([
+      { field: "dry_run", message: "is not a field this endpoint accepts: it takes no body" },
+    ]);
+    expect((await submit("[1]")).json().details[0].field).toBe("(body)");
+    const stored = await t.request("GET", `/api/v1/workspaces/${ws}/templates/${id}`);
+    expect(stored.json().data.status).toBe("draft");
+    // What HTTP wrappers send with every POST is no body.
+    for (const none of ["{}", "null"]) expect((await submit(none)).statusCode).not.toBe(422);
+  });
+
   it("takes an empty text/plain body as no body, as a browser's fetch sends with a body-less POST", async () => {
     const ws = await t.createWorkspace();
     const res = await post(

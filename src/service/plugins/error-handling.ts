@@ -410,10 +410,39 @@ function refuseCompressedBodies(app: App): void {
   });
 }
 
+/**
+ * An API route that takes no body (launch, cancel, submit, archive, a DELETE) refuses one that
+ * says something: `{"dry_run": true}` sent to a launch would otherwise launch, as if the field had
+ * been understood. No body, `{}` and `null` (what HTTP wrappers send with every POST) are none.
+ */
+function refuseBodiesOfBodilessRoutes(app: App): void {
+  app.addHook("preValidation", async (request) => {
+    if (request.routeOptions.schema?.body !== undefined || !request.url.startsWith("/api/")) return;
+    const body: unknown = request.body;
+    if (body === undefined || body === null) return;
+    const fields =
+      typeof body === "object" && !Array.isArray(body) ? Object.keys(body as object) : null;
+    if (fields?.length === 0) return;
+    const details = (fields ?? ["(body)"]).map((field) => ({
+      field,
+      message:
+        field === "(body)"
+          ? "this endpoint takes no body: send none (or {})"
+          : "is not a field this endpoint accepts: it takes no body",
+    }));
+    throw new ServiceError(
+      "validation_failed",
+      `Invalid request. ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`,
+      { details },
+    );
+  });
+}
+
 /** Installs the error handler and the JSON 404/405 for unknown routes. */
 export function installErrorHandling(app: App): void {
   installJsonBodies(app);
   refuseCompressedBodies(app);
+  refuseBodiesOfBodilessRoutes(app);
   const allowedMethods = routeMatcher(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
