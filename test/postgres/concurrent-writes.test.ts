@@ -208,4 +208,23 @@ describe("concurrent writes on PostgreSQL (several connections, several instance
     }
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
   });
+
+  it("says a template submitted or deleted meanwhile is pending (409) or gone (404), never 'draft, not a draft'", async () => {
+    const workspace = await t.createWorkspace();
+    for (let round = 0; round < 5; round++) {
+      const created = await t.request("POST", `/api/v1/workspaces/${workspace}/templates`, {
+        body: draft(`race_${round}`),
+      });
+      const path = `/api/v1/workspaces/${workspace}/templates/${created.json().data.id}`;
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 2 === 0 ? t.request("POST", `${path}/submit`) : t.request("DELETE", path),
+        ),
+      );
+      for (const answer of answers) {
+        expect([200, 404, 409]).toContain(answer.statusCode);
+        expect(answer.body).not.toContain("is draft, not a draft");
+      }
+    }
+  });
 });

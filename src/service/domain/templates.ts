@@ -270,9 +270,12 @@ export async function submitTemplate(
       .where("status", "=", "draft")
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) {
+      // Said as the template is now: a submit or a delete that committed since it was read
+      // (PostgreSQL) makes it pending (409) or gone (404), not the draft it was.
+      const found = await readTemplate(trx, workspace.id, templateId);
       throw new ServiceError(
         "template_not_draft",
-        `Template '${current.id}' is ${current.status}, not a draft; only a draft can be submitted.`,
+        `Template '${found.id}' is ${found.status}, not a draft; only a draft can be submitted.`,
       );
     }
     await services.jobs.enqueue(trx, {
