@@ -1,6 +1,7 @@
 import { Parser } from "csv-parse";
 import type { CountryCode } from "libphonenumber-js/max";
 import {
+  consentTimeProblem,
   contactLimits,
   customKeyProblem,
   emailPattern,
@@ -215,9 +216,6 @@ export interface RowOptions {
   now: Date;
 }
 
-/** Consent times may run a little ahead of the service's clock, not more. */
-const clockSkewMs = 5 * 60 * 1000;
-
 function refuse(field: string, message: string): RowResult {
   return { ok: false, problem: { field, message } };
 }
@@ -363,9 +361,8 @@ export function readRow(
     if (time === null) {
       return refuse(field, `${field} must be an ISO 8601 timestamp such as 2026-11-22T09:30:00Z`);
     }
-    if (Date.parse(time) > options.now.getTime() + clockSkewMs) {
-      return refuse(field, `${field} ${time} is in the future`);
-    }
+    const problem = consentTimeProblem(time, options.now);
+    if (problem !== null) return refuse(field, `${field} ${problem}`);
     contact[field] = time;
   }
 

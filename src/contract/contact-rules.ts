@@ -93,6 +93,23 @@ export function isVariableField(value: string): boolean {
   return value.startsWith("custom.") && customKeyProblem(value.slice("custom.".length)) === null;
 }
 
+/** How far ahead of the service's clock a consent time may be: the sender's clock may run fast. */
+const consentClockSkewMs = 5 * 60 * 1000;
+
+/** The earliest consent time taken: WhatsApp marketing is younger; year 0 is a typo. */
+const earliestConsent = Date.UTC(1970, 0, 1);
+
+/**
+ * Why a consent time (as normaliseTimestamp writes it) cannot be one, or null: in the future
+ * (beyond the senders' clock skew), or before 1970.
+ */
+export function consentTimeProblem(time: string, now: Date): string | null {
+  const at = Date.parse(time);
+  if (at > now.getTime() + consentClockSkewMs) return `${time} is in the future`;
+  if (at < earliestConsent) return `${time} is before 1970: no record of consent is that old`;
+  return null;
+}
+
 /** An ISO 8601 timestamp with a time zone, e.g. 2026-11-22T09:30:00Z. */
 export const timestampPattern =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;

@@ -218,6 +218,19 @@ describe("contacts", () => {
       expect(res.json().details[0].field).toBe("opted_in_at");
     });
 
+    it("refuses a consent time before 1970 (year 0 is a typo)", async () => {
+      const res = await upsert({
+        phone: anna,
+        opt_in_status: "opted_in",
+        opt_in_source: "form",
+        opted_in_at: "0000-01-01T00:00:00Z",
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        { field: "opted_in_at", message: expect.stringContaining("before 1970") },
+      ]);
+    });
+
     it("refuses a consent date that does not exist (30 February, 24:00) instead of moving it", async () => {
       for (const when of ["2026-02-30T10:00:00Z", "2025-04-31T08:00:00Z", "2026-01-05T24:00:00Z"]) {
         const res = await upsert({ phone: anna, opt_in_status: "opted_in", opted_in_at: when });

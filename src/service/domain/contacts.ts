@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { consentTimeProblem } from "../../contract/contact-rules.js";
 import type {
   Contact,
   ContactNotice,
@@ -37,9 +38,6 @@ import {
 /** What the contact rules need: the database and the time. */
 export type ContactServices = Pick<Services, "db" | "clock">;
 
-/** Consent times may run a little ahead of the service's clock, not more. */
-const clockSkewMs = 5 * 60 * 1000;
-
 /** The stored row as the API shows it. */
 export function toContact(row: ContactTable): Contact {
   return {
@@ -66,10 +64,9 @@ function contactNotFound(contactId: string): ServiceError {
   );
 }
 
-function refuseFutureConsent(clock: Clock, opted_in_at: string | undefined): void {
-  if (opted_in_at !== undefined && Date.parse(opted_in_at) > clock.now().getTime() + clockSkewMs) {
-    throw invalidField("opted_in_at", `${opted_in_at} is in the future`);
-  }
+function refuseImpossibleConsent(clock: Clock, opted_in_at: string | undefined): void {
+  const problem = opted_in_at === undefined ? null : consentTimeProblem(opted_in_at, clock.now());
+  if (problem !== null) throw invalidField("opted_in_at", problem);
 }
 
 /**
@@ -87,7 +84,7 @@ export async function upsertContact(
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   const phone = checkE164(body.phone);
   if (!phone.ok) throw invalidField("phone", phone.message);
-  refuseFutureConsent(clock, body.opted_in_at);
+  refuseImpossibleConsent(clock, body.opted_in_at);
   const { phone: _phone, ...changes } = body;
   const attempt = () =>
     db.transaction().execute(async (trx) => {
@@ -144,7 +141,7 @@ export async function updateContact(
   const workspace = withdrawal
     ? await loadWorkspaceFor(db, principal, workspaceId)
     : await loadActiveWorkspaceFor(db, principal, workspaceId);
-  refuseFutureConsent(clock, body.opted_in_at);
+  refuseImpossibleConsent(clock, body.opted_in_at);
   const changes: ContactChanges = body;
   return db.transaction().execute(async (trx) => {
     const writer = new ContactWriter(trx, workspace.id);
