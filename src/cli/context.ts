@@ -130,6 +130,13 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
         "Give a key such as nightly-2026-11-27.",
       );
     }
+    // A header carries text in ASCII only (undici refuses anything else before sending).
+    if (given !== undefined && !/^[\x20-\x7e]+$/.test(given)) {
+      throw usageError(
+        "--idempotency-key takes printable ASCII characters only (letters, digits, - _ . : and the like).",
+        "Give a key such as nightly-2026-11-27.",
+      );
+    }
     if (given !== undefined && given.length > longestIdempotencyKey) {
       throw usageError(
         `--idempotency-key is ${given.length} characters; the service takes 255 at most, and a command that posts more than once adds -2, -3…`,

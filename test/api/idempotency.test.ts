@@ -76,6 +76,13 @@ describe("Idempotency-Key on POST", () => {
     });
   });
 
+  it("counts a key's characters, not its UTF-8 bytes: 130 'é' is a key of 130", async () => {
+    // As Node hands a header's UTF-8 bytes over: one character per byte.
+    const asReceived = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    expect((await post(asReceived("é".repeat(130)))).statusCode).toBe(201);
+    expect((await post(asReceived("é".repeat(256)))).statusCode).toBe(422);
+  });
+
   it("keeps keys per token: another token's same key is a new request", async () => {
     const otherToken = await t.tokenWith(["workspaces:write"]);
     await post("per-token");

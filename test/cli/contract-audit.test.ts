@@ -223,6 +223,24 @@ describe("retries", () => {
     expect(run.stderr).toContain("--idempotency-key is 251 characters");
   });
 
+  it("refuses an --idempotency-key a header cannot carry (not ASCII) before any request (exit 2)", async () => {
+    const run = await runCli(
+      [
+        "contacts",
+        "upsert",
+        "-w",
+        workspace,
+        "--phone",
+        "+4915112345678",
+        "--idempotency-key",
+        "ключ-1",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("printable ASCII");
+  });
+
   it("refuses a blank --idempotency-key and a --page past the service's last, before any request (exit 2)", async () => {
     const cases = [
       [

@@ -106,10 +106,19 @@ function keyOf(request: FastifyRequest): string | undefined {
       `must not be blank: send 1 to ${maxKeyLength} characters, or no Idempotency-Key header`,
     );
   }
-  if (key.length > maxKeyLength) {
+  if ([...headerCharacters(key)].length > maxKeyLength) {
     throw invalidField("Idempotency-Key", `must be 1 to ${maxKeyLength} characters`);
   }
   return key;
+}
+
+/**
+ * A header value's characters: Node hands a header's bytes over one per character, so a key
+ * sent as UTF-8 (`é` is two bytes) is read back as UTF-8 to be counted as its sender wrote it.
+ */
+function headerCharacters(value: string): string {
+  const text = Buffer.from(value, "latin1").toString("utf8");
+  return text.includes("\uFFFD") ? value : text;
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
