@@ -77,6 +77,26 @@ describe("contact imports streamed as text/csv", () => {
     expect(contacts.data.map((c) => c.phone)).toEqual(["+4915112345678"]);
   });
 
+  it("reads the file in the encoding its Content-Type's charset names, as an encoding option would", async () => {
+    const latin1 = Buffer.from("phone,first_name\n+4915112345678,J\u00fcrgen\n", "latin1");
+    const res = await request(`${url}/api/v1/workspaces/${ws}/contacts/import`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        "content-type": "text/csv; charset=windows-1252",
+      },
+      body: latin1,
+    });
+    expect(res.statusCode).toBe(202);
+    expect(ContactImportResponse.parse(await res.body.json()).data.encoding).toBe("windows-1252");
+    await t.runJobs();
+    const contacts = ContactListResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts`)).json(),
+    );
+    expect(contacts.data.map((c) => c.first_name)).toEqual(["Jürgen"]);
+  });
+
   it("refuses a bad option, a file without a phone column and a file that is not UTF-8 with a 422", async () => {
     const option = await upload("phone\n+4915112345678\n", "?duplicate_handling=merge");
     expect(option.statusCode).toBe(422);

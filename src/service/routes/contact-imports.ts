@@ -62,6 +62,16 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       for (const name of ["delimiter", "encoding"] as const) {
         if (query[name] !== undefined) standIn[name] = query[name];
       }
+      // The HTTP way to name a body's encoding (`text/csv; charset=windows-1252`) names the
+      // file's, unless the query's `encoding` does; UTF-8 (and its subset ASCII) is the default.
+      const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers["content-type"] ?? "")?.[1];
+      if (
+        standIn.encoding === undefined &&
+        charset !== undefined &&
+        !/^(utf-?8|us-ascii)$/i.test(charset)
+      ) {
+        standIn.encoding = charset.toLowerCase();
+      }
       // The mapping travels as JSON in the query; text that is not JSON fails the body's check.
       if (typeof query.mapping === "string") standIn.mapping = jsonOrText(query.mapping);
       csvStreams.set(request, streamedBody(request, payload));
