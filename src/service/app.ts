@@ -60,9 +60,6 @@ export async function buildApp(config: AppConfig): Promise<App> {
     // One line per request is written by installRequestLogging instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
-    // `/api/v1/workspaces/` is the list, as a client that builds paths by joining means it (it
-    // was a lookup of the workspace named '').
-    routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: otherBodyLimitBytes,
     // Answered by refuseWhileStopping below, in the service's envelope and with its headers.
     return503OnClosing: false,

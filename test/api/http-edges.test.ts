@@ -129,16 +129,6 @@ describe("HTTP edges", () => {
     for (const none of ["{}", "null"]) expect((await submit(none)).statusCode).not.toBe(422);
   });
 
-  it("reads a path with a trailing slash as the path without it (the list, not the workspace named '')", async () => {
-    const res = await t.app.inject({
-      method: "GET",
-      url: "/api/v1/workspaces/",
-      headers: { authorization: `Bearer ${t.token}` },
-    });
-    expect(res.statusCode).toBe(200);
-    expect(Array.isArray(res.json().data)).toBe(true);
-  });
-
   it("takes an empty text/plain body as no body, as a browser's fetch sends with a body-less POST", async () => {
     const ws = await t.createWorkspace();
     const res = await post(

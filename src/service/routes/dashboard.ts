@@ -90,9 +90,11 @@ export function dashboardRoutes(app: App, services: Services): void {
     return session;
   };
 
-  // `/dashboard/` too (the router ignores a trailing slash); its assets have absolute paths.
   app.get("/dashboard", { schema: hidden }, async (_request, reply) =>
     htmlPage(reply, 200, dashboardShell()),
+  );
+  app.get("/dashboard/", { schema: hidden }, async (_request, reply) =>
+    reply.redirect("/dashboard", 301),
   );
   app.get<{ Params: { name: string } }>(
     "/dashboard/assets/:name",
