@@ -141,10 +141,20 @@ export async function buildApp(config: AppConfig): Promise<App> {
     onRecovered: (failures) => app.log.info({ failures }, "job runner: polling works again"),
   });
   app.decorate("jobs", runner);
-  // As the stop begins, not once every connection has drained: a client holding one open kept
-  // this instance claiming jobs for as long (50 s in one run). Handlers checkpoint meanwhile;
-  // the database closes after.
-  app.addHook("preClose", () => runner?.stop());
+  // Claims end as the stop begins, not once every connection has drained: a client holding one
+  // open kept this instance claiming jobs for as long (50 s in one run). Not waited for there,
+  // so open streams end at once too; handlers have checkpointed before the database closes.
+  let jobsStopped: Promise<void> | undefined;
+  const stopJobs = () => {
+    jobsStopped ??= runner?.stop() ?? Promise.resolve();
+    return jobsStopped;
+  };
+  app.addHook("preClose", (done) => {
+    // Its failure is the onClose hook's to report.
+    stopJobs().catch(() => undefined);
+    done();
+  });
+  app.addHook("onClose", () => stopJobs());
   healthRoutes(app, { db });
   planRoutes(app, { db, publicUrl: config.publicUrl });
   tokenRoutes(app, services);

@@ -125,8 +125,31 @@ describe("HTTP edges", () => {
     expect((await submit("[1]")).json().details[0].field).toBe("(body)");
     const stored = await t.request("GET", `/api/v1/workspaces/${ws}/templates/${id}`);
     expect(stored.json().data.status).toBe("draft");
-    // What HTTP wrappers send with every POST is no body.
-    for (const none of ["{}", "null"]) expect((await submit(none)).statusCode).not.toBe(422);
+    // What HTTP wrappers send with every POST is no body: each submits a draft of its own.
+    for (const none of ["{}", "null"]) {
+      const other = await t.request("POST", `/api/v1/workspaces/${ws}/templates`, {
+        body: { ...template, name: `none_${none === "{}" ? "object" : "null"}`, draft: true },
+      });
+      const otherId = (other.json() as { data: { id: string } }).data.id;
+      const answer = await post(
+        `/api/v1/workspaces/${ws}/templates/${otherId}/submit`,
+        "application/json",
+        none,
+      );
+      expect(answer.statusCode, none).toBe(200);
+    }
+  });
+
+  it("answers a path whose id is empty (a trailing slash) as no endpoint, and a body sent to a mistyped path with its 404", async () => {
+    const empty = await t.app.inject({
+      method: "GET",
+      url: "/api/v1/workspaces/",
+      headers: { authorization: `Bearer ${t.token}` },
+    });
+    expect(empty.statusCode).toBe(404);
+    expect(empty.json().message).toBe("No endpoint GET /api/v1/workspaces/.");
+    const typo = await post("/api/v1/wokspaces", "application/json", '{"name":"x"}');
+    expect(typo.statusCode).toBe(404);
   });
 
   it("takes an empty text/plain body as no body, as a browser's fetch sends with a body-less POST", async () => {

@@ -57,6 +57,18 @@ export async function lockNamed(trx: Db, name: string): Promise<void> {
 }
 
 /**
+ * lockNamed that does not wait: false when another transaction holds the name (PostgreSQL).
+ * SQLite's transaction holds the file's write lock already, so there it is always true.
+ */
+export async function tryLockNamed(trx: Db, name: string): Promise<boolean> {
+  if (engineOf(trx) !== "postgres") return true;
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(hashtext(${name})) AS locked`.execute(trx);
+  return rows[0]?.locked === true;
+}
+
+/**
  * Runs `work` while holding a named lock across its own transactions, so that instances do it
  * one at a time: a one-time setup of instances starting together, a workspace's campaign batch.
  * PostgreSQL: a session advisory lock on one connection, which `work` then uses. SQLite: a

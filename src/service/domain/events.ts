@@ -5,7 +5,7 @@ import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { EventTable } from "../db/tables/events.js";
-import { lockNamed } from "../db/write-conflicts.js";
+import { tryLockNamed } from "../db/write-conflicts.js";
 import { webhookDeliveryJob } from "../jobs/job-kinds.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -171,7 +171,19 @@ export interface StreamPosition {
  * caller at a time (a named lock on PostgreSQL; SQLite's write lock): an event's place follows
  * its commit, not its id, so a stream never passes an event that commits late.
  */
-export async function sequenceEvents(db: Db): Promise<void> {
+export function sequenceEvents(db: Db): Promise<void> {
+  // Every open stream asks twice a second: one run at a time per process does for all of them.
+  let running = sequencing.get(db);
+  if (!running) {
+    running = placeEvents(db).finally(() => sequencing.delete(db));
+    sequencing.set(db, running);
+  }
+  return running;
+}
+
+const sequencing = new WeakMap<Db, Promise<void>>();
+
+async function placeEvents(db: Db): Promise<void> {
   const waiting = await db
     .selectFrom("events")
     .select("id")
@@ -180,7 +192,8 @@ export async function sequenceEvents(db: Db): Promise<void> {
     .executeTakeFirst();
   if (!waiting) return;
   await db.transaction().execute(async (trx) => {
-    await lockNamed(trx, "event-sequence");
+    // Another instance placing them now places these too, or leaves them to the next call.
+    if (!(await tryLockNamed(trx, "event-sequence"))) return;
     // The counter is kept apart from the events too: pruning the newest of them must not make a
     // place be given twice. (Before its first use, the places migration 0020 gave are the last.)
     const counter = await trx
@@ -193,15 +206,16 @@ export async function sequenceEvents(db: Db): Promise<void> {
       .select((eb) => eb.fn.max("seq").as("top"))
       .executeTakeFirst();
     const last = Math.max(Number(counter?.value ?? 0), Number(placed?.top ?? 0));
-    const { rows } = await sql<{ seq: number }>`UPDATE events SET seq = ${last} + ordered.n
+    const result = await sql`UPDATE events SET seq = ${last} + ordered.n
       FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL) AS ordered
-      WHERE events.id = ordered.id
-      RETURNING events.seq AS seq`.execute(trx);
-    const top = rows.reduce((most, row) => Math.max(most, Number(row.seq)), last);
+      WHERE events.id = ordered.id`.execute(trx);
+    const count = Number(result.numAffectedRows ?? 0);
+    if (count === 0) return;
+    const top = String(last + count);
     await trx
       .insertInto("settings")
-      .values({ key: "event_sequence", value: String(top) })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(top) }))
+      .values({ key: "event_sequence", value: top })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value: top }))
       .execute();
   });
 }

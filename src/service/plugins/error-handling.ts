@@ -411,13 +411,30 @@ function refuseCompressedBodies(app: App): void {
 }
 
 /**
+ * A path whose id is empty (`/api/v1/workspaces/`, a trailing slash) names no resource of its
+ * route: it is no endpoint, as the documented paths say, not "Workspace '' was not found".
+ */
+function refuseEmptyIds(app: App): void {
+  app.addHook("preValidation", async (request) => {
+    if (request.is404) return;
+    const params = Object.values((request.params ?? {}) as Record<string, unknown>);
+    if (!params.includes("")) return;
+    throw new ServiceError(
+      "not_found",
+      `No endpoint ${request.method} ${request.url.split("?")[0]}.`,
+    );
+  });
+}
+
+/**
  * An API route that takes no body (launch, cancel, submit, archive, a DELETE) refuses one that
  * says something: `{"dry_run": true}` sent to a launch would otherwise launch, as if the field had
  * been understood. No body, `{}` and `null` (what HTTP wrappers send with every POST) are none.
  */
 function refuseBodiesOfBodilessRoutes(app: App): void {
   app.addHook("preValidation", async (request) => {
-    if (request.routeOptions.schema?.body !== undefined || !request.url.startsWith("/api/")) return;
+    if (request.is404 || !request.url.startsWith("/api/")) return;
+    if (request.routeOptions.schema?.body !== undefined) return;
     const body: unknown = request.body;
     if (body === undefined || body === null) return;
     const fields =
@@ -442,6 +459,7 @@ function refuseBodiesOfBodilessRoutes(app: App): void {
 export function installErrorHandling(app: App): void {
   installJsonBodies(app);
   refuseCompressedBodies(app);
+  refuseEmptyIds(app);
   refuseBodiesOfBodilessRoutes(app);
   const allowedMethods = routeMatcher(app);
   app.setErrorHandler(handleError);

@@ -75,7 +75,9 @@ function streamEvents(
         end();
         return;
       }
-      await sequenceEvents(db);
+      // A failed run (a busy database) only delays the new events to a later poll; the events
+      // placed already still go out now.
+      await sequenceEvents(db).catch(() => undefined);
       for (const { event, position } of await eventsAfter(db, principal, after.seq, types)) {
         out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         after = position;

@@ -16,9 +16,10 @@ export const authErrors = [400, 401, 403, 429, 431, 503] as const;
 
 /**
  * The statuses of a request whose body is read (POST, PATCH, DELETE; fastify ignores a GET's):
- * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type.
+ * 400 for a body that is not JSON, 413 above the body limit, 415 for another media type, 422 for
+ * a field it does not take (any field, on a route that takes no body).
  */
-export const bodyErrors = [400, 413, 415] as const;
+export const bodyErrors = [400, 413, 415, 422] as const;
 
 /**
  * The statuses of a POST beyond its own: 422 for invalid fields or a reused Idempotency-Key,

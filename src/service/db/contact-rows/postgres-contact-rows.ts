@@ -221,7 +221,7 @@ export function postgresContactRows(trx: QueryExecutorProvider): ContactRows {
         // order of the list: two transactions counting the same tags deadlocked (a 503 for one).
         // Locked first here, in key order, as the comment above means.
         await sql`SELECT 1 FROM contact_tags WHERE seq = ANY(${tagSeqs}::int[])
-          ORDER BY seq FOR UPDATE`.execute(trx);
+          ORDER BY seq FOR NO KEY UPDATE`.execute(trx);
         await sql`${linksLeft ? writeLinks : sql``}
           UPDATE contact_tags AS t SET contact_count = t.contact_count + u.n
           FROM unnest(${tagSeqs}::int[], ${tagSeqs.map((seq) => linked.get(seq) ?? 0)}::int[])

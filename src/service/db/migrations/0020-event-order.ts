@@ -11,7 +11,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE events SET seq = ordered.n
     FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events) AS ordered
     WHERE events.id = ordered.id`.execute(db);
+  // The sequencer's newest place, and each stream's next page (a reseller's, after its place).
   await db.schema.createIndex("events_by_seq").on("events").column("seq").execute();
+  await db.schema
+    .createIndex("events_by_reseller_seq")
+    .on("events")
+    .columns(["reseller_id", "seq"])
+    .execute();
   await db.schema
     .createIndex("events_unsequenced")
     .on("events")
