@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ContactImportListResponse,
@@ -12,29 +9,10 @@ import { contactImportJob, importBatchRows } from "../../src/service/domain/cont
 import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
 import type { Job } from "../../src/service/jobs/job-queue.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
+import { contactsLimitCatalogue } from "../helpers/plans-file.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
-
-function tinyCatalogue(limit: number): string {
-  const file = join(mkdtempSync(join(tmpdir(), "reseller-plans-")), "plans.json");
-  writeFileSync(
-    file,
-    JSON.stringify({
-      currency: { code: "EUR", name: "Euro", symbol: "€" },
-      plans: [
-        {
-          name: "Tiny",
-          slug: "tiny",
-          price: 1,
-          billing_period: "monthly",
-          features: [{ key: "contacts", name: "Contacts", type: "limit", value: limit }],
-        },
-      ],
-    }),
-  );
-  return file;
-}
 
 /** `rows` valid German mobile numbers, one per line, after a header. */
 function phonesCsv(rows: number, extra = ""): string {
@@ -292,7 +270,7 @@ describe("contact imports", () => {
 
   it("turns rows past the plan's contacts limit into row errors and still updates existing contacts", async () => {
     await t.close();
-    t = await startTestApp({ plansFile: tinyCatalogue(2) });
+    t = await startTestApp({ plansFile: contactsLimitCatalogue(2) });
     ws = await t.createWorkspace({ plan_id: "1" });
     await t.request("POST", path(""), { body: { phone: "+4915112345678" } });
     const done = await imported(
@@ -305,7 +283,7 @@ describe("contact imports", () => {
 
   it("never passes the plan's contacts limit with an import and single creates at once", async () => {
     await t.close();
-    t = await startTestApp({ plansFile: tinyCatalogue(5) });
+    t = await startTestApp({ plansFile: contactsLimitCatalogue(5) });
     ws = await t.createWorkspace({ plan_id: "1" });
     const queued = await t.request("POST", path("/import"), {
       body: { csv: base64(phonesCsv(8)) },

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -10,33 +7,12 @@ import {
 } from "../../src/contract/contacts.js";
 import { WorkspaceWithUsageResponse } from "../../src/contract/workspaces.js";
 import { up as tagSpellingsOnce } from "../../src/service/db/migrations/0019-tag-spellings-once.js";
+import { contactsLimitCatalogue } from "../helpers/plans-file.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const anna = "+4915112345678";
 const ben = "+4915223456789";
 const carl = "+14155550123";
-
-/** A catalogue whose only plan allows `limit` contacts. */
-function tinyCatalogue(limit: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "reseller-plans-"));
-  const file = join(dir, "plans.json");
-  writeFileSync(
-    file,
-    JSON.stringify({
-      currency: { code: "EUR", name: "Euro", symbol: "€" },
-      plans: [
-        {
-          name: "Tiny",
-          slug: "tiny",
-          price: 1,
-          billing_period: "monthly",
-          features: [{ key: "contacts", name: "Contacts", type: "limit", value: limit }],
-        },
-      ],
-    }),
-  );
-  return file;
-}
 
 describe("contacts", () => {
   let t: TestApp;
@@ -305,7 +281,7 @@ describe("contacts", () => {
 
     it("enforces the plan's contacts limit on new contacts only, and shows usage", async () => {
       await t.close();
-      t = await startTestApp({ plansFile: tinyCatalogue(2) });
+      t = await startTestApp({ plansFile: contactsLimitCatalogue(2) });
       ws = await t.createWorkspace({ plan_id: "1" });
       expect((await upsert({ phone: anna })).statusCode).toBe(201);
       expect((await upsert({ phone: ben, opt_in_status: "opted_in" })).statusCode).toBe(201);

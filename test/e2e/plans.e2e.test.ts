@@ -162,7 +162,7 @@ describe("reseller serve", () => {
     expect(stderr).toMatch(/shown only this once:\s+rsk_[A-Za-z0-9_-]{32}/);
     // The login it suggests asks for the token at a terminal (--token-stdin would wait silently).
     expect(stderr).toMatch(
-      /Log in with: reseller login --base-url http:\/\/\S+ +\(at a terminal it asks for the token; a script adds --token-stdin\)/
+      /Log in with: reseller login --base-url http:\/\/\S+ +\(at a terminal it asks for the token; a script adds --token-stdin\)/,
     );
     child.kill("SIGTERM");
     const result = await child;

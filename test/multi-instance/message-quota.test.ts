@@ -1,36 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../crash/crash-support.js";
 import { api, writeContacts } from "../helpers/campaign-world.js";
+import { onePlanCatalogue } from "../helpers/plans-file.js";
 import { type Instances, startInstances } from "./instances.js";
 
 const quota = 40;
 // Each campaign fits the quota at its launch; together they are over twice it.
 const contacts = 30;
 const campaigns = 3;
-
-/** A catalogue of one plan whose monthly message quota is `quota`. */
-function quotaCatalogue(): string {
-  const file = join(mkdtempSync(join(tmpdir(), "reseller-plans-")), "plans.json");
-  writeFileSync(
-    file,
-    JSON.stringify({
-      currency: { code: "EUR", name: "Euro", symbol: "€" },
-      plans: [
-        {
-          name: "Metered",
-          slug: "metered",
-          price: 1,
-          billing_period: "monthly",
-          features: [{ key: "messages_per_month", name: "Messages", type: "quota", value: quota }],
-        },
-      ],
-    }),
-  );
-  return file;
-}
 
 interface Stats {
   sent: number;
@@ -45,7 +22,17 @@ interface Stats {
 describe("the monthly message quota of several instances", () => {
   let service: Instances;
   beforeAll(async () => {
-    service = await startInstances(2, ["--review-delay", "0", "--plans", quotaCatalogue()]);
+    service = await startInstances(2, [
+      "--review-delay",
+      "0",
+      "--plans",
+      onePlanCatalogue({
+        key: "messages_per_month",
+        name: "Messages",
+        type: "quota",
+        value: quota,
+      }),
+    ]);
   }, 60_000);
   afterAll(() => service?.close(), 60_000);
 

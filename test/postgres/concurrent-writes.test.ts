@@ -1,7 +1,5 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { contactsLimitCatalogue } from "../helpers/plans-file.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** A draft template of that name (drafts are not reviewed, so nothing else runs). */
@@ -152,23 +150,7 @@ describe("concurrent writes on PostgreSQL (several connections, several instance
 
   it("updates, not refuses, a phone sent many times at once when the contacts limit has one place left", async () => {
     await t.close();
-    const file = join(mkdtempSync(join(tmpdir(), "reseller-plans-")), "plans.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        currency: { code: "EUR", name: "Euro", symbol: "€" },
-        plans: [
-          {
-            name: "Tiny",
-            slug: "tiny",
-            price: 1,
-            billing_period: "monthly",
-            features: [{ key: "contacts", name: "Contacts", type: "limit", value: 2 }],
-          },
-        ],
-      }),
-    );
-    t = await startTestApp({ plansFile: file });
+    t = await startTestApp({ plansFile: contactsLimitCatalogue(2) });
     const workspace = await t.createWorkspace({ plan_id: "1" });
     const upsert = (body: Record<string, unknown>) =>
       t.request("POST", `/api/v1/workspaces/${workspace}/contacts`, { body });
