@@ -22,6 +22,12 @@ export class ServiceError extends Error {
   }
 }
 
+/** A 422 validation_failed naming each field: "Invalid request. a: …; b: …". */
+export function invalidFields(details: ErrorDetail[]): ServiceError {
+  const summary = details.map((d) => `${d.field}: ${d.message}`).join("; ");
+  return new ServiceError("validation_failed", `Invalid request. ${summary}`, { details });
+}
+
 /** A 422 validation_failed naming one field. */
 export function invalidField(field: string, message: string): ServiceError {
   return new ServiceError("validation_failed", `${field}: ${message}`, {

@@ -11,7 +11,7 @@ import { isDatabaseUnavailable, PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
-import { invalidField, ServiceError } from "../domain/service-error.js";
+import { invalidField, invalidFields, ServiceError } from "../domain/service-error.js";
 
 /** Fastify's own errors that are the client's fault, by their code. */
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -193,8 +193,8 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       const key = `${d.field}\0${d.message}`;
       return seen.has(key) ? false : Boolean(seen.add(key));
     });
-    const summary = details.map((d) => `${d.field}: ${d.message}`).join("; ");
-    return send(reply, "validation_failed", `Invalid request. ${summary}`, details);
+    const refused = invalidFields(details);
+    return send(reply, refused.code, refused.message, refused.details);
   }
   const mapped = error.code ? fastifyCodes[error.code] : undefined;
   if (mapped === "unsupported_media_type") {
@@ -447,11 +447,7 @@ function refuseBodiesOfBodilessRoutes(app: App): void {
           ? "this endpoint takes no body: send none (or {})"
           : "is not a field this endpoint accepts: it takes no body",
     }));
-    throw new ServiceError(
-      "validation_failed",
-      `Invalid request. ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`,
-      { details },
-    );
+    throw invalidFields(details);
   });
 }
 
