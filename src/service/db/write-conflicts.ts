@@ -72,7 +72,7 @@ export async function tryLockNamed(trx: Db, name: string): Promise<boolean> {
  * Runs `work` while holding a named lock across its own transactions, so that instances do it
  * one at a time: a one-time setup of instances starting together, a workspace's campaign batch.
  * PostgreSQL: a session advisory lock on one connection, which `work` then uses. SQLite: a
- * lease in the `settings` table (sqliteLease), for processes sharing the file.
+ * lease in the `settings` table (withSqliteLease), for processes sharing the file.
  */
 export async function withNamedLock<T>(
   db: Db,
