@@ -152,6 +152,24 @@ describe("admin migrate on SQLite", () => {
     expect(looked.pragma("journal_mode", { simple: true })).toBe("delete");
     looked.close();
   });
+
+  it("says a database a newer version migrated is not this version's, changing nothing (exit 5)", async () => {
+    const file = await currentDatabase();
+    const sqlite = new BetterSqlite3(file);
+    sqlite
+      .prepare("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)")
+      .run("9999-from-the-future", new Date().toISOString());
+    sqlite.close();
+    for (const command of [
+      ["admin", "migrate"],
+      ["serve", "--port", "0"],
+    ]) {
+      const run = await runCli([...command, "--db", file]);
+      expect(run.code, command.join(" ")).toBe(5);
+      expect(run.stderr).toContain("migrated by a newer version of reseller");
+      expect(run.stderr).toContain("9999-from-the-future");
+    }
+  });
 });
 
 describe("admin copy: what it refuses before touching the target", () => {
@@ -239,24 +257,6 @@ describe("admin copy: what it refuses before touching the target", () => {
       expect(run.code, command.join(" ")).toBe(2);
       expect(run.stderr).toContain("--database");
       expect(run.stderr).not.toContain("secret");
-    }
-  });
-
-  it("says a database a newer version migrated is not this version's, changing nothing (exit 5)", async () => {
-    const file = await currentDatabase();
-    const sqlite = new BetterSqlite3(file);
-    sqlite
-      .prepare("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)")
-      .run("9999-from-the-future", new Date().toISOString());
-    sqlite.close();
-    for (const command of [
-      ["admin", "migrate"],
-      ["serve", "--port", "0"],
-    ]) {
-      const run = await runCli([...command, "--db", file]);
-      expect(run.code, command.join(" ")).toBe(5);
-      expect(run.stderr).toContain("migrated by a newer version of reseller");
-      expect(run.stderr).toContain("9999-from-the-future");
     }
   });
 

@@ -180,14 +180,9 @@ describe("retries", () => {
     expect([...keys]).toEqual([expect.stringMatching(/.+/)]);
   });
 
-  it("a POST carries --idempotency-key exactly as given, so a script's retry by curl replays it", async () => {
-    const keys = new Set<string>();
-    keyedUpsert(keys).reply(
-      201,
-      { status: "success", data: anna, meta: {} },
-      { headers: jsonHeaders },
-    );
-    const run = await runCli(
+  /** `contacts upsert` of one phone with this --idempotency-key. */
+  const upsertWithKey = (key: string, ...extra: string[]) =>
+    runCli(
       [
         "contacts",
         "upsert",
@@ -196,11 +191,20 @@ describe("retries", () => {
         "--phone",
         "+4915112345678",
         "--idempotency-key",
-        "order-4711",
-        "--quiet",
+        key,
+        ...extra,
       ],
       { env: api.env, dispatcher: api.agent },
     );
+
+  it("a POST carries --idempotency-key exactly as given, so a script's retry by curl replays it", async () => {
+    const keys = new Set<string>();
+    keyedUpsert(keys).reply(
+      201,
+      { status: "success", data: anna, meta: {} },
+      { headers: jsonHeaders },
+    );
+    const run = await upsertWithKey("order-4711", "--quiet");
     expect(run.code).toBe(0);
     expect(keys).toEqual(new Set(["order-4711"]));
   });
@@ -212,19 +216,7 @@ describe("retries", () => {
   ])(
     "refuses an --idempotency-key the service cannot take before any request (exit 2): %#",
     async (key, said) => {
-      const run = await runCli(
-        [
-          "contacts",
-          "upsert",
-          "-w",
-          workspace,
-          "--phone",
-          "+4915112345678",
-          "--idempotency-key",
-          key,
-        ],
-        { env: api.env, dispatcher: api.agent },
-      );
+      const run = await upsertWithKey(key);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(said);
     },

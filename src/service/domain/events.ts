@@ -167,9 +167,10 @@ export interface StreamPosition {
 }
 
 /**
- * Gives the events committed since the last call their places in the live stream's order, one
- * caller at a time (a named lock on PostgreSQL; SQLite's write lock): an event's place follows
- * its commit, not its id, so a stream never passes an event that commits late.
+ * Gives the events committed since the last call their places in the live stream's order: one
+ * run at a time in a process, and on the database (SQLite's write lock; on PostgreSQL a try-lock,
+ * whose holder places what another instance found waiting). An event's place follows its commit,
+ * not its id, so a stream never passes an event that commits late.
  */
 export function sequenceEvents(db: Db): Promise<void> {
   // Every open stream asks twice a second: one run at a time per process does for all of them.
@@ -182,6 +183,9 @@ export function sequenceEvents(db: Db): Promise<void> {
 }
 
 const sequencing = new WeakMap<Db, Promise<void>>();
+
+/** The `settings` row holding the last place given. */
+const sequenceCounter = "event_sequence";
 
 async function placeEvents(db: Db): Promise<void> {
   const waiting = await db
@@ -199,7 +203,7 @@ async function placeEvents(db: Db): Promise<void> {
     const counter = await trx
       .selectFrom("settings")
       .select("value")
-      .where("key", "=", "event_sequence")
+      .where("key", "=", sequenceCounter)
       .executeTakeFirst();
     const placed = await trx
       .selectFrom("events")
@@ -214,7 +218,7 @@ async function placeEvents(db: Db): Promise<void> {
     const top = String(last + count);
     await trx
       .insertInto("settings")
-      .values({ key: "event_sequence", value: top })
+      .values({ key: sequenceCounter, value: top })
       .onConflict((oc) => oc.column("key").doUpdateSet({ value: top }))
       .execute();
   });
