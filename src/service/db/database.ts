@@ -1,8 +1,21 @@
 import { closeSync, existsSync, openSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type QueryExecutorProvider,
+  SqliteDialect,
+  sql,
+} from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
-import { type Engine, isPostgresUrl, registerSqliteHandle } from "./engine.js";
+import {
+  type Engine,
+  engineOf,
+  isPostgresUrl,
+  registerSqliteHandle,
+  sqliteHandleOf,
+} from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import {
@@ -131,6 +144,19 @@ function withStatementCache(
 }
 
 const serviceTurns = new WeakMap<BetterSqlite3.Database, WriterTurns>();
+/** The flag each worker thread's connection gives way to, by that connection. */
+const workerTurns = new WeakMap<BetterSqlite3.Database, WriterTurns>();
+
+/**
+ * Whether the service's thread waits to write while this handle's transaction holds the lock: true
+ * only on a worker thread's SQLite connection (an import's), whose long transactions then end
+ * early (contact-imports.ts). PostgreSQL locks rows, not the database, so nothing waits this way.
+ */
+export function othersWaitToWrite(db: QueryExecutorProvider): boolean {
+  if (engineOf(db) !== "sqlite") return false;
+  const flag = workerTurns.get(sqliteHandleOf(db));
+  return flag !== undefined && Atomics.load(flag, 0) > 0;
+}
 
 /** The flag a worker thread's connection gives way to (null for an in-memory database). */
 export function writerTurnsOf(sqlite: BetterSqlite3.Database): SharedArrayBuffer | null {
@@ -182,6 +208,7 @@ async function openSqlite(
   let turns: Turns | null = null;
   if (giveWayTo) {
     turns = { role: "worker", flag: writerTurns(giveWayTo) };
+    workerTurns.set(sqlite, turns.flag);
     // Two imports' threads race for the lock, each asking again right after it commits; one
     // that keeps losing must wait rather than fail (a wait here holds no request).
     sqlite.pragma("busy_timeout = 60000");

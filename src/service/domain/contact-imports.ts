@@ -14,7 +14,7 @@ import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode } from "../../contract/phones.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
 import { cursorSeal } from "../db/cursor-seal.js";
-import type { Db } from "../db/database.js";
+import { type Db, othersWaitToWrite } from "../db/database.js";
 import { capabilitiesOf } from "../db/engine-capabilities.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
@@ -59,14 +59,25 @@ import {
 export const importBatchRows = 500;
 
 /**
- * Rows per transaction in an import's own worker thread (a SQLite file), where a batch holds no
- * event loop, only the write lock, which a request that writes waits for on the event loop
- * (db/sqlite-writer-turns.ts). Measured on shuffled rows: the storage work per row falls from
- * about 44 to 35 µs of CPU (each commit writes the random index pages it touched, and a larger
- * batch touches each of them fewer times per row). The price: a write of the service waits for
- * the batch in hand, about 0.3 s at 16,000 rows/s (reads never wait).
+ * Rows per transaction in an import's own worker thread (a SQLite file): at most this many, in
+ * practice a stored piece's rows (about 11,000 of a typical file). A batch there holds no event
+ * loop, only the write lock. Each commit writes every page it dirtied, most of them random pages
+ * of the phone index, and a larger batch dirties each fewer times per row: a million shuffled
+ * rows wrote 9.6 GB in 55.5 s with 5,000-row batches, 7.0 GB in 48.3 s with a piece per batch
+ * (medians of three runs; docs/imports-and-search.md).
  */
-export const threadBatchRows = 5000;
+export const threadBatchRows = 25_000;
+
+/**
+ * Within a batch, rows are written this many at a time. Between two such steps, once it has
+ * written givingWayRows, a batch that the service's thread waits to write behind commits what it
+ * has (db/database.ts, othersWaitToWrite): that write waits about as long as it did behind the
+ * 5,000-row batches of before (p99 0.22–0.29 s during a million-row import, with an upsert every
+ * 50 ms). Giving way after any step made those writes quicker (p99 0.12 s) but the import's
+ * transactions so small that it took 84 s instead of 61.
+ */
+const flushRows = 1000;
+const givingWayRows = 5000;
 
 /** Parsing and checking rows in the service's thread hands the event loop back after this long. */
 const workBudgetMs = 10;
@@ -349,8 +360,10 @@ interface BatchCounts {
 }
 
 /**
- * Writes one batch of checked rows: contacts, row errors, the import's counters and the job's
- * checkpoint, all in one transaction, so a crash leaves either all of the batch or none of it.
+ * Writes a batch of checked rows, or the first of them when another thread waits to write
+ * (`mayEndEarly`): contacts, row errors, the import's counters and the job's checkpoint, all in
+ * one transaction, so a crash leaves either all of what it wrote or none of it. Returns how many
+ * rows it wrote.
  */
 async function writeBatch(
   services: ImportRunServices,
@@ -358,11 +371,11 @@ async function writeBatch(
   imported: ContactImportTable,
   rows: CheckedRow[],
   committedTags: Map<string, number>,
-): Promise<void> {
+  mayEndEarly: boolean,
+): Promise<number> {
   const { db, clock } = services;
-  const last = rows.at(-1);
-  if (!last) return;
-  const writer = await db.transaction().execute(async (trx) => {
+  if (rows.length === 0) return 0;
+  const { writer, taken } = await db.transaction().execute(async (trx) => {
     // Counted and written under the workspace's lock (PostgreSQL), as a single create is, so
     // imports and creates at once never pass the plan's ceiling together; the plan is read per
     // batch, so a plan change during an import applies at once.
@@ -388,7 +401,7 @@ async function writeBatch(
         ? Number.POSITIVE_INFINITY
         : allowance.limit - (await writer.contactCount());
     const counts: BatchCounts = {
-      processed: rows.length,
+      processed: 0,
       created: 0,
       updated: 0,
       skipped: 0,
@@ -406,7 +419,13 @@ async function writeBatch(
     // earlier row of the file may have created it) gets its event, as the same change through
     // the API does; the contacts the rows create are told by contact_import.completed.
     const consentChanges: Array<{ before: string; contact: Contact }> = [];
-    for (const checked of rows) {
+    let taken = 0;
+    for (; taken < rows.length; taken++) {
+      if (taken > 0 && taken % flushRows === 0) {
+        await writer.flush();
+        if (mayEndEarly && taken >= givingWayRows && othersWaitToWrite(trx)) break;
+      }
+      const checked = rows[taken] as CheckedRow;
       const { result } = checked;
       let problem = result.ok ? null : result.problem;
       if (result.ok) {
@@ -447,6 +466,8 @@ async function writeBatch(
       }
     }
     await writer.flush();
+    counts.processed = taken;
+    const last = rows[taken - 1] as CheckedRow;
     for (const { before, contact } of consentChanges) {
       await recordConsentEvent(trx, clock, imported.workspace_id, before, contact);
     }
@@ -480,10 +501,11 @@ async function writeBatch(
         .execute();
     }
     await ctx.checkpoint(trx, { rows: last.row } satisfies ImportCheckpoint);
-    return writer;
+    return { writer, taken };
   });
   // Committed: the batch's tags exist for the batches after it.
   for (const [name, seq] of writer.tags) committedTags.set(name, seq);
+  return taken;
 }
 
 /** A 422 for a file that starts as a workbook, an archive or a PDF does (csv-decoding.ts). */
@@ -605,22 +627,26 @@ export async function runContactImport(
   const analyseFirst = Math.max(imported.total_rows, imported.processed_rows) > batchRows;
   /** Writes the rows in batches; false when the job was asked to stop. */
   const write = async (rows: CheckedRow[]): Promise<boolean> => {
-    for (let at = 0; at < rows.length; at += batchRows) {
+    for (let at = 0; at < rows.length; ) {
       await written();
       if (ctx.signal.aborted) return false;
       if (rowsWritten === 0 ? analyseFirst : rowsWritten >= 2 * Math.max(statisticsAt, 1_000)) {
         await refreshContactStatistics(db);
         statisticsAt = rowsWritten;
       }
-      rowsWritten += Math.min(batchRows, rows.length - at);
       const batch = rows.slice(at, at + batchRows);
-      const writeOne = writeBatch(services, ctx, imported, batch, committedTags);
       if (overlap) {
-        writing = writeOne;
+        // Written while the next batch is checked, so it never ends early: the next starts after it.
+        const writeOne = writeBatch(services, ctx, imported, batch, committedTags, false);
+        writing = writeOne.then(() => {});
         // Awaited by the next write; a failure is thrown there, not reported as unhandled.
-        writeOne.catch(() => {});
+        writing.catch(() => {});
+        at += batch.length;
+        rowsWritten += batch.length;
       } else {
-        await writeOne;
+        const taken = await writeBatch(services, ctx, imported, batch, committedTags, true);
+        at += taken;
+        rowsWritten += taken;
         if (ctx.signal.aborted) return false;
       }
       // better-sqlite3 is synchronous, so Kysely's promises settle at once: without a turn of

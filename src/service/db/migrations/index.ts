@@ -17,6 +17,7 @@ import * as jobsDueByKind from "./0017-jobs-due-by-kind.js";
 import * as recipientOutcomeMonth from "./0018-recipient-outcome-month.js";
 import * as tagSpellingsOnce from "./0019-tag-spellings-once.js";
 import * as eventOrder from "./0020-event-order.js";
+import * as searchMerges from "./0021-search-merges.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   "0018-recipient-outcome-month": recipientOutcomeMonth,
   "0019-tag-spellings-once": tagSpellingsOnce,
   "0020-event-order": eventOrder,
+  "0021-search-merges": searchMerges,
 };
 
 export const migrationProvider: MigrationProvider = {
