@@ -70,6 +70,16 @@ describe("paging of lists", () => {
     }
   });
 
+  it("refuses a query parameter given twice with a 422 saying so, for numbers, names and cursors alike", async () => {
+    for (const name of ["per_page", "status", "cursor"]) {
+      const body = await refused(`?${name}=1&${name}=2`);
+      expect(body.error_code).toBe("validation_failed");
+      expect(body.details).toEqual([
+        { field: name, message: "is given 2 times in the query; give it once" },
+      ]);
+    }
+  });
+
   it("names page once when its number is past every limit (99999999999999999999)", async () => {
     const body = await refused("?page=99999999999999999999");
     expect(body.details).toEqual([{ field: "page", message: expect.any(String) }]);

@@ -78,6 +78,16 @@ function isAbsent(request: FastifyRequest, context: string | undefined, instance
 }
 
 /**
+ * How many times a query parameter that takes one value was given (`?search=a&search=b` parses
+ * to an array), or 0: zod's "expected string, received array" would not say what went wrong.
+ */
+function repeatedTimes(request: FastifyRequest, context: string | undefined, instancePath: string) {
+  if (context !== "querystring" || !/^\/[^/]+$/.test(instancePath)) return 0;
+  const value = (request.query as Record<string, unknown> | undefined)?.[instancePath.slice(1)];
+  return Array.isArray(value) ? value.length : 0;
+}
+
+/**
  * A missing field's message: "name is required: a string" from the type's "name must be a
  * string", so a client learns both that the field is missing and what it takes.
  */
@@ -175,6 +185,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
       const noObject = field === "(body)" && /expected object/.test(v.message ?? "");
       const missing =
         v.keyword === "invalid_type" && isAbsent(request, error.validationContext, v.instancePath);
+      const repeated = repeatedTimes(request, error.validationContext, v.instancePath);
       return [
         {
           field,
@@ -182,7 +193,9 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
             ? "the request needs a JSON object as its body (Content-Type: application/json)"
             : missing
               ? requiredMessage(v.instancePath, v.message)
-              : (v.message ?? "is invalid"),
+              : repeated > 0
+                ? `is given ${repeated} times in the query; give it once`
+                : (v.message ?? "is invalid"),
         },
       ];
     });
