@@ -4,6 +4,8 @@ import { connect } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
+import { enqueueJob } from "../../src/service/jobs/job-queue.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const template = JSON.parse(
@@ -407,6 +409,41 @@ describe("an instance that begins a graceful stop", () => {
       expect(refused.head).toMatch(/ratelimit-limit: /i);
       socket.destroy();
     } finally {
+      await closing;
+      await t.close();
+    }
+  });
+
+  it("claims no more jobs once the stop begins, while a client still holds a connection open", async () => {
+    const t = await startTestApp();
+    let closing: Promise<void> | undefined;
+    const socket = { destroy: () => {} } as { destroy(): void };
+    try {
+      await t.app.listen({ host: "127.0.0.1", port: 0 });
+      await t.app.jobs.start();
+      const { port } = t.app.server.address() as AddressInfo;
+      const held = connect(port, "127.0.0.1");
+      socket.destroy = () => held.destroy();
+      await new Promise((resolve) => held.once("connect", resolve));
+      // A request whose head never ends: the server's close waits for this connection.
+      held.write("GET /api/v1/plans HTTP/1.1\r\nHost: x\r\n");
+      closing = t.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const id = await enqueueJob(t.database.db, t.clock, {
+        kind: contactImportJobKind,
+        payload: { import_id: "imp_none" },
+      });
+      t.app.jobs.poke();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const job = await t.database.db
+        .selectFrom("jobs")
+        .select("state")
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      // Left for another instance (or this one's restart), not claimed on the way out.
+      expect(job.state).toBe("queued");
+    } finally {
+      socket.destroy();
       await closing;
       await t.close();
     }
