@@ -52,6 +52,7 @@ const EventSelection = z
     z.enum(subscribable, {
       error: `events must list event types (${eventTypes.join(", ")}) or "*"`,
     }),
+    { error: 'events must be a list of event types, e.g. ["contact.opted_out"], or ["*"] for all' },
   )
   .min(1, { error: 'events must name at least one event type, or ["*"] for all' })
   .max(eventTypes.length + 1)

@@ -376,6 +376,19 @@ describe("missing and mistyped fields", () => {
       message: "name must be a string",
     });
   });
+
+  it("words a wrong type the same way for fields without a message of their own", async () => {
+    const ws = await t.createWorkspace();
+    expect(
+      await details("/api/v1/tokens", { name: "CI", scopes: ["plans:read"], expires_at: 7 }),
+    ).toContainEqual({ field: "expires_at", message: "expires_at must be a string; got a number" });
+    expect(
+      await details(`/api/v1/workspaces/${ws}/campaigns`, { variable_mapping: ["first_name"] }),
+    ).toContainEqual({
+      field: "variable_mapping",
+      message: "variable_mapping must be an object; got a list",
+    });
+  });
 });
 
 describe("an instance that begins a graceful stop", () => {

@@ -103,6 +103,18 @@ describe("webhook endpoints and events", () => {
       body: { url: "https://crm.example.test", events: ["campaign.exploded"] },
     });
     expect(unknown.statusCode).toBe(422);
+    // One event type as a plain string, not a list: told what the field takes.
+    const notList = await t.request("POST", "/api/v1/webhook-endpoints", {
+      body: { url: "https://crm.example.test", events: "contact.opted_out" },
+    });
+    expect(notList.statusCode).toBe(422);
+    expect(notList.json().details).toEqual([
+      {
+        field: "events",
+        message:
+          'events must be a list of event types, e.g. ["contact.opted_out"], or ["*"] for all',
+      },
+    ]);
     const reader = await t.tokenWith(["webhooks:read"]);
     const denied = await t.request("POST", "/api/v1/webhook-endpoints", {
       token: reader,

@@ -74,7 +74,9 @@ export const threadBatchRows = 25_000;
  * has (db/database.ts, othersWaitToWrite): that write waits about as long as it did behind the
  * 5,000-row batches of before (p99 0.22–0.29 s during a million-row import, with an upsert every
  * 50 ms). Giving way after any step made those writes quicker (p99 0.12 s) but the import's
- * transactions so small that it took 84 s instead of 61.
+ * transactions so small that it took 84 s instead of 61. Only that thread is counted: another
+ * `serve` process on the file, or another import's thread, waits for the whole transaction
+ * (about 0.5 s), within its 5 s limit.
  */
 const flushRows = 1000;
 const givingWayRows = 5000;
@@ -360,8 +362,8 @@ interface BatchCounts {
 }
 
 /**
- * Writes a batch of checked rows, or the first of them when another thread waits to write
- * (`mayEndEarly`): contacts, row errors, the import's counters and the job's checkpoint, all in
+ * Writes a batch of checked rows, or the first of them when the service's thread of this
+ * process waits to write (`mayEndEarly`): contacts, row errors, the import's counters and the job's checkpoint, all in
  * one transaction, so a crash leaves either all of what it wrote or none of it. Returns how many
  * rows it wrote.
  */

@@ -77,6 +77,30 @@ function isAbsent(request: FastifyRequest, context: string | undefined, instance
   return value === undefined;
 }
 
+const typeNames: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+  record: "an object",
+  null: "null",
+};
+
+/**
+ * zod's own wording of a wrong type ("Invalid input: expected array, received string"), for a
+ * field whose schema gives none of its own, said as the service's messages say it:
+ * "events must be a list; got a string". Any other message is kept.
+ */
+function plainTypeMessage(instancePath: string, message: string): string {
+  const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (!wrongType) return message;
+  const [, expected = "", received = ""] = wrongType;
+  const leaf = instancePath.split("/").at(-1) || "the body";
+  return `${leaf} must be ${typeNames[expected] ?? expected}; got ${typeNames[received] ?? received}`;
+}
+
 /**
  * How many times a query parameter that takes one value was given (`?search=a&search=b` parses
  * to an array), or 0: zod's "expected string, received array" would not say what went wrong.
@@ -195,7 +219,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
               ? requiredMessage(v.instancePath, v.message)
               : repeated > 0
                 ? `is given ${repeated} times in the query; give it once`
-                : (v.message ?? "is invalid"),
+                : plainTypeMessage(v.instancePath, v.message ?? "is invalid"),
         },
       ];
     });
