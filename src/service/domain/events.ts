@@ -187,17 +187,30 @@ const sequencing = new WeakMap<Db, Promise<void>>();
 /** The `settings` row holding the last place given. */
 const sequenceCounter = "event_sequence";
 
+/**
+ * Events placed per transaction: the first stream after a quiet time (events are placed only
+ * while one is open) may find a large import's or campaign's worth waiting, and one statement
+ * over all of them would hold SQLite's write lock for as long.
+ */
+export const eventsPlacedPerRun = 5000;
+
 async function placeEvents(db: Db): Promise<void> {
+  // Placed in runs until none waits (or another instance holds the lock and places them).
+  while (await placeSomeEvents(db)) {}
+}
+
+/** Places up to eventsPlacedPerRun waiting events; whether a full run was placed (more may wait). */
+async function placeSomeEvents(db: Db): Promise<boolean> {
   const waiting = await db
     .selectFrom("events")
     .select("id")
     .where("seq", "is", null)
     .limit(1)
     .executeTakeFirst();
-  if (!waiting) return;
-  await db.transaction().execute(async (trx) => {
+  if (!waiting) return false;
+  return db.transaction().execute(async (trx) => {
     // Another instance placing them now places these too, or leaves them to the next call.
-    if (!(await tryLockNamed(trx, "event-sequence"))) return;
+    if (!(await tryLockNamed(trx, "event-sequence"))) return false;
     // The counter is kept apart from the events too: pruning the newest of them must not make a
     // place be given twice. (Before its first use, the places migration 0020 gave are the last.)
     const counter = await trx
@@ -211,16 +224,18 @@ async function placeEvents(db: Db): Promise<void> {
       .executeTakeFirst();
     const last = Math.max(Number(counter?.value ?? 0), Number(placed?.top ?? 0));
     const result = await sql`UPDATE events SET seq = ${last} + ordered.n
-      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL) AS ordered
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL
+        ORDER BY id LIMIT ${eventsPlacedPerRun}) AS ordered
       WHERE events.id = ordered.id`.execute(trx);
     const count = Number(result.numAffectedRows ?? 0);
-    if (count === 0) return;
+    if (count === 0) return false;
     const top = String(last + count);
     await trx
       .insertInto("settings")
       .values({ key: sequenceCounter, value: top })
       .onConflict((oc) => oc.column("key").doUpdateSet({ value: top }))
       .execute();
+    return count === eventsPlacedPerRun;
   });
 }
 
