@@ -7,8 +7,8 @@ import {
 import { type Contact, ContactListResponse } from "../../src/contract/contacts.js";
 import { contactImportJob, importBatchRows } from "../../src/service/domain/contact-imports.js";
 import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
-import type { Job } from "../../src/service/jobs/job-queue.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
+import { queuedImportJob } from "../helpers/import-jobs.js";
 import { contactsLimitCatalogue } from "../helpers/plans-file.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -350,24 +350,12 @@ describe("contact imports", () => {
 
   /** The queued job of an import and the handler that runs it, for a test to run by hand. */
   const importJobOf = async (importId: string) => {
-    const row = await t.database.db
-      .selectFrom("jobs")
-      .selectAll()
-      .where("payload", "like", `%${importId}%`)
-      .executeTakeFirstOrThrow();
     const handler = contactImportJob({
       db: t.database.db,
       clock: t.clock,
       jobs: { enqueue: async () => "", poke: () => {} },
     });
-    const job: Job = {
-      id: row.id,
-      kind: row.kind,
-      payload: { import_id: importId },
-      attempts: 1,
-      checkpoint: null,
-    };
-    return { handler, job };
+    return { handler, job: await queuedImportJob(t.database.db, importId) };
   };
 
   it("ends an import failed, with the reason, exactly when its job is given up after five failing tries in a row", async () => {

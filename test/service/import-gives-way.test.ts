@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { type DatabaseHandle, openDatabase, writerTurnsOf } from "../../src/service/db/database.js";
 import { runContactImport, threadBatchRows } from "../../src/service/domain/contact-imports.js";
-import type { Job } from "../../src/service/jobs/job-queue.js";
+import { queuedImportJob } from "../helpers/import-jobs.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /**
@@ -64,18 +64,7 @@ describe("an import's long transactions on a SQLite file", () => {
       body: { csv: Buffer.from(csv).toString("base64") },
     });
     const importId = ContactImportResponse.parse(res.json()).data.id;
-    const row = await service.db
-      .selectFrom("jobs")
-      .selectAll()
-      .where("payload", "like", `%${importId}%`)
-      .executeTakeFirstOrThrow();
-    const job: Job = {
-      id: row.id,
-      kind: row.kind,
-      payload: { import_id: importId },
-      attempts: 1,
-      checkpoint: null,
-    };
+    const job = await queuedImportJob(service.db, importId);
     const commits: number[] = [];
     const clock = {
       now: () => {
