@@ -362,10 +362,10 @@ interface BatchCounts {
 }
 
 /**
- * Writes a batch of checked rows, or the first of them when the service's thread of this
- * process waits to write (`mayEndEarly`): contacts, row errors, the import's counters and the job's checkpoint, all in
- * one transaction, so a crash leaves either all of what it wrote or none of it. Returns how many
- * rows it wrote.
+ * Writes a batch of checked rows, or the first of them when the service's thread of this process
+ * waits to write (`mayEndEarly`): contacts, row errors, the import's counters and the job's
+ * checkpoint, all in one transaction, so a crash leaves either all of what it wrote or none of
+ * it. Returns how many rows it wrote.
  */
 async function writeBatch(
   services: ImportRunServices,
