@@ -394,10 +394,15 @@ async function writeBatch(
     const allowance = await planAllowance(trx, clock, workspace, "contacts");
     const writer = new ContactWriter(trx, imported.workspace_id, committedTags);
     const context: WriteContext = { now: isoSeconds(clock.now()), source: `import:${imported.id}` };
-    // The batch's contacts in one read (on PostgreSQL, locked until the commit).
-    const phones: string[] = [];
-    for (const { result } of rows) if (result.ok) phones.push(result.contact.phone);
-    await writer.load(phones);
+    // The contacts of each step of rows in one read (on PostgreSQL, locked until the commit),
+    // so a batch that ends early has not read the rest.
+    const loadStep = (from: number) => {
+      const phones: string[] = [];
+      for (const { result } of rows.slice(from, from + flushRows)) {
+        if (result.ok) phones.push(result.contact.phone);
+      }
+      return writer.load(phones);
+    };
     let room =
       allowance === null || allowance.limit === -1
         ? Number.POSITIVE_INFINITY
@@ -423,9 +428,12 @@ async function writeBatch(
     const consentChanges: Array<{ before: string; contact: Contact }> = [];
     let taken = 0;
     for (; taken < rows.length; taken++) {
-      if (taken > 0 && taken % flushRows === 0) {
-        await writer.flush();
-        if (mayEndEarly && taken >= givingWayRows && othersWaitToWrite(trx)) break;
+      if (taken % flushRows === 0) {
+        if (taken > 0) {
+          await writer.flush();
+          if (mayEndEarly && taken >= givingWayRows && othersWaitToWrite(trx)) break;
+        }
+        await loadStep(taken);
       }
       const checked = rows[taken] as CheckedRow;
       const { result } = checked;
