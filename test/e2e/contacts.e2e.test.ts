@@ -269,6 +269,29 @@ describe("contacts with the reseller binary against a real local service", () =>
     },
   );
 
+  it("imports a file of over 1 MB whose first 7,000 rows are refused, keeping every refused row", async () => {
+    const workspace = await createWorkspace(service, "Many refused rows");
+    // Over 1 MB, so the import runs on its own thread, in transactions of up to 25,000 rows.
+    const rows = Array.from({ length: 30_000 }, (_, i) =>
+      i < 7000
+        ? `not-a-phone,Refused ${i}`
+        : `+49152${String(10_000_000 + i)},Somebody called ${i} from the list`,
+    );
+    const file = join(service.dir, "refused.csv");
+    writeFileSync(file, `phone,first_name\n${rows.join("\n")}\n`);
+    const errorsFile = join(service.dir, "refused-rows.csv");
+    const imported = await reseller(
+      ["contacts", "import", file, "-w", workspace, "--errors", errorsFile, "--json"],
+      { env },
+    );
+    const record = JSON.parse(imported.stdout);
+    expect(record).toMatchObject({ status: "completed", created: 23_000, error_count: 7000 });
+    expect(record.errors).toHaveLength(1000);
+    const refused = readFileSync(errorsFile, "utf8").trim().split("\n");
+    expect(refused).toHaveLength(1 + 7000);
+    expect(refused.at(-1)).toMatch(/^7000,/);
+  });
+
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {
     const file = join(service.dir, "dry.csv");
     writeFileSync(file, "phone,email\n+4915112345678,ok@example.com\n+4915112345679,nope\n");

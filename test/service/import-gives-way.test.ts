@@ -58,10 +58,11 @@ describe("an import's long transactions on a SQLite file", () => {
    */
   async function importOnWorker(
     writeWaits = false,
-  ): Promise<{ commits: number[]; ended: Record<string, unknown> }> {
+    file = csv,
+  ): Promise<{ ws: string; commits: number[]; ended: Record<string, unknown> }> {
     const ws = await t.createWorkspace();
     const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
-      body: { csv: Buffer.from(csv).toString("base64") },
+      body: { csv: Buffer.from(file).toString("base64") },
     });
     const importId = ContactImportResponse.parse(res.json()).data.id;
     const job = await queuedImportJob(service.db, importId);
@@ -91,7 +92,7 @@ describe("an import's long transactions on a SQLite file", () => {
     const ended = (
       await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)
     ).json().data;
-    return { commits, ended };
+    return { ws, commits, ended };
   }
 
   it("writes a stored piece's rows in one transaction while nothing else waits to write", async () => {
@@ -120,5 +121,28 @@ describe("an import's long transactions on a SQLite file", () => {
       ?.prepare("SELECT first_name FROM contacts WHERE phone = ?")
       .all("+4915110000010");
     expect(contacts).toEqual([{ first_name: "Name7510" }]);
+  });
+
+  it("stores every refused row of a transaction, however many of its rows are refused", async () => {
+    // 8,000 refused rows in one transaction: five values each, more than one SQLite statement takes.
+    const lines = ["phone,first_name"];
+    for (let i = 1; i <= 12_000; i++) {
+      lines.push(`${i <= 8000 ? "not-a-phone" : `+49151${10_000_000 + i}`},Name${i}`);
+    }
+    const { ws, commits, ended } = await importOnWorker(false, `${lines.join("\n")}\n`);
+    expect(commits).toEqual([11_999, 12_000]);
+    expect(ended).toMatchObject({
+      status: "completed",
+      processed_rows: 12_000,
+      created: 4000,
+      error_count: 8000,
+    });
+    expect((ended.errors as unknown[]).length).toBe(1000);
+    const last = await t.request(
+      "GET",
+      `/api/v1/workspaces/${ws}/contacts/imports/${ended.id}/errors?page=80&per_page=100`,
+    );
+    expect(last.json().data.at(-1)).toMatchObject({ row: 8000, field: "phone" });
+    expect(last.json().meta.pagination).toMatchObject({ total: 8000, total_pages: 80 });
   });
 });

@@ -18,7 +18,7 @@ import { type Db, othersWaitToWrite } from "../db/database.js";
 import { capabilitiesOf } from "../db/engine-capabilities.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
-import type { ContactImportTable } from "../db/tables/contacts.js";
+import type { ContactImportErrorTable, ContactImportTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { contactImportJobKind } from "../jobs/job-kinds.js";
 import { type Job, LeaseLostError } from "../jobs/job-queue.js";
@@ -80,6 +80,12 @@ export const threadBatchRows = 25_000;
  */
 const flushRows = 1000;
 const givingWayRows = 5000;
+
+/**
+ * Row errors stored per INSERT: five values each, so a batch of 25,000 refused rows stays under
+ * SQLite's 32,766 values a statement (and PostgreSQL's 65,535), in as many statements as it takes.
+ */
+const errorsPerInsert = 1000;
 
 /** Parsing and checking rows in the service's thread hands the event loop back after this long. */
 const workBudgetMs = 10;
@@ -415,13 +421,7 @@ async function writeBatch(
       errors: 0,
       optOutsKept: 0,
     };
-    const errors: {
-      import_id: string;
-      row: number;
-      phone: string | null;
-      field: string;
-      message: string;
-    }[] = [];
+    const errors: ContactImportErrorTable[] = [];
     // Each row that changes the consent of a contact that exists when the row is read (an
     // earlier row of the file may have created it) gets its event, as the same change through
     // the API does; the contacts the rows create are told by contact_import.completed.
@@ -481,10 +481,10 @@ async function writeBatch(
     for (const { before, contact } of consentChanges) {
       await recordConsentEvent(trx, clock, imported.workspace_id, before, contact);
     }
-    const insertErrors = (db: QueryCreator<Database>) =>
+    const insertErrors = (db: QueryCreator<Database>, list: ContactImportErrorTable[]) =>
       db
         .insertInto("contact_import_errors")
-        .values(errors)
+        .values(list)
         .onConflict((oc) => oc.columns(["import_id", "row"]).doNothing());
     const counters = (eb: ExpressionBuilder<Database, "contact_imports">) => ({
       processed_rows: eb("processed_rows", "+", counts.processed),
@@ -494,16 +494,22 @@ async function writeBatch(
       error_count: eb("error_count", "+", counts.errors),
       opt_outs_kept: eb("opt_outs_kept", "+", counts.optOutsKept),
     });
-    if (errors.length > 0 && capabilitiesOf(trx).writesCombine) {
+    if (
+      errors.length > 0 &&
+      errors.length <= errorsPerInsert &&
+      capabilitiesOf(trx).writesCombine
+    ) {
       // The row errors go with the counters, in one statement: a round trip less per batch.
       await trx
-        .with("row_errors", insertErrors)
+        .with("row_errors", (db) => insertErrors(db, errors))
         .updateTable("contact_imports")
         .set(counters)
         .where("id", "=", imported.id)
         .execute();
     } else {
-      if (errors.length > 0) await insertErrors(trx).execute();
+      for (let at = 0; at < errors.length; at += errorsPerInsert) {
+        await insertErrors(trx, errors.slice(at, at + errorsPerInsert)).execute();
+      }
       await trx
         .updateTable("contact_imports")
         .set(counters)
