@@ -93,6 +93,24 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     });
   });
 
+  it("approves a rejected template when Meta approves it after an edit or an appeal", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "REJECTED", "INCORRECT_CATEGORY", 1));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 2));
+    expect(await w.get(`/templates/${template.id}`)).toMatchObject({
+      status: "approved",
+      rejection_reason: null,
+    });
+  });
+
+  it("keeps a disabled template disabled whatever a later report says", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 1));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "DISABLED", "NONE", 2));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 3));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("disabled");
+  });
+
   it("follows an approved template to paused, back to approved, and to the new status disabled", async () => {
     const { template, graphId } = await w.submitTemplate();
     const status = async () => (await w.get(`/templates/${template.id}`)).status;

@@ -368,9 +368,13 @@ function underReview(row: TemplateTable): TemplateUnderReview {
   };
 }
 
-/** Which statuses an operator's report may move a template from (forward and sideways only). */
+/**
+ * Which statuses an operator's report may move a template from: forward and sideways, and from
+ * rejected to approved, as Meta approves a rejected template after an edit or a won appeal.
+ * Disabled stays: Meta does not enable a disabled template again.
+ */
 const reportSources: Record<Decision["status"], readonly TemplateStatus[]> = {
-  approved: ["pending", "paused"],
+  approved: ["pending", "paused", "rejected"],
   rejected: ["pending"],
   paused: ["approved"],
   disabled: ["pending", "approved", "paused"],
