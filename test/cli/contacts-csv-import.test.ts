@@ -42,12 +42,13 @@ describe("reseller contacts import with real-shaped files", () => {
   /** Runs the CLI while the service's job runner works through the queued import. */
   async function cli(
     args: string[],
-    options: { tty?: boolean; prompter?: Prompter; workspace?: string } = {},
+    options: { tty?: boolean; prompter?: Prompter; workspace?: string; stdin?: string } = {},
   ): Promise<CliRun> {
     let finished = false;
     const run = runCli(args, {
       env: env(options.workspace),
       ...(options.tty ? { tty: true } : {}),
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
       ...(options.prompter ? { prompter: options.prompter } : {}),
     }).finally(() => {
       finished = true;
@@ -63,6 +64,22 @@ describe("reseller contacts import with real-shaped files", () => {
     const res = await t.request("GET", `/api/v1/workspaces/${workspace}/contacts?per_page=100`);
     return ContactListResponse.parse(res.json()).data;
   }
+
+  it("imports a file piped into standard input as `-`, its layout detected as for a named file", async () => {
+    const run = await cli(["contacts", "import", "-", "--default-country", "DE"], {
+      stdin: readFileSync(fixture("semicolon-excel.csv"), "utf8"),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/queued: \d+ rows from standard input\./);
+    expect(run.stderr).toContain("(separator ';', utf-8)");
+    expect((await contacts()).map((c) => c.first_name)).toContain("Jürgen");
+  });
+
+  it("refuses `-` when standard input is the terminal, rather than wait for a file", async () => {
+    const run = await cli(["contacts", "import", "-"], { tty: true });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("- reads the file from standard input, which is this terminal.");
+  });
 
   it("imports a Google Contacts export with --preset google and names the columns used and ignored", async () => {
     const run = await cli([

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
-import { reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
+import { binPath, reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
 /** Whether the `sqlite3` shell is installed (Debian's sqlite3 package). */
 const sqliteShell = (() => {
@@ -290,6 +291,27 @@ describe("contacts with the reseller binary against a real local service", () =>
     const refused = readFileSync(errorsFile, "utf8").trim().split("\n");
     expect(refused).toHaveLength(1 + 7000);
     expect(refused.at(-1)).toMatch(/^7000,/);
+  });
+
+  it("imports from a pipe: `-`, `/dev/stdin` or a shell's `<(…)`", async () => {
+    const workspace = await createWorkspace(service, "Piped import");
+    const rows = (n: number) =>
+      `phone,first_name\n+49151123400${n}1,Piped\n+49151123400${n}2,Twice\n`;
+    const cli = `node ${binPath} contacts import`;
+    for (const [n, command, from] of [
+      [1, `printf '${rows(1)}' | ${cli} - -w ${workspace}`, "standard input"],
+      [2, `printf '${rows(2)}' | ${cli} /dev/stdin -w ${workspace}`, "/dev/stdin"],
+      [3, `${cli} <(printf '${rows(3)}') -w ${workspace}`, "/dev/fd/"],
+    ] as const) {
+      const imported = await execa("bash", ["-c", command], {
+        env: { ...env, NODE_EXTRA_CA_CERTS: "", CI: "true" },
+        stdin: "ignore",
+        reject: false,
+      });
+      expect(imported.exitCode, `${n}: ${imported.stderr}`).toBe(0);
+      expect(imported.stderr).toContain(`queued: 2 rows from ${from}`);
+      expect(imported.stderr).toContain("2 created");
+    }
   });
 
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {

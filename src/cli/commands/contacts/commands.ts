@@ -116,7 +116,9 @@ const contactCommands: GroupSpec = {
       summary: "Import a CSV file of contacts, with progress and a summary",
       description:
         "Uploads the file, prints the import id, and waits with a progress bar until the import ends, then prints created, updated, skipped, the first row errors and the columns used and ignored. Columns (header row, any case): phone (required), first_name, last_name, email, tags (separated by , ; or |), opt_in_status (also yes/no, true/false, 1/0), opt_in_source, opted_in_at, opted_out_at, custom.<key>; other headers are read as --map or --preset say. At a terminal, a file without a phone column (a Google Contacts, Outlook or HubSpot export) shows the mapping proposed before anything is sent. Refused rows are counted and the exit code is 0; with --strict it is 6. An empty cell leaves the field unchanged. Ctrl-C stops the waiting (exit 130), not the import, which goes on in the service. --dry-run checks the file here, with the same mapping, separator and encoding, sends nothing, and exits as the import would (0 with refused rows, 6 for them with --strict, 6 for a file the service would refuse whole).",
-      arguments: [{ name: "file", description: "the CSV file" }],
+      arguments: [
+        { name: "file", description: "the CSV file, or - to read it from standard input" },
+      ],
       inWorkspace: true,
       options: [
         {
@@ -168,6 +170,7 @@ const contactCommands: GroupSpec = {
         "reseller contacts import excel.csv --delimiter ';' --encoding windows-1252 --strict",
         "reseller contacts import export.csv --on-duplicate skip --default-country DE --errors errors.csv",
         "reseller contacts import big.csv --no-wait --json | jq -r .import_id",
+        "gunzip -c clients.csv.gz | reseller contacts import - --strict",
         "reseller contacts import customers.csv --dry-run",
       ],
       handler: "contacts/import",

@@ -12,6 +12,7 @@ import { booleanOption, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
+import { type InputFile, spooledInput } from "../../spooled-input.js";
 import {
   errorColumns,
   errorsShown,
@@ -168,12 +169,14 @@ async function follow(
   return { record: current, raw, stopped: wait.interrupted };
 }
 
-/** `reseller contacts import <file>`: upload, then follow the import to its summary. */
+/**
+ * `reseller contacts import <file>` (`-` for standard input): upload, then follow the import to
+ * its summary.
+ */
 export const run: Handler = async (ctx, { args, options }) => {
-  const file = args[0] ?? "";
-  if (booleanOption(options, "dryRun")) return checkLocally(ctx, file, options);
+  const dry = booleanOption(options, "dryRun");
   const errorsFile = stringOption(options, "errors");
-  if (errorsFile !== undefined && options.wait === false) {
+  if (!dry && errorsFile !== undefined && options.wait === false) {
     throw usageError(
       "--errors writes the row errors when the import ends, which --no-wait does not wait for.",
       "Write them later with `reseller contacts imports get <import_id> --errors FILE`.",
@@ -181,12 +184,28 @@ export const run: Handler = async (ctx, { args, options }) => {
   }
   // Checked before the upload, written only at the end: a file of an earlier run is kept
   // when this one fails.
-  if (errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
+  if (!dry && errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
+  const input = await spooledInput(args[0] ?? "", ctx.io.stdin);
+  try {
+    return dry
+      ? await checkLocally(ctx, input.path, options)
+      : await importFile(ctx, input, options);
+  } finally {
+    await input.remove();
+  }
+};
+
+async function importFile(
+  ctx: Context,
+  input: InputFile,
+  options: Readonly<Record<string, unknown>>,
+): Promise<CommandResult> {
+  const errorsFile = stringOption(options, "errors");
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
-  const csv = await resolveCsvOptions(ctx, file, options);
+  const csv = await resolveCsvOptions(ctx, input.path, options);
   // Streamed: the file is never read whole (import-upload.ts).
-  const response = await uploadImport(client, workspaceId, file, {
+  const response = await uploadImport(client, workspaceId, input.path, {
     duplicateHandling: stringOption(options, "onDuplicate"),
     defaultCountry: stringOption(options, "defaultCountry"),
     csv,
@@ -194,7 +213,9 @@ export const run: Handler = async (ctx, { args, options }) => {
   const queued = response.body.data;
   const path = workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(queued.id)}`);
   if (ctx.output !== "json" && ctx.output !== "quiet") {
-    ctx.info(`Import ${queued.id} queued: ${counted(queued.total_rows, "row")} from ${file}.`);
+    ctx.info(
+      `Import ${queued.id} queued: ${counted(queued.total_rows, "row")} from ${input.label}.`,
+    );
   }
   if (options.wait === false) {
     return {
@@ -247,4 +268,4 @@ export const run: Handler = async (ctx, { args, options }) => {
     errorCode: "rows_refused",
     details: done.errors,
   };
-};
+}
