@@ -48,6 +48,9 @@ export interface CommandResult {
    */
   errorCode?: string;
   details?: unknown[];
+  /** The HTTP status and request id of the service's answer that made it fail, where one did. */
+  status?: number | null;
+  requestId?: string | null;
 }
 
 /** The parsed invocation: positional arguments and options (globals included). */

@@ -25,11 +25,11 @@ export async function runCommand(
     // of what was and was not created, `serve exec`'s command) says so by giving no code.
     ctx.io.stdout.write(
       errorJsonText({
-        status: null,
+        status: result.status ?? null,
         error_code: result.errorCode,
         message: result.message ?? "",
         details: result.details ?? [],
-        request_id: null,
+        request_id: result.requestId ?? null,
       }),
     );
   } else {

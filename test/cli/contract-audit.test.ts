@@ -501,6 +501,27 @@ describe("auth status", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toContain("valid\tfalse\n");
   });
+
+  it("with --json, prints the refusal as any failed request's error: status and request id", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
+      .reply(
+        401,
+        { status: "error", error_code: "unauthenticated", message: "The token is invalid." },
+        { headers: { ...jsonHeaders, "x-request-id": "req_01refused" } },
+      );
+    const run = await runCli(["auth", "status", "--json"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        status: 401,
+        error_code: "unauthenticated",
+        message: "Token not confirmed: The token is invalid.",
+        details: [],
+        request_id: "req_01refused",
+      },
+    });
+  });
 });
 
 describe("admin resellers create --quiet", () => {

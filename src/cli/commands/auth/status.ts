@@ -37,12 +37,14 @@ export const run: Handler = async (ctx) => {
   // for another reason (the service unreachable is 8, as for any command).
   let failure: ExitKind = "auth";
   let errorCode = "unauthenticated";
+  let refusal: ApiError | null = null;
   if (token) {
     try {
       current = (await (await ctx.client()).get("/api/v1/tokens/current", CurrentTokenResponse))
         .body.data;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      refusal = error;
       problem = error.message;
       failure = exitKindOf(error);
       errorCode = error.errorCode ?? error.kind;
@@ -115,6 +117,10 @@ export const run: Handler = async (ctx) => {
     ]),
     exitCode: current ? 0 : exitCodes[failure].code,
     errorCode,
+    // The service's answer, as --json prints any failed request's (status, details, request id).
+    ...(refusal === null
+      ? {}
+      : { status: refusal.status || null, details: refusal.details, requestId: refusal.requestId }),
     // An exit other than 0 says why on stderr (and in --json's error), whatever the output mode.
     ...(problem === null ? {} : { message: `Token not confirmed: ${problem}` }),
   };
