@@ -85,7 +85,7 @@ _reseller_options() {
     'templates lint') REPLY='-h --help' ;;
     'sandbox') REPLY='-h --help' ;;
     'sandbox templates') REPLY='-h --help' ;;
-    'sandbox templates review') REPLY='--approve --reject --detail --pause -h --help' ;;
+    'sandbox templates review') REPLY='-w --workspace --approve --reject --detail --pause -h --help' ;;
     'sandbox inbound') REPLY='-w --workspace --from --text -h --help' ;;
     'channels') REPLY='-h --help' ;;
     'channels list') REPLY='-w --workspace --page --per-page --all -h --help' ;;
@@ -245,6 +245,8 @@ _reseller_option_value() {
     'templates submit|--timeout') REPLY='' ;;
     'templates delete|-w') REPLY='' ;;
     'templates delete|--workspace') REPLY='' ;;
+    'sandbox templates review|-w') REPLY='' ;;
+    'sandbox templates review|--workspace') REPLY='' ;;
     'sandbox templates review|--reject') REPLY='ABUSIVE_CONTENT INCORRECT_CATEGORY INVALID_FORMAT PROMOTIONAL SCAM TAG_CONTENT_MISMATCH' ;;
     'sandbox templates review|--detail') REPLY='' ;;
     'sandbox inbound|-w') REPLY='' ;;

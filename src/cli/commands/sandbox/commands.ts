@@ -14,8 +14,9 @@ export const sandboxCommands: GroupSpec = {
           name: "review",
           summary: "Approve, reject or pause a template at once (local service only)",
           description:
-            "Decides a review explicitly instead of waiting for the sandbox's automatic review: --approve a pending or paused template, --reject REASON a pending one, --pause an approved one. Works only against a service running the sandbox operator (`reseller serve`).",
+            "Decides a review explicitly instead of waiting for the sandbox's automatic review: --approve a pending or paused template, --reject REASON a pending one, --pause an approved one. Works only against a service running the sandbox operator (`reseller serve`). The template is found by its id; -w, when given, must be its workspace (exit 4 otherwise).",
           arguments: [{ name: "id", description: "the template's id (tpl_…)" }],
+          inWorkspace: true,
           options: [
             { flags: "--approve", description: "approve the template" },
             {
@@ -30,6 +31,7 @@ export const sandboxCommands: GroupSpec = {
             "reseller sandbox templates review tpl_01JD3F --approve",
             "reseller sandbox templates review tpl_01JD3F --reject INCORRECT_CATEGORY --detail 'Promotional wording'",
             "reseller sandbox templates review tpl_01JD3F --pause --json",
+            "reseller sandbox templates review tpl_01JD3F --approve -w ws_01JD3F",
           ],
           handler: "sandbox/templates-review",
         },

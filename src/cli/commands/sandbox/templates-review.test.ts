@@ -40,6 +40,46 @@ describe("reseller sandbox templates review", () => {
     expect(run.stderr).toContain("The sandbox operator approved order_update (en_US).");
   });
 
+  it("takes -w as every workspace command does, and decides the template of that workspace", async () => {
+    const ws = approvedTemplate.workspace_id;
+    api.pool
+      .intercept({
+        path: `/api/v1/workspaces/${ws}/templates/${approvedTemplate.id}`,
+        method: "GET",
+      })
+      .reply(200, envelope(approvedTemplate), { headers: jsonHeaders });
+    const check = stubReview(approvedTemplate.id, { decision: "approve" }, approvedTemplate);
+    const run = await runCli(
+      ["sandbox", "templates", "review", approvedTemplate.id, "--approve", "-w", ws],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    check();
+  });
+
+  it("decides nothing when the template is not in the workspace named with -w (exit 4)", async () => {
+    api.pool
+      .intercept({
+        path: `/api/v1/workspaces/ws_other/templates/${approvedTemplate.id}`,
+        method: "GET",
+      })
+      .reply(
+        404,
+        {
+          status: "error",
+          error_code: "not_found",
+          message: `Template '${approvedTemplate.id}' was not found in this workspace.`,
+        },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(
+      ["sandbox", "templates", "review", approvedTemplate.id, "--approve", "-w", "ws_other"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain("was not found in this workspace");
+  });
+
   it("rejects with a reason and a detail", async () => {
     const check = stubReview(
       rejectedTemplate.id,

@@ -2,6 +2,7 @@ import { TemplateResponse } from "../../../contract/templates.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, stringOption } from "../../options.js";
+import { templatesPath } from "../templates/template-actions.js";
 import { templateLabel, templateView } from "../templates/template-format.js";
 
 /** `reseller sandbox templates review <id> --approve | --reject REASON | --pause`. */
@@ -22,6 +23,12 @@ export const run: Handler = async (ctx, { args, options }) => {
     throw usageError("--detail goes with --reject only.");
   }
   const client = await ctx.client();
+  // The operator's endpoint finds a template by id alone; a workspace named with -w is checked,
+  // so a script that passes -w to every command never decides another workspace's template.
+  const workspace = (await ctx.settings()).workspace;
+  if (workspace.source === "flag" && workspace.value) {
+    await client.get(templatesPath(workspace.value, id), TemplateResponse);
+  }
   const response = await client.call(
     "POST",
     `/api/v1/sandbox/templates/${encodeURIComponent(id)}/review`,
