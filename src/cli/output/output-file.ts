@@ -8,6 +8,7 @@ import { usageError } from "../cli-error.js";
  * error naming it and the reason (a missing folder, no permission) instead of a stack.
  */
 export async function openOutputFile(path: string, flag: string): Promise<FileHandle> {
+  refuseStandardOutput(path, flag);
   try {
     return await open(path, "w");
   } catch (error) {
@@ -20,6 +21,7 @@ export async function openOutputFile(path: string, flag: string): Promise<FileHa
  * creating or emptying it: the same usage error now rather than after the work.
  */
 export async function checkOutputFile(path: string, flag: string): Promise<void> {
+  refuseStandardOutput(path, flag);
   try {
     await access(path, constants.W_OK);
   } catch (error) {
@@ -27,6 +29,20 @@ export async function checkOutputFile(path: string, flag: string): Promise<void>
     await access(dirname(path), constants.W_OK).catch((folder: unknown) => {
       throw cannotWrite(path, flag, folder);
     });
+  }
+}
+
+/**
+ * `-` where a file is asked for: stdout already carries the command's own output, which the
+ * file's rows would be mixed into (a command whose output is the file, `contacts export
+ * --output -`, takes it as stdout before it gets here). Refused rather than a file named `-`.
+ */
+function refuseStandardOutput(path: string, flag: string): void {
+  if (path === "-") {
+    throw usageError(
+      `${flag} - would mix the file into this command's output on stdout.`,
+      `Name a file: ${flag} errors.csv.`,
+    );
   }
 }
 

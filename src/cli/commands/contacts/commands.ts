@@ -210,7 +210,10 @@ const contactCommands: GroupSpec = {
         "Walks every contact by cursor and writes CSV with the columns `contacts import` reads (custom fields as custom.<key>), so the file imports again unchanged. With --json: one JSON array of the contacts as the service sends them, in the same order.",
       inWorkspace: true,
       options: [
-        { flags: "--output <file>", description: "write to this file instead of standard output" },
+        {
+          flags: "--output <file>",
+          description: "write to this file instead of standard output (- is standard output)",
+        },
         { flags: "--tag <tag>", description: "only contacts with this tag" },
         {
           flags: "--opt-in-status <status>",

@@ -117,6 +117,17 @@ describe("reseller contacts export", () => {
     expect(run.stdout.split("\n")).toHaveLength(4);
   });
 
+  it("takes --output - as standard output", async () => {
+    stubPages({ tag: "vip" });
+    const run = await runCli(["contacts", "export", "--tag", "vip", "--output", "-", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(/^phone,first_name,/);
+    expect(run.stderr).toContain("Exported 2 contacts.");
+  });
+
   it("prints one JSON array of the service's records with --json, oldest first", async () => {
     stubPages();
     const run = await runCli(["contacts", "export", "--json", "-w", ws], {

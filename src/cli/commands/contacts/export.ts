@@ -21,7 +21,9 @@ export const run: Handler = async (ctx, { options }) => {
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   // Opened first: a file that cannot be written is said before the contacts are fetched.
-  const output = stringOption(options, "output");
+  // `--output -` is stdout, where the export goes without it.
+  const given = stringOption(options, "output");
+  const output = given === "-" ? undefined : given;
   const out = output === undefined ? null : await openOutputFile(output, "--output");
   const dir = await mkdtemp(join(tmpdir(), "reseller-export-"));
   const spool = join(dir, "contacts.ndjson");

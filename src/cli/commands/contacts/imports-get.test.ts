@@ -52,6 +52,17 @@ describe("reseller contacts imports get and list", () => {
     expect(run.stdout).toMatch(/\bDE\b/);
   });
 
+  it("refuses --errors - (the errors would be mixed into the record on stdout), asking nothing", async () => {
+    const run = await runCli(["contacts", "imports", "get", "imp_01x", "--errors", "-"], {
+      env: { ...api.env, RESELLER_WORKSPACE: ws },
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "--errors - would mix the file into this command's output on stdout.",
+    );
+  });
+
   it("lists imports newest first, ids only with --quiet", async () => {
     api.pool
       .intercept({

@@ -1,7 +1,7 @@
 import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
-import { openOutputFile } from "../../output/output-file.js";
+import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { importSummary, importView, workspacePath } from "./contact-format.js";
 import { writeImportErrors } from "./import-errors.js";
 
@@ -10,12 +10,13 @@ export const run: Handler = async (ctx, { args, options }) => {
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const importId = args[0] ?? "";
+  const errorsFile = stringOption(options, "errors");
+  if (errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
   const response = await client.get(
     workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(importId)}`),
     ContactImportResponse,
   );
   const imported = response.body.data;
-  const errorsFile = stringOption(options, "errors");
   if (errorsFile !== undefined) {
     const handle = await openOutputFile(errorsFile, "--errors");
     await writeImportErrors(client, workspaceId, imported.id, handle);
