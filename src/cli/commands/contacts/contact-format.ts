@@ -5,11 +5,6 @@ import { when } from "../../output/time.js";
 import type { Column, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
-/** `/api/v1/workspaces/<id>/<rest>`, the ids encoded. */
-export function workspacePath(workspaceId: string, rest: string): string {
-  return `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;
-}
-
 function fullName(c: Contact): string {
   return [c.first_name, c.last_name].filter((n) => n).join(" ");
 }

@@ -7,7 +7,7 @@ import { type Contact, ContactListResponse } from "../../../contract/contacts.js
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
 import { openOutputFile } from "../../output/output-file.js";
-import { workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
 
 /**
  * `reseller contacts export`: every contact, walked by cursor, as CSV in the import's layout,
@@ -34,7 +34,7 @@ export const run: Handler = async (ctx, { options }) => {
     const writer = await open(spool, "w");
     try {
       let at = 0;
-      const walk = client.pages(workspacePath(workspaceId, "contacts"), ContactListResponse, {
+      const walk = client.pages(workspacePath(workspaceId, "/contacts"), ContactListResponse, {
         per_page: 100,
         tag: stringOption(options, "tag"),
         opt_in_status: stringOption(options, "optInStatus"),

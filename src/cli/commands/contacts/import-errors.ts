@@ -3,7 +3,7 @@ import { stringify } from "csv-stringify/sync";
 import type { ApiClient } from "../../../client/api-client.js";
 import { ImportErrorListResponse, type ImportRowError } from "../../../contract/contact-imports.js";
 import { neutraliseRows } from "../../../contract/csv-formulas.js";
-import { workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
 
 export const errorCsvHeader = ["row", "phone", "field", "message"];
 
@@ -24,7 +24,7 @@ export async function writeImportErrors(
     await handle.write(stringify([errorCsvHeader]));
     const path = workspacePath(
       workspaceId,
-      `contacts/imports/${encodeURIComponent(importId)}/errors`,
+      `/contacts/imports/${encodeURIComponent(importId)}/errors`,
     );
     for await (const page of client.pages(path, ImportErrorListResponse, { per_page: 100 })) {
       if (page.body.data.length === 0) continue;

@@ -5,7 +5,7 @@ import type { ApiClient, ApiResponse } from "../../../client/api-client.js";
 import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { CsvReadOptions } from "../../../contract/csv-options.js";
 import { cannotRead } from "../../input-file.js";
-import { workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
 import { defaultCountryFlag } from "./default-country.js";
 
 /** What an upload says besides the file. */
@@ -32,14 +32,20 @@ export async function uploadImport(
     throw cannotRead(`'${filePath}'`, error);
   });
   if (!found.isFile()) throw cannotRead(`'${filePath}'`, { code: "EISDIR" });
-  return client.call("POST", workspacePath(workspaceId, "contacts/import"), ContactImportResponse, {
-    query: {
-      duplicate_handling: options.duplicateHandling ?? "update",
-      default_country: defaultCountry,
-      mapping: options.csv?.mapping === undefined ? undefined : JSON.stringify(options.csv.mapping),
-      delimiter: options.csv?.delimiter === "\t" ? "tab" : options.csv?.delimiter,
-      encoding: options.csv?.encoding,
+  return client.call(
+    "POST",
+    workspacePath(workspaceId, "/contacts/import"),
+    ContactImportResponse,
+    {
+      query: {
+        duplicate_handling: options.duplicateHandling ?? "update",
+        default_country: defaultCountry,
+        mapping:
+          options.csv?.mapping === undefined ? undefined : JSON.stringify(options.csv.mapping),
+        delimiter: options.csv?.delimiter === "\t" ? "tab" : options.csv?.delimiter,
+        encoding: options.csv?.encoding,
+      },
+      upload: { contentType: "text/csv", open: () => createReadStream(filePath) },
     },
-    upload: { contentType: "text/csv", open: () => createReadStream(filePath) },
-  });
+  );
 }

@@ -13,13 +13,8 @@ import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import { type InputFile, spooledInput } from "../../spooled-input.js";
-import {
-  errorColumns,
-  errorsShown,
-  importSummary,
-  importView,
-  workspacePath,
-} from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
+import { errorColumns, errorsShown, importSummary, importView } from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
 import { columnsLine, resolveCsvOptions } from "./import-mapping.js";
@@ -211,7 +206,7 @@ async function importFile(
     csv,
   });
   const queued = response.body.data;
-  const path = workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(queued.id)}`);
+  const path = workspacePath(workspaceId, `/contacts/imports/${encodeURIComponent(queued.id)}`);
   if (ctx.output !== "json" && ctx.output !== "quiet") {
     ctx.info(
       `Import ${queued.id} queued: ${counted(queued.total_rows, "row")} from ${input.label}.`,

@@ -2,7 +2,8 @@ import { ContactImportResponse } from "../../../contract/contact-imports.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
-import { importSummary, importView, workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
+import { importSummary, importView } from "./contact-format.js";
 import { writeImportErrors } from "./import-errors.js";
 
 /** `reseller contacts imports get <import_id>`: status, counts and the first row errors. */
@@ -13,7 +14,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const errorsFile = stringOption(options, "errors");
   if (errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
   const response = await client.get(
-    workspacePath(workspaceId, `contacts/imports/${encodeURIComponent(importId)}`),
+    workspacePath(workspaceId, `/contacts/imports/${encodeURIComponent(importId)}`),
     ContactImportResponse,
   );
   const imported = response.body.data;

@@ -1,7 +1,8 @@
 import { ContactImportListResponse } from "../../../contract/contact-imports.js";
 import type { Handler } from "../../command-spec.js";
 import { fetchList } from "../../paged-list.js";
-import { importTable, workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
+import { importTable } from "./contact-format.js";
 
 /** `reseller contacts imports list`: the workspace's imports, newest first. */
 export const run: Handler = async (ctx, { options }) => {
@@ -9,7 +10,7 @@ export const run: Handler = async (ctx, { options }) => {
   const client = await ctx.client();
   const list = await fetchList(
     client,
-    workspacePath(workspaceId, "contacts/imports"),
+    workspacePath(workspaceId, "/contacts/imports"),
     ContactImportListResponse,
     options,
     {},

@@ -2,7 +2,8 @@ import { ContactListResponse } from "../../../contract/contacts.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
 import { fetchList } from "../../paged-list.js";
-import { contactTable, workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
+import { contactTable } from "./contact-format.js";
 
 /** `reseller contacts list`: one page (or --all) of contacts, with search and filters. */
 export const run: Handler = async (ctx, { options }) => {
@@ -10,7 +11,7 @@ export const run: Handler = async (ctx, { options }) => {
   const client = await ctx.client();
   const list = await fetchList(
     client,
-    workspacePath(workspaceId, "contacts"),
+    workspacePath(workspaceId, "/contacts"),
     ContactListResponse,
     options,
     {

@@ -2,7 +2,8 @@ import { TagListResponse } from "../../../contract/contacts.js";
 import type { Handler } from "../../command-spec.js";
 import { tableView } from "../../output/view.js";
 import { fetchList } from "../../paged-list.js";
-import { tagColumns, workspacePath } from "./contact-format.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
+import { tagColumns } from "./contact-format.js";
 
 /** `reseller tags list`: the workspace's tags with their contact counts. */
 export const run: Handler = async (ctx, { options }) => {
@@ -10,7 +11,7 @@ export const run: Handler = async (ctx, { options }) => {
   const client = await ctx.client();
   const list = await fetchList(
     client,
-    workspacePath(workspaceId, "tags"),
+    workspacePath(workspaceId, "/tags"),
     TagListResponse,
     options,
     {},

@@ -2,8 +2,9 @@ import { ContactResponse } from "../../../contract/contacts.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, listOption } from "../../options.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
 import { contactFields } from "./contact-body.js";
-import { contactView, workspacePath } from "./contact-format.js";
+import { contactView } from "./contact-format.js";
 
 /** `reseller contacts update <id> …`: changes only the given fields. */
 export const run: Handler = async (ctx, { args, options }) => {
@@ -23,7 +24,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const client = await ctx.client();
   const response = await client.call(
     "PATCH",
-    workspacePath(workspaceId, `contacts/${encodeURIComponent(args[0] ?? "")}`),
+    workspacePath(workspaceId, `/contacts/${encodeURIComponent(args[0] ?? "")}`),
     ContactResponse,
     { body },
   );

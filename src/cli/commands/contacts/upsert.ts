@@ -2,8 +2,9 @@ import { ContactResponse } from "../../../contract/contacts.js";
 import type { Handler } from "../../command-spec.js";
 import { e164Answer, e164Flag, requiredString } from "../../options.js";
 import { askForMissing } from "../../prompts.js";
+import { workspacePath } from "../workspaces/workspace-path.js";
 import { contactFields } from "./contact-body.js";
-import { contactView, workspacePath } from "./contact-format.js";
+import { contactView } from "./contact-format.js";
 
 /** `reseller contacts upsert --phone P …`: creates the contact with that phone or updates it. */
 export const run: Handler = async (ctx, input) => {
@@ -21,7 +22,7 @@ export const run: Handler = async (ctx, input) => {
   const client = await ctx.client();
   const response = await client.call(
     "POST",
-    workspacePath(workspaceId, "contacts"),
+    workspacePath(workspaceId, "/contacts"),
     ContactResponse,
     {
       body,

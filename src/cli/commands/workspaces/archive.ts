@@ -3,8 +3,8 @@ import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { confirmOrYes } from "../../prompts.js";
-import { workspacePath } from "./workspace-actions.js";
 import { workspaceFields } from "./workspace-format.js";
+import { workspacePath } from "./workspace-path.js";
 
 /** `reseller workspaces archive <id>`: asks at a terminal (naming it); --yes otherwise. */
 export const run: Handler = async (ctx, { args, options }) => {

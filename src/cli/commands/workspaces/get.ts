@@ -1,7 +1,7 @@
 import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
-import { workspacePath } from "./workspace-actions.js";
 import { workspaceWithUsageView } from "./workspace-format.js";
+import { workspacePath } from "./workspace-path.js";
 
 /** `reseller workspaces get <id>`: the record and its usage against the plan's limits. */
 export const run: Handler = async (ctx, { args }) => {

@@ -1,7 +1,7 @@
 import { ApiError } from "../../../client/api-error.js";
 import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
-import { workspacePath } from "./workspace-actions.js";
+import { workspacePath } from "./workspace-path.js";
 
 /**
  * `reseller workspaces use <id>`: stores the workspace as the default of the profile in force,

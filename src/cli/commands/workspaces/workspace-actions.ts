@@ -5,11 +5,7 @@ import type { Context } from "../../context.js";
 import { recordView } from "../../output/view.js";
 import { confirmOrYes } from "../../prompts.js";
 import { workspaceFields } from "./workspace-format.js";
-
-/** `/api/v1/workspaces/<id>`, the id encoded. */
-export function workspacePath(id: string | undefined, rest = ""): string {
-  return `/api/v1/workspaces/${encodeURIComponent(id ?? "")}${rest}`;
-}
+import { workspacePath } from "./workspace-path.js";
 
 /** PATCHes a workspace and shows the record the service answers. */
 export async function patchWorkspace(
