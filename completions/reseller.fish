@@ -269,7 +269,7 @@ complete -c reseller -n '__reseller_is \'contacts list\'' -s h -l help -d 'show 
 complete -c reseller -n '__reseller_is \'contacts get\'' -s w -l workspace -x -d 'workspace to work in (default: RESELLER_WORKSPACE, then the profile\'s)'
 complete -c reseller -n '__reseller_is \'contacts get\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'contacts upsert\'' -s w -l workspace -x -d 'workspace to work in (default: RESELLER_WORKSPACE, then the profile\'s)'
-complete -c reseller -n '__reseller_is \'contacts upsert\'' -l phone -x -d 'phone in E.164, e.g. +4915112345678 (the key)'
+complete -c reseller -n '__reseller_is \'contacts upsert\'' -l phone -x -d 'phone in E.164, e.g. +4915112345678 or +49 151 1234-5678 (the key)'
 complete -c reseller -n '__reseller_is \'contacts upsert\'' -l first-name -x -d 'first name'
 complete -c reseller -n '__reseller_is \'contacts upsert\'' -l last-name -x -d 'last name'
 complete -c reseller -n '__reseller_is \'contacts upsert\'' -l email -x -d 'email address'

@@ -1,4 +1,4 @@
-import { checkE164 } from "../contract/phones.js";
+import { typedE164 } from "../contract/phones.js";
 import { paging } from "../contract/vocabulary.js";
 import { usageError } from "./cli-error.js";
 
@@ -65,15 +65,18 @@ export function pagingOptions(options: Options): { page: number; perPage: number
   };
 }
 
-/** A phone given by `flag`, checked as the service will (E.164, valid for its country) before any request. */
+/**
+ * A phone given by `flag`, in E.164 once its spaces, dashes and brackets are dropped
+ * (`+49 151 1234 0401`), checked as the service will (valid for its country) before any request.
+ */
 export function e164Flag(phone: string, flag: string): string {
-  const checked = checkE164(phone);
+  const checked = typedE164(phone);
   if (!checked.ok) throw usageError(`${flag}: ${checked.message}.`);
-  return phone;
+  return checked.e164;
 }
 
 /** A typed phone as a question checks it: true, or why it is not E.164 and valid. */
 export function e164Answer(value: string): true | string {
-  const checked = checkE164(value.trim());
+  const checked = typedE164(value);
   return checked.ok || checked.message;
 }

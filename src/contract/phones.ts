@@ -57,6 +57,21 @@ export function checkE164(input: string): PhoneResult {
 /** Spaces, dashes, dots, slashes and brackets people put in numbers; dropped before checking. */
 const formatting = /[\s\-./()]/g;
 
+/**
+ * A number as a person types it with its country code (`+49 151 1234-5678`): its E.164 form once
+ * the formatting is dropped. A number without `+` is refused as checkE164 does: a country is
+ * never guessed. Errors quote the text as typed.
+ */
+export function typedE164(input: string): PhoneResult {
+  const text = input.trim();
+  const compact = text.replace(formatting, "");
+  if (compact.startsWith("+")) {
+    const checked = checkE164(compact);
+    if (checked.ok) return checked;
+  }
+  return checkE164(text);
+}
+
 const trunkPrefixes = new Map<CountryCode, boolean>();
 
 /** Whether numbers of this country are written nationally with a trunk prefix (0 in DE, GB, FR). */

@@ -72,7 +72,10 @@ const contactCommands: GroupSpec = {
         "Given fields overwrite: tags are replaced, custom fields merged. Without --opt-in a new contact is not_set and an existing one keeps its consent; opted_out is recorded with `contacts update`. At a terminal a missing --phone is asked for.",
       inWorkspace: true,
       options: [
-        { flags: "--phone <e164>", description: "phone in E.164, e.g. +4915112345678 (the key)" },
+        {
+          flags: "--phone <e164>",
+          description: "phone in E.164, e.g. +4915112345678 or +49 151 1234-5678 (the key)",
+        },
         ...fieldOptions,
         {
           flags: "--opt-in <status>",

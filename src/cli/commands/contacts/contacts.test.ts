@@ -161,6 +161,28 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stderr).toBe("Created contact ct_01anna (+4915112345678).\n");
   });
 
+  it("takes a phone written as people write it (+49 151 1234-5678) and sends its E.164 form", async () => {
+    api.pool
+      .intercept({
+        path: `${base}/contacts`,
+        method: "POST",
+        body: (body: string) => JSON.parse(body).phone === "+4915112345678",
+      })
+      .reply(201, envelope(anna), { headers: jsonHeaders });
+    const run = await runCli(["contacts", "upsert", "--phone", "+49 (151) 1234-5678"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    // Without its country code it is refused, never guessed.
+    const national = await runCli(["contacts", "upsert", "--phone", "0151 1234 5678"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(national.code).toBe(2);
+    expect(national.stderr).toContain("--phone: '0151 1234 5678' is not in E.164");
+  });
+
   it("asks for a missing --phone at a terminal, and names it where nothing is asked", async () => {
     api.pool
       .intercept({

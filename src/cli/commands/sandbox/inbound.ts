@@ -20,16 +20,16 @@ export const run: Handler = async (ctx, { options }) => {
       "For example: reseller sandbox inbound --from +4915112345671 --text STOP",
     );
   }
-  e164Flag(from, "--from");
+  const phone = e164Flag(from, "--from");
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const response = await client.call("POST", "/api/v1/sandbox/inbound", InboundResponse, {
-    body: { workspace_id: workspaceId, from, text },
+    body: { workspace_id: workspaceId, from: phone, text },
   });
   const result = response.body.data;
   const message =
     result.contact_id === null
-      ? `No contact of workspace ${workspaceId} has the number ${from}; nothing changed.`
+      ? `No contact of workspace ${workspaceId} has the number ${phone}; nothing changed.`
       : result.action === "none"
         ? `'${text}' is not a consent keyword (STOP, UNSUBSCRIBE, START); contact ${result.contact_id} stays ${result.opt_in_status}.`
         : `Contact ${result.contact_id} is now ${result.opt_in_status}.`;
