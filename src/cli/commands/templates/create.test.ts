@@ -305,7 +305,8 @@ describe("reseller templates create", () => {
 
     it("gives up after --timeout with exit 5 (not yet in the state waited for), still pending", async () => {
       stubCreate();
-      for (let i = 0; i < 3; i++) stubGet(pendingTemplate);
+      // A look every second for the first ten.
+      for (let i = 0; i < 4; i++) stubGet(pendingTemplate);
       const run = await runCli([...flags, "--wait", "--timeout", "4"], {
         env: env(),
         dispatcher: api.agent,

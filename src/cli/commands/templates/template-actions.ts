@@ -21,8 +21,12 @@ export function showPreview(ctx: Context, template: unknown): void {
   ctx.info(`${renderPreview(template, createPaint(ctx.color))}\n`);
 }
 
-/** Seconds between polls while waiting for a review; the first look is soon, then less often. */
-const pollSeconds = [1, 1, 2, 3, 5];
+/**
+ * Seconds between polls while waiting for a review: every second for the first ten (the local
+ * sandbox decides after its --review-delay, 5 s by default, and was seen 2 s late with longer
+ * steps), then less often, as Meta takes minutes.
+ */
+const pollSeconds = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 5];
 
 /**
  * With `--wait`: polls the template until the operator has decided, then answers its final
