@@ -31,6 +31,14 @@ function hintFor(error: ApiError, command: string): string | undefined {
   if (error.status === 403) return "Use a token that has this scope (see `reseller auth status`).";
   if (error.status === 429) return "The token's rate limit is spent; wait and try again.";
   if (error.status === 422) return flagsHint(error, command);
+  // `reseller api GET /plans`: a path with a leading / is sent as given (see commands/api).
+  if (
+    command === "api" &&
+    error.status === 404 &&
+    /^No endpoint \S+ \/(?!api\/)/.test(error.message)
+  ) {
+    return "A path that starts with / is sent as given; without it, it goes under /api/v1/ (`reseller api GET plans`).";
+  }
   return undefined;
 }
 

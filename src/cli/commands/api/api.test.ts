@@ -152,6 +152,21 @@ describe("reseller api", () => {
     expect(JSON.parse(run.stdout).error.error_code).toBe("not_found");
   });
 
+  it("says how paths are read when a path with a leading / names no endpoint (/plans)", async () => {
+    api.pool
+      .intercept({ path: "/plans", method: "GET" })
+      .reply(
+        404,
+        { status: "error", error_code: "not_found", message: "No endpoint GET /plans." },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["api", "GET", "/plans"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      "Hint: A path that starts with / is sent as given; without it, it goes under /api/v1/ (`reseller api GET plans`).",
+    );
+  });
+
   it("exits 6 when the service refuses the method itself (405), as it does for a bad body", async () => {
     api.pool
       .intercept({ path: "/api/v1/workspaces/ws_x", method: "DELETE" })
