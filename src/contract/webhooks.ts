@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { quoted } from "./errors.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import { eventTypes } from "./vocabulary.js";
 
@@ -50,7 +51,8 @@ const subscribable = ["*", ...eventTypes] as const;
 const EventSelection = z
   .array(
     z.enum(subscribable, {
-      error: `events must list event types (${eventTypes.join(", ")}) or "*"`,
+      error: (issue) =>
+        `${typeof issue.input === "string" ? quoted(issue.input) : JSON.stringify(issue.input)} is not an event type: events must list event types (${eventTypes.join(", ")}) or "*"`,
     }),
     { error: 'events must be a list of event types, e.g. ["contact.opted_out"], or ["*"] for all' },
   )

@@ -103,6 +103,12 @@ describe("webhook endpoints and events", () => {
       body: { url: "https://crm.example.test", events: ["campaign.exploded"] },
     });
     expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().details[0]).toMatchObject({
+      field: "events.0",
+      message: expect.stringMatching(
+        /^'campaign\.exploded' is not an event type: events must list event types \(.*contact\.opted_out.*\) or "\*"$/,
+      ),
+    });
     // One event type as a plain string, not a list: told what the field takes.
     const notList = await t.request("POST", "/api/v1/webhook-endpoints", {
       body: { url: "https://crm.example.test", events: "contact.opted_out" },
