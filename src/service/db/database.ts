@@ -9,6 +9,7 @@ import {
   sql,
 } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
+import { connectionName } from "./connection-names.js";
 import {
   type Engine,
   engineOf,
@@ -398,6 +399,7 @@ async function openPostgres(url: string): Promise<Db> {
   };
   const pool = new pg.Pool({
     connectionString: url,
+    application_name: connectionName(),
     max: poolSize,
     types,
     connectionTimeoutMillis: poolWaitLimitMs,

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
+import { defaultDeadAfterMs } from "../jobs/job-queue.js";
+import { processOfConnection } from "./connection-names.js";
 import type { Db } from "./database.js";
 import { engineOf, sqliteHandleOf } from "./engine.js";
 import { withoutLockWaits } from "./sqlite-writer-turns.js";
@@ -81,13 +83,69 @@ export async function withNamedLock<T>(
 ): Promise<T> {
   if (engineOf(db) !== "postgres") return withSqliteLease(db, name, work);
   return db.connection().execute(async (connection) => {
-    await sql`SELECT pg_advisory_lock(hashtext(${name}))`.execute(connection);
+    await takeAdvisoryLock(connection, name);
     try {
       return await work(connection);
     } finally {
       await sql`SELECT pg_advisory_unlock(hashtext(${name}))`.execute(connection);
     }
   });
+}
+
+/** How long one wait for a named lock lasts before its holder is looked at. */
+const lockWaitStep = "2s";
+
+/**
+ * Takes the session advisory lock `name` on `connection`, waiting in steps: after each, a holder
+ * that is a dead instance's connection is ended. A session lock lives as long as its connection,
+ * and the server keeps the connection of a frozen or cut-off instance (a stopped process, a host
+ * gone from the network) until TCP gives up, two hours by default: every other instance waited
+ * that long for the workspace's campaign sends, although its job had been taken over.
+ */
+async function takeAdvisoryLock(connection: Db, name: string): Promise<void> {
+  for (;;) {
+    try {
+      await connection.transaction().execute(async (trx) => {
+        await sql.raw(`SET LOCAL lock_timeout = '${lockWaitStep}'`).execute(trx);
+        await sql`SELECT pg_advisory_lock(hashtext(${name}))`.execute(trx);
+      });
+      return;
+    } catch (error) {
+      // lock_not_available: the step is over and the lock still held.
+      if ((error as { code?: unknown }).code !== "55P03") throw error;
+      await endDeadHolder(connection, name);
+    }
+  }
+}
+
+/**
+ * Ends the server's connection that holds the advisory lock `name` when it belongs to a dead
+ * instance: one of this service's processes (its connections' application_name, see
+ * connection-names.ts) whose heartbeats stopped past the time its jobs are taken over. A process
+ * that never beat (one starting up) is left alone.
+ */
+async function endDeadHolder(connection: Db, name: string): Promise<void> {
+  const holders = await sql<{ pid: number; application_name: string }>`
+    SELECT l.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.classid = ((hashtext(${name})::bigint >> 32) & 4294967295)::oid
+      AND l.objid = (hashtext(${name})::bigint & 4294967295)::oid`.execute(connection);
+  const staleBefore = new Date(Date.now() - defaultDeadAfterMs).toISOString();
+  for (const holder of holders.rows) {
+    const process = processOfConnection(holder.application_name);
+    if (!process) continue;
+    const beats = await connection
+      .selectFrom("instances")
+      .select("last_seen_at")
+      .where("pid", "=", process.pid)
+      .where(sql<string>`left(host, ${process.host.length})`, "=", process.host)
+      // Rows of that very process, not of an earlier one with the same pid (a second of slack
+      // for the start's rounding; both times come from that machine's clock).
+      .where("started_at", ">=", new Date(process.startedMs - 1000).toISOString())
+      .execute();
+    if (beats.length === 0 || beats.some((beat) => beat.last_seen_at >= staleBefore)) continue;
+    await sql`SELECT pg_terminate_backend(${holder.pid})`.execute(connection);
+  }
 }
 
 /**
