@@ -11,7 +11,7 @@ import {
   uniqueTags,
 } from "./contact-rules.js";
 import { neutraliseFormula, restoreFormula } from "./csv-formulas.js";
-import { recogniseLayout } from "./csv-layouts.js";
+import { guessMapping, recogniseLayout } from "./csv-layouts.js";
 import type { CsvMapping } from "./csv-options.js";
 import { ownValue } from "./own-value.js";
 import { normalizePhone } from "./phones.js";
@@ -103,6 +103,24 @@ export function mappingText(mapping: CsvMapping): string {
 }
 
 /**
+ * A mapping as `--map` flags' values (`Telefon=phone`, `Notes=` to ignore a column), what
+ * parseMappingFlags in csv-options.ts reads back; a nameless column, which no flag can name, is
+ * left out when it is ignored.
+ */
+export function mappingFlags(mapping: CsvMapping | undefined): string[] {
+  return Object.entries(mapping ?? {})
+    .filter(([header, field]) => header.trim() !== "" || field !== null)
+    .map(([header, field]) => `${header}=${field ?? ""}`);
+}
+
+/** The same flags as a command line's words: `--map "Telefon=phone" --map "Notiz="`. */
+export function mappingFlagsText(mapping: CsvMapping | undefined): string {
+  return mappingFlags(mapping)
+    .map((flag) => `--map ${JSON.stringify(flag)}`)
+    .join(" ");
+}
+
+/**
  * Reads the header row: names trimmed and case-insensitive, each read as the field it names or
  * as `mapping` says (mapping keys match header names the same way; null ignores a column);
  * `phone` is required. A file without one that comes from a known export (Google Contacts,
@@ -179,6 +197,13 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
       return {
         ok: false,
         message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})`,
+      };
+    }
+    const guessed = mapping ? null : guessMapping(header);
+    if (guessed) {
+      return {
+        ok: false,
+        message: `the header has no 'phone' column (found ${found}); its column names suggest the mapping ${mappingText(guessed)} (CLI: ${mappingFlagsText(guessed)})`,
       };
     }
     return {

@@ -92,3 +92,64 @@ export function presetMapping(preset: CsvPreset, header: readonly string[]): Rec
   const layout = knownLayouts.find((l) => l.preset === preset) as KnownLayout;
   return mappingFor(layout, header);
 }
+
+/**
+ * Column names people give the fields in their own spreadsheets, in the languages of most
+ * clients, folded as `foldedColumnName` folds them (`Téléphone` → `telephone`, `E-Mail` →
+ * `email`). Only a guess to propose: the import itself reads a column only by its field's name or
+ * a mapping.
+ */
+const commonColumnNames: ReadonlyArray<readonly [string, readonly string[]]> = (
+  [
+    [
+      "phone",
+      "phone phonenumber mobile mobilephone mobilenumber cell cellphone telephone tel whatsapp " +
+        "whatsappnumber telefon telefonnummer handy handynummer mobil mobilnummer mobilfunknummer " +
+        "mobiltelefon portable numerodetelephone telefono numerodetelefono movil celular " +
+        "cellulare telemovel telefoon mobiel telefoonnummer numertelefonu telefonu komorka",
+    ],
+    ["first_name", "firstname givenname forename first vorname prenom nombre nome voornaam imie"],
+    [
+      "last_name",
+      "lastname surname familyname last nachname familienname nom apellido apellidos cognome " +
+        "sobrenome achternaam nazwisko",
+    ],
+    [
+      "email",
+      "email emailaddress mail mailaddress emailadresse mailadresse courriel adresseemail correo " +
+        "correoelectronico posta postaelettronica adresemail",
+    ],
+    ["tags", "tags tag labels label categories category gruppen gruppe etiquetas"],
+  ] as const
+).map(([field, names]) => [field, names.split(" ")] as const);
+
+/** A column's name folded for the guess: lower case, no accents, letters and digits only. */
+function foldedColumnName(name: string): string {
+  return name
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/ł/g, "l")
+    .replace(/[^a-z0-9]/g, "");
+}
+
+/**
+ * The mapping this header's own column names suggest (`Telefon` → phone, `Vorname` →
+ * first_name), each field taken by the first column that names it; null when no column looks
+ * like the phone, which every contact needs.
+ */
+export function guessMapping(header: readonly string[]): CsvMapping | null {
+  const mapping: CsvMapping = {};
+  const taken = new Set<string>();
+  for (const cell of header) {
+    const name = cell.trim();
+    if (name === "" || name in mapping) continue;
+    const folded = foldedColumnName(name);
+    const field = commonColumnNames.find(
+      ([f, names]) => !taken.has(f) && names.includes(folded),
+    )?.[0];
+    mapping[name] = field ?? null;
+    if (field) taken.add(field);
+  }
+  return taken.has("phone") ? mapping : null;
+}

@@ -255,6 +255,34 @@ describe("reseller contacts import with real-shaped files", () => {
     expect((await contacts()).length).toBe(3);
   });
 
+  it("at a terminal, proposes a mapping from a file's own column names (Telefon, Vorname, E-Mail) and says it as flags", async () => {
+    const file = tempFile(
+      "kunden.csv",
+      "\uFEFFVorname;Nachname;Telefon;E-Mail;Notiz\nJürgen;Müller;+4915112347003;juergen@example.de;Stammkunde\n",
+    );
+    const prompter = scriptedPrompter({ "Import with this mapping?": true });
+    const run = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("its column names suggest this mapping:");
+    expect(run.stderr).toContain("Telefon → phone");
+    expect(run.stderr).toContain("Notiz → (ignored)");
+    expect(run.stderr).toContain(
+      'The same columns next time, without questions: --map "Vorname=first_name" --map "Nachname=last_name" --map "Telefon=phone" --map "E-Mail=email" --map "Notiz="',
+    );
+    expect(await contacts()).toMatchObject([
+      { phone: "+4915112347003", first_name: "Jürgen", email: "juergen@example.de" },
+    ]);
+  });
+
+  it("without a terminal, refuses a file without a phone column with the mapping its column names suggest", async () => {
+    const file = tempFile("clients.csv", "Prénom,Nom,Téléphone\nZoé,Lefèvre,+33612345678\n");
+    const run = await cli(["contacts", "import", file]);
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      `its column names suggest the mapping {"Prénom":"first_name","Nom":"last_name","Téléphone":"phone"} (CLI: --map "Prénom=first_name" --map "Nom=last_name" --map "Téléphone=phone")`,
+    );
+  });
+
   it("at a terminal, says to name the encoding before proposing a mapping for a file it could not read", async () => {
     const outlook = readFileSync(fixture("outlook-contacts.csv"), "latin1");
     // Saved by Excel on Windows: é as one Windows-1252 byte, not UTF-8.

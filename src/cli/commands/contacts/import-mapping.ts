@@ -3,6 +3,7 @@ import { csvColumns } from "../../../contract/contact-csv.js";
 import {
   type CsvPreset,
   csvPresets,
+  guessMapping,
   presetMapping,
   recogniseLayout,
 } from "../../../contract/csv-layouts.js";
@@ -134,16 +135,20 @@ export async function resolveCsvOptions(
 /** At a terminal: shows the layout found and its mapping; accepted, or edited column by column. */
 async function proposeMapping(ctx: Context, cells: readonly string[]): Promise<CsvMapping> {
   const known = recogniseLayout(cells);
+  // A file of no known export: its own column names (Telefon, Vorname, E-Mail) may say it.
+  const guessed = known ? null : guessMapping(cells);
   const proposed: CsvMapping = {};
-  for (const cell of cells) proposed[cell] = known?.mapping[cell] ?? null;
+  for (const cell of cells) proposed[cell] = known?.mapping[cell] ?? guessed?.[cell.trim()] ?? null;
   ctx.info(
     known
       ? `The file has no 'phone' column; it looks like ${known.title}. Proposed mapping (--preset ${known.preset}):`
-      : "The file has no 'phone' column and is no export this CLI knows. Say which column holds what:",
+      : guessed
+        ? "The file has no 'phone' column; its column names suggest this mapping:"
+        : "The file has no 'phone' column and is no export this CLI knows. Say which column holds what:",
   );
-  if (known) ctx.info(describe(proposed));
+  if (known || guessed) ctx.info(describe(proposed));
   if (
-    known &&
+    (known || guessed) &&
     (await ctx.prompter.confirm({ message: "Import with this mapping?", default: true }))
   ) {
     return proposed;

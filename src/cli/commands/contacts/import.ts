@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
+import { mappingFlagsText } from "../../../contract/contact-csv.js";
 import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
 import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
@@ -8,7 +9,7 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
-import { booleanOption, stringOption } from "../../options.js";
+import { booleanOption, listOption, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -199,6 +200,13 @@ async function importFile(
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const csv = await resolveCsvOptions(ctx, input.path, options);
+  // A mapping chosen at the prompt, said as flags so that the next file like it asks nothing.
+  const chosen =
+    csv.mapping !== undefined &&
+    listOption(options, "map").length === 0 &&
+    stringOption(options, "preset") === undefined
+      ? `\nThe same columns next time, without questions: ${mappingFlagsText(csv.mapping)}`
+      : "";
   // Streamed: the file is never read whole (import-upload.ts).
   const response = await uploadImport(client, workspaceId, input.path, {
     duplicateHandling: stringOption(options, "onDuplicate"),
@@ -258,7 +266,7 @@ async function importFile(
   return {
     data: raw,
     view: importView(done),
-    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${refused}`,
+    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",
     details: done.errors,

@@ -40,7 +40,8 @@ function csvFile(content = "phone,first_name\n+4915112345678,Anna\n+491511234567
 }
 
 /** A file the service refuses as it is: no column is named phone. */
-const withoutPhoneColumn = "Name,Mobile\nAnna,+4915112345678\nBen,+4915112345679\n";
+// Column names that suggest no field (no "phone", "mobile" or "telefon"): each is asked for.
+const withoutPhoneColumn = "Name,Handset\nAnna,+4915112345678\nBen,+4915112345679\n";
 
 describe("reseller workspaces onboard", () => {
   let api = mockApi();
@@ -513,7 +514,7 @@ describe("reseller workspaces onboard", () => {
       });
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(
-        "Error: The file cannot be imported: the header has no 'phone' column (found 'Name', 'Mobile')",
+        "Error: The file cannot be imported: the header has no 'phone' column (found 'Name', 'Handset')",
       );
       expect(run.stderr).toContain(`Hint: Nothing was created. Fix ${file}`);
       expect(prompter.asked).toEqual([]);
@@ -548,7 +549,7 @@ describe("reseller workspaces onboard", () => {
       "CSV file": file,
       "Country of numbers": "",
       "column 'Name'": "first_name",
-      "column 'Mobile'": "phone",
+      "column 'Handset'": "phone",
       "pricing page": false,
       "Create workspace": true,
     });
@@ -562,11 +563,11 @@ describe("reseller workspaces onboard", () => {
     expect(prompter.asked.slice(6)).toEqual([
       expect.stringContaining("Country of numbers"),
       expect.stringContaining("Field for column 'Name'"),
-      expect.stringContaining("Field for column 'Mobile'"),
+      expect.stringContaining("Field for column 'Handset'"),
       "Create a plans:read token for the client's pricing page?",
       expect.stringContaining("Create workspace 'Acme'"),
     ]);
-    expect(mapping).toEqual({ Name: "first_name", Mobile: "phone" });
+    expect(mapping).toEqual({ Name: "first_name", Handset: "phone" });
   });
 
   it("creates nothing when Ctrl-C stops the column mapping", async () => {

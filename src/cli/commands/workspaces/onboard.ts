@@ -2,7 +2,8 @@ import { statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiError } from "../../../client/api-error.js";
-import type { CsvMapping, CsvReadOptions } from "../../../contract/csv-options.js";
+import { mappingFlags, mappingFlagsText } from "../../../contract/contact-csv.js";
+import type { CsvReadOptions } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
 import { Workspace } from "../../../contract/workspaces.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
@@ -150,16 +151,6 @@ async function checkedImport(
     throw error;
   }
   return { path, country, read };
-}
-
-/** The mapping as `contacts import --map` flags, so the import reads the columns as checked. */
-function mapFlags(mapping: CsvMapping | undefined): string[] {
-  return (
-    Object.entries(mapping ?? {})
-      // A nameless column cannot be named by a flag; ignored, it needs none.
-      .filter(([header, field]) => header.trim() !== "" || field !== null)
-      .map(([header, field]) => `${header}=${field ?? ""}`)
-  );
 }
 
 /** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
@@ -367,8 +358,10 @@ export const run: Handler = async (command, { options }) => {
     if (contacts) {
       const retry = [
         `reseller contacts import ${contacts.path} -w ${workspace.id}`,
-        ...mapFlags(contacts.read.mapping).map((flag) => `--map ${JSON.stringify(flag)}`),
-      ].join(" ");
+        mappingFlagsText(contacts.read.mapping),
+      ]
+        .filter((part) => part !== "")
+        .join(" ");
       // The contacts import itself (upload, progress bar, summary), inside the new workspace.
       const importing = importContacts(
         // No question after the workspace exists: the columns were mapped before.
@@ -379,7 +372,7 @@ export const run: Handler = async (command, { options }) => {
             onDuplicate: "update",
             wait: true,
             defaultCountry: contacts.country,
-            map: mapFlags(contacts.read.mapping),
+            map: mappingFlags(contacts.read.mapping),
           },
         },
       );
