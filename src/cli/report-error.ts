@@ -63,6 +63,8 @@ const flagsByCommand: Record<string, Record<string, string>> = {
     audience: "--all, --tag or --contacts",
     scheduled_at: "--schedule",
   },
+  "contacts upsert": { opt_in_status: "--opt-in", opt_in_source: "--opt-in-source" },
+  "contacts update": { opt_in_status: "--opt-in", opt_in_source: "--opt-in-source" },
   "workspaces create": { contact_email: "--email", plan_id: "--plan" },
   "workspaces onboard": { contact_email: "--email", plan_id: "--plan" },
 };

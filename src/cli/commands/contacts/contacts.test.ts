@@ -281,6 +281,32 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(JSON.parse(run.stdout).opt_in_status).toBe("opted_out");
   });
 
+  it("names the flag of a field the service asks for: opting a contact back in needs --opt-in-source", async () => {
+    api.pool.intercept({ path: `${base}/contacts/ct_01anna`, method: "PATCH" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: "opt_in_source: is required to opt an opted-out contact back in",
+        details: [
+          {
+            field: "opt_in_source",
+            message: "is required to opt an opted-out contact back in",
+          },
+        ],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["contacts", "update", "ct_01anna", "--opt-in", "opted_in"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "Hint: With `reseller contacts update`: opt_in_source is --opt-in-source.",
+    );
+  });
+
   it("refuses an update that changes nothing (exit 2)", async () => {
     const run = await runCli(["contacts", "update", "ct_01anna"], {
       env: env(),

@@ -7,7 +7,7 @@ import { paging } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { pagingOptions, stringOption } from "../../options.js";
-import { count } from "../../output/counts.js";
+import { count, counted } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
 import { pageNote } from "../../paged-list.js";
 
@@ -93,6 +93,6 @@ export const run: Handler = async (ctx, { options }) => {
   return {
     data: raw,
     view,
-    message: `${note ? `${note}\n` : ""}${meta.month}: ${count(totals.workspaces)} workspaces, ${count(totals.messages.total.sent)} messages sent (${count(totals.messages.marketing.sent)} marketing, ${count(totals.messages.utility.sent)} utility, ${count(totals.messages.authentication.sent)} authentication), ${count(totals.contacts)} contacts.`,
+    message: `${note ? `${note}\n` : ""}${meta.month}: ${counted(totals.workspaces, "workspace")}, ${counted(totals.messages.total.sent, "message")} sent (${count(totals.messages.marketing.sent)} marketing, ${count(totals.messages.utility.sent)} utility, ${count(totals.messages.authentication.sent)} authentication), ${counted(totals.contacts, "contact")}.`,
   };
 };
