@@ -87,7 +87,8 @@ export function shownHeader(name: string): string {
   return storableCopy(`${name.slice(0, errorValueLength - 10)}…${tag}`);
 }
 
-function columnOf(target: string): string | null {
+/** The field a header name (or a mapping's target) reads as by itself, or null for none. */
+export function fieldNamedBy(target: string): string | null {
   const lower = target.trim().toLowerCase();
   if ((csvColumns as readonly string[]).includes(lower)) return lower;
   if (lower.startsWith(customColumnPrefix)) {
@@ -160,7 +161,11 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
       folded.get(name.toLowerCase()) ??
       folded.get(shown.toLowerCase());
     if (rule) used.add(rule);
-    const target = rule ? (rule.target === null ? null : columnOf(rule.target)) : columnOf(name);
+    const target = rule
+      ? rule.target === null
+        ? null
+        : fieldNamedBy(rule.target)
+      : fieldNamedBy(name);
     layout.mapping[shown] = target;
     if (target === null) {
       layout.ignored.push(shown);
@@ -199,7 +204,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
         message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})`,
       };
     }
-    const guessed = mapping ? null : guessMapping(header);
+    const guessed = mapping ? null : guessMapping(header, fieldNamedBy);
     if (guessed) {
       return {
         ok: false,

@@ -97,7 +97,8 @@ export function presetMapping(preset: CsvPreset, header: readonly string[]): Rec
  * Column names people give the fields in their own spreadsheets, in the languages of most
  * clients, folded as `foldedColumnName` folds them (`Téléphone` → `telephone`, `E-Mail` →
  * `email`). Only a guess to propose: the import itself reads a column only by its field's name or
- * a mapping.
+ * a mapping. Names that often mean something else are left out: `Nombre` or `Name` is as often
+ * the whole name as the first, `Posta` a postal address, `Last` anything.
  */
 const commonColumnNames: ReadonlyArray<readonly [string, readonly string[]]> = (
   [
@@ -108,18 +109,18 @@ const commonColumnNames: ReadonlyArray<readonly [string, readonly string[]]> = (
         "mobiltelefon portable numerodetelephone telefono numerodetelefono movil celular " +
         "cellulare telemovel telefoon mobiel telefoonnummer numertelefonu telefonu komorka",
     ],
-    ["first_name", "firstname givenname forename first vorname prenom nombre nome voornaam imie"],
+    ["first_name", "firstname givenname forename vorname prenom voornaam imie"],
     [
       "last_name",
-      "lastname surname familyname last nachname familienname nom apellido apellidos cognome " +
+      "lastname surname familyname nachname familienname nom apellido apellidos cognome " +
         "sobrenome achternaam nazwisko",
     ],
     [
       "email",
       "email emailaddress mail mailaddress emailadresse mailadresse courriel adresseemail correo " +
-        "correoelectronico posta postaelettronica adresemail",
+        "correoelectronico postaelettronica adresemail",
     ],
-    ["tags", "tags tag labels label categories category gruppen gruppe etiquetas"],
+    ["tags", "tags labels label categories category gruppen gruppe etiquetas"],
   ] as const
 ).map(([field, names]) => [field, names.split(" ")] as const);
 
@@ -129,27 +130,35 @@ function foldedColumnName(name: string): string {
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/ł/g, "l")
+    .replace(/\u0142/g, "l")
     .replace(/[^a-z0-9]/g, "");
 }
 
 /**
- * The mapping this header's own column names suggest (`Telefon` → phone, `Vorname` →
- * first_name), each field taken by the first column that names it; null when no column looks
- * like the phone, which every contact needs.
+ * The mapping this header's own column names suggest for the columns that name no field by
+ * themselves (`Telefon` → phone, `Vorname` → first_name; `readsAs` says what a name reads as on
+ * its own, which the guess leaves as it is and never gives to another column). Null when no
+ * column, or more than one, looks like the phone, which every contact needs: a landline beside a
+ * mobile is the user's choice, not a guess.
  */
-export function guessMapping(header: readonly string[]): CsvMapping | null {
+export function guessMapping(
+  header: readonly string[],
+  readsAs: (name: string) => string | null,
+): CsvMapping | null {
+  const names = [...new Set(header.map((cell) => cell.trim()).filter((name) => name !== ""))];
+  const taken = new Set(names.map(readsAs).filter((field) => field !== null));
+  const candidates = names
+    .filter((name) => readsAs(name) === null)
+    .map((name) => {
+      const folded = foldedColumnName(name);
+      return { name, field: commonColumnNames.find(([, known]) => known.includes(folded))?.[0] };
+    });
+  if (candidates.filter((c) => c.field === "phone").length !== 1 || taken.has("phone")) return null;
   const mapping: CsvMapping = {};
-  const taken = new Set<string>();
-  for (const cell of header) {
-    const name = cell.trim();
-    if (name === "" || name in mapping) continue;
-    const folded = foldedColumnName(name);
-    const field = commonColumnNames.find(
-      ([f, names]) => !taken.has(f) && names.includes(folded),
-    )?.[0];
-    mapping[name] = field ?? null;
-    if (field) taken.add(field);
+  for (const { name, field } of candidates) {
+    if (field === undefined || taken.has(field)) continue;
+    mapping[name] = field;
+    taken.add(field);
   }
-  return taken.has("phone") ? mapping : null;
+  return mapping;
 }

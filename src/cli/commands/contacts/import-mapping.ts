@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { csvColumns } from "../../../contract/contact-csv.js";
+import { csvColumns, fieldNamedBy } from "../../../contract/contact-csv.js";
 import {
   type CsvPreset,
   csvPresets,
@@ -24,6 +24,7 @@ import {
   openContactCsv,
   readCsvHead,
 } from "../../../contract/csv-reader.js";
+import { ownValue } from "../../../contract/own-value.js";
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
@@ -136,9 +137,13 @@ export async function resolveCsvOptions(
 async function proposeMapping(ctx: Context, cells: readonly string[]): Promise<CsvMapping> {
   const known = recogniseLayout(cells);
   // A file of no known export: its own column names (Telefon, Vorname, E-Mail) may say it.
-  const guessed = known ? null : guessMapping(cells);
+  const guessed = known ? null : guessMapping(cells, fieldNamedBy);
   const proposed: CsvMapping = {};
-  for (const cell of cells) proposed[cell] = known?.mapping[cell] ?? guessed?.[cell.trim()] ?? null;
+  for (const cell of cells) {
+    // A column that names a field keeps it (`opt_in_status` beside a `Telefon` column).
+    proposed[cell] =
+      ownValue(known?.mapping ?? guessed ?? {}, cell.trim()) ?? fieldNamedBy(cell) ?? null;
+  }
   ctx.info(
     known
       ? `The file has no 'phone' column; it looks like ${known.title}. Proposed mapping (--preset ${known.preset}):`
