@@ -1,7 +1,8 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { usageError } from "./cli-error.js";
 import { cannotRead } from "./input-file.js";
@@ -11,8 +12,14 @@ export interface InputFile {
   path: string;
   /** The path as given (`customers.csv`), or `standard input` for `-`. */
   label: string;
-  /** Deletes the copy of a stream; nothing for a file read in place. */
+  /** Deletes the copy of a stream (at once, however often called); nothing for a file in place. */
   remove(): Promise<void>;
+}
+
+/** The most a stream may hold, and the error that says it held more (copying stops there). */
+export interface InputLimit {
+  bytes: number;
+  tooLarge: () => Error;
 }
 
 /**
@@ -30,6 +37,7 @@ const stdinNames = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 export async function spooledInput(
   path: string,
   stdin: NodeJS.ReadableStream & { isTTY?: boolean },
+  limit?: InputLimit,
 ): Promise<InputFile> {
   const named = `'${path}'`;
   if (stdinNames.has(path)) {
@@ -40,15 +48,15 @@ export async function spooledInput(
       );
     }
     return path === "-"
-      ? copied(stdin, "standard input", "standard input")
-      : copied(stdin, path, named);
+      ? copied(stdin, "standard input", "standard input", limit)
+      : copied(stdin, path, named, limit);
   }
   const found = await stat(path).catch((error: unknown) => {
     throw cannotRead(named, error);
   });
   if (found.isFile()) return { path, label: path, remove: async () => {} };
   if (found.isDirectory()) throw cannotRead(named, { code: "EISDIR" });
-  return copied(createReadStream(path), path, named);
+  return copied(createReadStream(path), path, named, limit);
 }
 
 /** `named`: how a read error names the source (see cannotRead). */
@@ -56,16 +64,46 @@ async function copied(
   from: NodeJS.ReadableStream,
   label: string,
   named: string,
+  limit: InputLimit | undefined,
 ): Promise<InputFile> {
-  // Contacts are other people's data: the copy is readable by this user alone.
+  // Contacts are other people's data: the copy is readable by this user alone, and deleted on
+  // every way out, Ctrl-C and SIGTERM included (their default would exit past any `finally`).
   const dir = await mkdtemp(join(tmpdir(), "reseller-input-"));
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const removeNow = () => rmSync(dir, { recursive: true, force: true });
+  const onSignal = (signal: NodeJS.Signals) => {
+    unlisten();
+    removeNow();
+    process.kill(process.pid, signal);
+  };
+  const unlisten = () => {
+    process.off("exit", removeNow);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+  process.once("exit", removeNow);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const remove = async () => {
+    unlisten();
+    await rm(dir, { recursive: true, force: true });
+  };
   const path = join(dir, "input.csv");
+  let bytes = 0;
+  let tooLarge: Error | null = null;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (limit && bytes > limit.bytes) {
+        tooLarge = limit.tooLarge();
+        done(tooLarge);
+      } else done(null, chunk);
+    },
+  });
   try {
-    await pipeline(from, createWriteStream(path, { mode: 0o600 }));
+    await pipeline(from, counted, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
     await remove();
-    throw cannotRead(named, error);
+    throw tooLarge ?? cannotRead(named, error);
   }
   return { path, label, remove };
 }

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -312,6 +313,26 @@ describe("contacts with the reseller binary against a real local service", () =>
       expect(imported.stderr).toContain(`queued: 2 rows from ${from}`);
       expect(imported.stderr).toContain("2 created");
     }
+  });
+
+  it("deletes its copy of standard input when Ctrl-C stops it mid-copy", async () => {
+    const own = mkdtempSync(join(tmpdir(), "reseller-spool-e2e-"));
+    const child = execa("node", [binPath, "contacts", "import", "-", "-w", "ws_unused"], {
+      env: { ...env, NODE_EXTRA_CA_CERTS: "", CI: "true", TMPDIR: own },
+      stdin: "pipe",
+      reject: false,
+    });
+    child.stdin?.write("phone,first_name\n+4915112340001,Copied\n");
+    // The copy exists once the CLI reads its input; the pipe stays open, so it goes on copying.
+    const until = Date.now() + 10_000;
+    while (!readdirSync(own).some((name) => name.startsWith("reseller-input-"))) {
+      if (Date.now() > until) throw new Error("the CLI made no copy of its input");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill("SIGINT");
+    const ended = await child;
+    expect(ended.signal ?? ended.exitCode).toBeTruthy();
+    expect(readdirSync(own)).toEqual([]);
   });
 
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {

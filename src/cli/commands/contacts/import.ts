@@ -2,7 +2,11 @@ import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
 import { mappingFlagsText } from "../../../contract/contact-csv.js";
-import { type ContactImport, ContactImportResponse } from "../../../contract/contact-imports.js";
+import {
+  type ContactImport,
+  ContactImportResponse,
+  importLimits,
+} from "../../../contract/contact-imports.js";
 import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
@@ -181,7 +185,17 @@ export const run: Handler = async (ctx, { args, options }) => {
   // Checked before the upload, written only at the end: a file of an earlier run is kept
   // when this one fails.
   if (!dry && errorsFile !== undefined) await checkOutputFile(errorsFile, "--errors");
-  const input = await spooledInput(args[0] ?? "", ctx.io.stdin);
+  const input = await spooledInput(args[0] ?? "", ctx.io.stdin, {
+    bytes: importLimits.csvBytes,
+    tooLarge: () =>
+      new CliError(
+        "refused",
+        `${args[0] === "-" ? "Standard input" : `'${args[0]}'`} holds more than 100 MB; an import takes at most 100 MB. Split the file.`,
+        undefined,
+        [],
+        "payload_too_large",
+      ),
+  });
   try {
     return dry
       ? await checkLocally(ctx, input.path, options)
@@ -213,6 +227,8 @@ async function importFile(
     defaultCountry: stringOption(options, "defaultCountry"),
     csv,
   });
+  // Uploaded: the copy of a stream is no longer needed, and Ctrl-C is the waiting's own now.
+  await input.remove();
   const queued = response.body.data;
   const path = workspacePath(workspaceId, `/contacts/imports/${encodeURIComponent(queued.id)}`);
   if (ctx.output !== "json" && ctx.output !== "quiet") {
