@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectionNameOf } from "../../src/service/db/connection-names.js";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { withNamedLock } from "../../src/service/db/write-conflicts.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
@@ -27,10 +28,10 @@ describe("a named lock held by another instance's connection", () => {
   const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
   /** A connection named as an instance's process `pid` names its own, holding `name`. */
-  async function holder(pid: number, name: string): Promise<pg.Client> {
+  async function holder(pid: number, name: string, started = startedMs): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: target.url,
-      application_name: `reseller ${pid} ${startedMs} ${hostname()}`,
+      application_name: connectionNameOf(pid, started, hostname()),
     });
     // Ended by the server in the test that expects it: not an error of the test.
     client.on("error", () => {});
@@ -65,8 +66,10 @@ describe("a named lock held by another instance's connection", () => {
   it("waits for a live instance's connection, and for a process that never beat", async () => {
     await instance("ins_alive", 990_002, 1_000);
     const alive = await holder(990_002, "campaign-sends:ws_alive");
-    // No instance row: a process starting up, before its first heartbeat.
-    const starting = await holder(990_003, "campaign-sends:ws_starting");
+    // No instance row of its own: a process starting up, before its first heartbeat; the dead
+    // row of an earlier process with the same pid (a restarted container's pid 1) is not its.
+    await instance("ins_earlier", 990_003, 25_000);
+    const starting = await holder(990_003, "campaign-sends:ws_starting", Date.now());
     try {
       for (const name of ["campaign-sends:ws_alive", "campaign-sends:ws_starting"]) {
         const waiting = withNamedLock(database.db, name, async () => "ran");

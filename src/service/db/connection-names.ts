@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 
 /**
@@ -6,32 +7,43 @@ import { hostname } from "node:os";
  */
 const startedMs = Math.round(Date.now() - process.uptime() * 1000);
 
-/** The server keeps at most this many bytes of an `application_name`. */
-const nameLimit = 63;
+/**
+ * The host as the connection name carries it: the start of the MD5 of its name (as PostgreSQL's
+ * `md5(host)` reads the instances table), so a long host name (a Kubernetes pod's) keeps what
+ * tells it apart within the server's 63 bytes of `application_name`.
+ */
+function hostKey(host: string): string {
+  return createHash("md5").update(host).digest("hex").slice(0, hostKeyLength);
+}
+
+/** Hex digits of the host's key. */
+export const hostKeyLength = 12;
 
 /**
  * The `application_name` of this process's PostgreSQL connections: `reseller <pid> <started ms>
- * <host>`. Another instance waiting for a lock that one of them holds reads it to tell, with the
- * instances' heartbeats, whether the holder's process is a dead instance (write-conflicts.ts).
+ * <host key>`. Another instance waiting for a lock that one of them holds reads it to tell, with
+ * the instances' heartbeats, whether the holder's process is a dead instance (write-conflicts.ts).
  */
 export function connectionName(): string {
-  return Buffer.from(`reseller ${process.pid} ${startedMs} ${hostname()}`)
-    .subarray(0, nameLimit)
-    .toString()
-    .replace(/\uFFFD$/, "");
+  return connectionNameOf(process.pid, startedMs, hostname());
 }
 
-/** The process a connection name says, or null for another application's connection. */
+/** The connection name of a process: its pid, start (ms since the epoch) and host. */
+export function connectionNameOf(pid: number, started: number, host: string): string {
+  return `reseller ${pid} ${started} ${hostKey(host)}`;
+}
+
+/** The process a connection name says. */
 export interface ConnectionProcess {
   pid: number;
   startedMs: number;
-  /** The host's name, or its start where the name was cut to fit. */
-  host: string;
+  /** hostKey of its host. */
+  hostKey: string;
 }
 
 /** Reads a connectionName back; null for a name this service did not give. */
 export function processOfConnection(name: string): ConnectionProcess | null {
-  const match = /^reseller (\d+) (\d+) (.+)$/.exec(name);
-  if (!match) return null;
-  return { pid: Number(match[1]), startedMs: Number(match[2]), host: match[3] as string };
+  const match = /^reseller (\d+) (\d+) ([0-9a-f]+)$/.exec(name);
+  if (!match || match[3]?.length !== hostKeyLength) return null;
+  return { pid: Number(match[1]), startedMs: Number(match[2]), hostKey: match[3] };
 }

@@ -119,17 +119,26 @@ async function takeAdvisoryLock(connection: Db, name: string): Promise<void> {
 }
 
 /**
- * Ends the server's connection that holds the advisory lock `name` when it belongs to a dead
- * instance: one of this service's processes (its connections' application_name, see
- * connection-names.ts) whose heartbeats stopped past the time its jobs are taken over. A process
- * that never beat (one starting up) is left alone.
+ * How long after its process started an instance writes its first heartbeat at most (the
+ * migrations and set-up of a start come first): a heartbeat row started later is another
+ * process's with the same pid (a container's pid 1 on a host of the same name).
+ */
+const firstBeatWithinMs = 60_000;
+
+/**
+ * Ends the server's connection that holds the advisory lock `name` in this database when it
+ * belongs to a dead instance: one of this service's processes (its connections' application_name,
+ * see connection-names.ts) whose heartbeats stopped past the time its jobs are taken over. A
+ * process that never beat (one starting up) is left alone. The end is asked in one statement
+ * that checks again that the same connection still holds the lock, so a connection that ended
+ * meanwhile, and a pid the server gave another one since, is never ended.
  */
 async function endDeadHolder(connection: Db, name: string): Promise<void> {
-  const holders = await sql<{ pid: number; application_name: string }>`
-    SELECT l.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-      AND l.classid = ((hashtext(${name})::bigint >> 32) & 4294967295)::oid
-      AND l.objid = (hashtext(${name})::bigint & 4294967295)::oid`.execute(connection);
+  // backend_start as text: a Date would drop its microseconds, and the check below compares it.
+  const holders = await sql<{ pid: number; application_name: string; backend_start: string }>`
+    SELECT l.pid, a.application_name, a.backend_start::text AS backend_start
+    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE ${holdsLock(name)}`.execute(connection);
   const staleBefore = new Date(Date.now() - defaultDeadAfterMs).toISOString();
   for (const holder of holders.rows) {
     const process = processOfConnection(holder.application_name);
@@ -138,14 +147,25 @@ async function endDeadHolder(connection: Db, name: string): Promise<void> {
       .selectFrom("instances")
       .select("last_seen_at")
       .where("pid", "=", process.pid)
-      .where(sql<string>`left(host, ${process.host.length})`, "=", process.host)
-      // Rows of that very process, not of an earlier one with the same pid (a second of slack
-      // for the start's rounding; both times come from that machine's clock).
-      .where("started_at", ">=", new Date(process.startedMs - 1000).toISOString())
+      .where(sql<string>`left(md5(host), ${process.hostKey.length})`, "=", process.hostKey)
+      .where("started_at", ">=", new Date(process.startedMs).toISOString())
+      .where("started_at", "<", new Date(process.startedMs + firstBeatWithinMs).toISOString())
       .execute();
     if (beats.length === 0 || beats.some((beat) => beat.last_seen_at >= staleBefore)) continue;
-    await sql`SELECT pg_terminate_backend(${holder.pid})`.execute(connection);
+    await sql`SELECT pg_terminate_backend(l.pid)
+      FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE ${holdsLock(name)} AND l.pid = ${holder.pid}
+        AND a.application_name = ${holder.application_name}
+        AND a.backend_start::text = ${holder.backend_start}`.execute(connection);
   }
+}
+
+/** The condition on `pg_locks l` of a connection holding the advisory lock `name` here. */
+function holdsLock(name: string) {
+  return sql`l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = ((hashtext(${name})::bigint >> 32) & 4294967295)::oid
+    AND l.objid = (hashtext(${name})::bigint & 4294967295)::oid`;
 }
 
 /**
