@@ -141,15 +141,15 @@ async function endDeadHolder(connection: Db, name: string): Promise<void> {
     WHERE ${holdsLock(name)}`.execute(connection);
   const staleBefore = new Date(Date.now() - defaultDeadAfterMs).toISOString();
   for (const holder of holders.rows) {
-    const process = processOfConnection(holder.application_name);
-    if (!process) continue;
+    const owner = processOfConnection(holder.application_name);
+    if (!owner) continue;
     const beats = await connection
       .selectFrom("instances")
       .select("last_seen_at")
-      .where("pid", "=", process.pid)
-      .where(sql<string>`left(md5(host), ${process.hostKey.length})`, "=", process.hostKey)
-      .where("started_at", ">=", new Date(process.startedMs).toISOString())
-      .where("started_at", "<", new Date(process.startedMs + firstBeatWithinMs).toISOString())
+      .where("pid", "=", owner.pid)
+      .where(sql<string>`left(md5(host), ${owner.hostKey.length})`, "=", owner.hostKey)
+      .where("started_at", ">=", new Date(owner.startedMs).toISOString())
+      .where("started_at", "<", new Date(owner.startedMs + firstBeatWithinMs).toISOString())
       .execute();
     if (beats.length === 0 || beats.some((beat) => beat.last_seen_at >= staleBefore)) continue;
     await sql`SELECT pg_terminate_backend(l.pid)
