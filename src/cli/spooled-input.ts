@@ -68,8 +68,11 @@ async function copied(
 ): Promise<InputFile> {
   // Contacts are other people's data: the copy is readable by this user alone, and deleted on
   // every way out, Ctrl-C and SIGTERM included (their default would exit past any `finally`).
-  const dir = await mkdtemp(join(tmpdir(), "reseller-input-"));
-  const removeNow = () => rmSync(dir, { recursive: true, force: true });
+  // The signals are taken before the folder exists, so none can end the process in between.
+  let dir: string | null = null;
+  const removeNow = () => {
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     unlisten();
     removeNow();
@@ -85,8 +88,14 @@ async function copied(
   process.once("SIGTERM", onSignal);
   const remove = async () => {
     unlisten();
-    await rm(dir, { recursive: true, force: true });
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
   };
+  try {
+    dir = await mkdtemp(join(tmpdir(), "reseller-input-"));
+  } catch (error) {
+    unlisten();
+    throw cannotRead(named, error);
+  }
   const path = join(dir, "input.csv");
   let bytes = 0;
   let tooLarge: Error | null = null;
