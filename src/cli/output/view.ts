@@ -21,7 +21,7 @@ export interface Column<Row> {
   key: string;
   value(row: Row): Cell;
   display?(row: Row, paint: Paint): string;
-  /** false: in CSV and piped output only, left out of the terminal's table (a detail column). */
+  /** false: in CSV and piped output only, left out of the terminal's table or record (a detail). */
   terminal?: false;
 }
 
@@ -82,14 +82,15 @@ export function tableView<Row>(
 
 /** One resource shown as aligned "Label  value" lines. */
 export function recordView<T>(data: T, fields: Column<T>[]): View {
+  const shown = fields.filter((f) => f.terminal !== false);
   return {
     kind: "record",
-    labels: fields.map((f) => f.header),
+    labels: shown.map((f) => f.header),
     keys: fields.map((f) => f.key),
     raw: fields.map((f) => f.value(data)),
     display: (paint) => {
       const clean = withoutControls(data);
-      return fields.map((f) => (f.display ? f.display(clean, paint) : cellText(f.value(clean))));
+      return shown.map((f) => (f.display ? f.display(clean, paint) : cellText(f.value(clean))));
     },
     ids: idOf(data),
   };

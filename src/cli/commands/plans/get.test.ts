@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { planMeta, starterPlan } from "../../../../test/fixtures/plans.js";
+import { freePlan, planMeta, starterPlan } from "../../../../test/fixtures/plans.js";
 import { runCli } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
@@ -29,6 +29,33 @@ describe("reseller plans get", () => {
     expect(run.stdout).toContain("Features");
     expect(run.stdout).toMatch(/Contacts\s+limit\s+unlimited/);
     expect(run.stdout).toMatch(/API access\s+boolean\s+included/);
+  });
+
+  it("prints field and raw value per line when piped, whether it is free and its trial included", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans/1", method: "GET" })
+      .reply(200, { status: "success", data: freePlan, meta: planMeta }, { headers: jsonHeaders });
+    const run = await runCli(["plans", "get", "1"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines).toContain("price\t0");
+    expect(lines).toContain("is_public\ttrue");
+    expect(lines).toContain("is_free\ttrue");
+    expect(lines).toContain("trial_days\t14");
+  });
+
+  it("leaves the detail fields to the price at a terminal", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans/1", method: "GET" })
+      .reply(200, { status: "success", data: freePlan, meta: planMeta }, { headers: jsonHeaders });
+    const run = await runCli(["plans", "get", "1"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toMatch(/Price:\s+Free · 14-day trial/);
+    expect(run.stdout).toMatch(/Visibility:\s+public/);
+    expect(run.stdout).not.toContain("Trial days");
   });
 
   it("prints only the plan id with --quiet", async () => {

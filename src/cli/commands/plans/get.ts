@@ -2,7 +2,7 @@ import type { Feature } from "../../../contract/plans.js";
 import { PlanResponse } from "../../../contract/plans.js";
 import type { Handler } from "../../command-spec.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
-import { featureValue, periodLabel, priceLabel } from "./plan-format.js";
+import { featureValue, freeAndTrialColumns, periodLabel, priceLabel } from "./plan-format.js";
 
 /** `reseller plans get <id>`: one plan and what it includes. */
 export const run: Handler = async (ctx, { args }) => {
@@ -39,7 +39,8 @@ export const run: Handler = async (ctx, { args }) => {
           {
             header: "Visibility",
             key: "is_public",
-            value: (p) => (p.is_public ? "public" : "private"),
+            value: (p) => p.is_public,
+            display: (p) => (p.is_public ? "public" : "private"),
           },
           {
             header: "Sign-up link",
@@ -47,6 +48,7 @@ export const run: Handler = async (ctx, { args }) => {
             value: (p) => p.registration_url,
             display: (p) => p.registration_url ?? "—",
           },
+          ...freeAndTrialColumns,
         ]),
       },
       {
