@@ -130,6 +130,12 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toContain("Invitation sent to owner@acme.test.");
     expect(run.stderr).toContain("shown only this once");
     expect(run.stderr).toMatch(/Next:\n {2}reseller workspaces use ws_01trial\s+# work inside it/);
+    // Each next step runs as written in an empty folder: no file to write first, no elisions.
+    expect(run.stderr).toMatch(
+      / {2}reseller templates create -w ws_01trial\s+# submit a message template/,
+    );
+    expect(run.stderr).toMatch(/ {2}reseller campaigns create -w ws_01trial\s+# send a broadcast/);
+    expect(run.stderr).not.toMatch(/\.json|…/);
   });
 
   it("asks again until the email is valid", async () => {

@@ -178,19 +178,24 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
     [
       ["contacts", "import"],
       `reseller contacts import contacts.csv -w ${id} --default-country DE`,
-      "import contacts (the country reads national numbers)",
+      "import your CSV (the country reads national numbers)",
     ],
     [
       ["channels", "add"],
       `reseller channels add --phone +4915112345678 -w ${id}`,
       "connect the number campaigns send from",
     ],
+    // Both ask for what they need at a terminal: no file to have written first.
     [
       ["templates", "create"],
-      `reseller templates create --file template.json -w ${id}`,
-      "submit a message template",
+      `reseller templates create -w ${id}`,
+      "submit a message template (it asks for each part)",
     ],
-    [["campaigns", "create"], `reseller campaigns create -w ${id} …`, "send a broadcast"],
+    [
+      ["campaigns", "create"],
+      `reseller campaigns create -w ${id}`,
+      "send a broadcast once a template is approved",
+    ],
     [["workspaces", "get"], `reseller workspaces get ${id}`, "usage against the plan's limits"],
   ];
   const shown = steps.filter(([path]) => hasCommand(path) && !(imported && path[0] === "contacts"));
