@@ -151,7 +151,7 @@ const workerTurns = new WeakMap<BetterSqlite3.Database, WriterTurns>();
 /**
  * Whether the service's thread waits to write while this handle's transaction holds the lock: true
  * only on a worker thread's SQLite connection (an import's), whose long transactions then end
- * early (contact-imports.ts). PostgreSQL locks rows, not the database, so nothing waits this way.
+ * early (contact-import-job.ts). PostgreSQL locks rows, not the database, so nothing waits this way.
  */
 export function othersWaitToWrite(db: QueryExecutorProvider): boolean {
   if (engineOf(db) !== "sqlite") return false;

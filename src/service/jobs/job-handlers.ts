@@ -1,6 +1,6 @@
 import { campaignRunHandler } from "../domain/campaign-engine.js";
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
-import { contactImportJob, runContactImport } from "../domain/contact-imports.js";
+import { contactImportJob, runContactImport } from "../domain/contact-import-job.js";
 import { templateReviewJob } from "../domain/templates.js";
 import { lifecycleSweepHandler } from "../domain/trials.js";
 import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
