@@ -203,6 +203,60 @@ describe("contact imports of CSV files as people have them", () => {
     expect(await byPhone("+4915112347020")).toMatchObject({ last_name: "Ørsted" });
   });
 
+  it("refuses bytes that stand for no character in the declared encoding, writing nothing", async () => {
+    const cases: Array<[Buffer, Record<string, unknown>, string]> = [
+      // 0x81 has no character in windows-1252.
+      [
+        Buffer.from("phone;first_name\r\n+4915112343101;a\x81b\r\n", "latin1"),
+        { encoding: "windows-1252" },
+        "is not windows-1252 text: byte 0x81 (byte 35 of the file) stands for no character in windows-1252",
+      ],
+      // Half a surrogate pair: no character at all.
+      [
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from("phone\tfirst_name\r\n+4915112343001\t", "utf16le"),
+          Buffer.from([0x3d, 0xd8]),
+          Buffer.from("x\r\n", "utf16le"),
+        ]),
+        {},
+        "is not utf-16le text: it holds half a character (a lone UTF-16 surrogate)",
+      ],
+      // A stray last byte: half a UTF-16 code unit.
+      [
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from("phone\r\n+4915112343002\r\n", "utf16le"),
+          Buffer.from("A"),
+        ]),
+        {},
+        "is not utf-16le text: it ends with half a character",
+      ],
+    ];
+    for (const [file, options, message] of cases) {
+      const refused = await start(file, options);
+      expect(refused.statusCode, message).toBe(422);
+      expect(refused.json().details).toContainEqual({
+        field: "csv",
+        message: expect.stringContaining(message),
+      });
+    }
+    const list = await t.request("GET", path("/imports"));
+    expect(list.json().data).toEqual([]);
+    const pieces = await t.database.db
+      .selectFrom("contact_import_uploads")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    expect(Number(pieces.n)).toBe(0);
+  });
+
+  it("reads an ISO-8859-1 file as browsers do, 0x80 as € (windows-1252), not a control character", async () => {
+    const file = Buffer.from("phone;first_name\r\n+4915112340602;\x80uro \xe9t\xe9\r\n", "latin1");
+    const done = await imported(file, { encoding: "iso-8859-1" });
+    expect(done).toMatchObject({ created: 1, error_count: 0, encoding: "iso-8859-1" });
+    expect(await byPhone("+4915112340602")).toMatchObject({ first_name: "€uro été" });
+  });
+
   it("takes internationalised emails through the contacts API too", async () => {
     const res = await t.request("POST", path(""), {
       body: { phone: "+4915112345699", email: "josé@exämple.de" },

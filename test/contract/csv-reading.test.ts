@@ -100,6 +100,27 @@ describe("reading files", () => {
     expect(decoder.encoding).toBe("utf-16le");
   });
 
+  it.each([
+    ["utf-16le", Buffer.from([0xff, 0xfe])],
+    ["utf-16be", Buffer.from([0xfe, 0xff])],
+  ] as const)(
+    "keeps an emoji whose two halves fall in two pieces whole in %s",
+    (encoding, mark) => {
+      const text = "phone,name\n+4915112340001,Ana 😀\n";
+      const le = Buffer.from(text, "utf16le");
+      const body = encoding === "utf-16le" ? le : Buffer.from(le).swap16();
+      const bytes = Buffer.concat([mark, body]);
+      const split = bytes.length - 6; // between the emoji's two halves
+      for (const cut of [split - 1, split, split + 1]) {
+        const decoder = new CsvDecoder();
+        const parts = [decoder.write(bytes.subarray(0, cut)), decoder.write(bytes.subarray(cut))];
+        parts.push(decoder.end());
+        expect(Buffer.concat(parts).toString("utf8"), `cut at ${cut}`).toBe(text);
+        expect(decoder.invalid).toBeNull();
+      }
+    },
+  );
+
   it("reads a file with a UTF-8 mark as UTF-8 even when told windows-1252", () => {
     const reader = openContactCsv({ encoding: "windows-1252" });
     const rows: (string[] | null)[] = [];

@@ -8,7 +8,12 @@ import {
   type ImportRowError,
   importLimits,
 } from "../../contract/contact-imports.js";
-import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../contract/csv-decoding.js";
+import {
+  CsvDecoder,
+  notCsvReason,
+  notEncodedReason,
+  notUtf8Reason,
+} from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
 import { quoted } from "../../contract/errors.js";
@@ -148,9 +153,11 @@ export async function createImport(
         }
       }
       await upload.push(decoder.write(piece));
+      refuseUndecodable(decoder);
     }
     if (start !== null) refuseNonCsv(start);
     await upload.push(decoder.end());
+    refuseUndecodable(decoder);
     file = await upload.end();
     head = headerOf(file.head, file.bytes <= headerBytes, options);
     rows = await upload.scan(head.delimiter, startsWithSeparatorLine(file.head));
@@ -285,6 +292,12 @@ export async function listImportErrors(
     total: async () => imported.error_count,
   });
   return { data: page.rows, meta: { pagination: page.pagination } };
+}
+
+/** A 422 for a file whose bytes are not text in its encoding (csv-decoding.ts). */
+function refuseUndecodable(decoder: CsvDecoder): void {
+  const reason = notEncodedReason(decoder, "the encoding option");
+  if (reason !== null) throw invalidField("csv", reason);
 }
 
 /** A 422 for a file that starts as a workbook, an archive or a PDF does (csv-decoding.ts). */

@@ -1,7 +1,12 @@
 import { isUtf8 } from "node:buffer";
 import { CsvRowScanner, phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
-import { CsvDecoder, notCsvReason, notUtf8Reason } from "../../../contract/csv-decoding.js";
+import {
+  CsvDecoder,
+  notCsvReason,
+  notEncodedReason,
+  notUtf8Reason,
+} from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
 import {
   CsvHeaderError,
@@ -124,6 +129,8 @@ export function dryRun(
   // refuses the whole file.
   const decoder = new CsvDecoder(read.encoding);
   const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
+  const undecodable = notEncodedReason(decoder, "--encoding");
+  if (undecodable !== null) throw refusedFile(`The file ${undecodable}.`);
   const scanner = new CsvRowScanner(reader.delimiter ?? ",", {
     separatorLine: startsWithSeparatorLine(text),
   });
