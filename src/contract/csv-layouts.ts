@@ -121,6 +121,11 @@ const commonColumnNames: ReadonlyArray<readonly [string, readonly string[]]> = (
         "correoelectronico postaelettronica adresemail",
     ],
     ["tags", "tags labels label categories category gruppen gruppe etiquetas"],
+    [
+      "opt_in_status",
+      "optinstatus optin optedin consent consentstatus marketingconsent whatsappoptin " +
+        "whatsappconsent einwilligung consentement consentimiento",
+    ],
   ] as const
 ).map(([field, names]) => [field, names.split(" ")] as const);
 
@@ -145,6 +150,38 @@ export function guessMapping(
   header: readonly string[],
   readsAs: (name: string) => string | null,
 ): CsvMapping | null {
+  const { taken, candidates } = columnGuesses(header, readsAs);
+  if (candidates.filter((c) => c.field === "phone").length !== 1 || taken.has("phone")) return null;
+  return guessedMapping(taken, candidates);
+}
+
+/**
+ * For a header that names its phone column: the columns the import will ignore whose names
+ * look like a field no other column names (`First Name` → first_name, `Opt-In Status` →
+ * opt_in_status), so a user can be told before their data is left out. Never phone.
+ */
+export function guessIgnoredColumns(
+  header: readonly string[],
+  readsAs: (name: string) => string | null,
+): CsvMapping {
+  const { taken, candidates } = columnGuesses(header, readsAs);
+  if (!taken.has("phone")) return {};
+  return guessedMapping(
+    taken,
+    candidates.filter((c) => c.field !== "phone"),
+  );
+}
+
+interface ColumnGuess {
+  name: string;
+  field: string | undefined;
+}
+
+/** The fields a header's names give by themselves, and what each other name looks like. */
+function columnGuesses(
+  header: readonly string[],
+  readsAs: (name: string) => string | null,
+): { taken: Set<string>; candidates: ColumnGuess[] } {
   const names = [...new Set(header.map((cell) => cell.trim()).filter((name) => name !== ""))];
   const taken = new Set(names.map(readsAs).filter((field) => field !== null));
   const candidates = names
@@ -153,12 +190,17 @@ export function guessMapping(
       const folded = foldedColumnName(name);
       return { name, field: commonColumnNames.find(([, known]) => known.includes(folded))?.[0] };
     });
-  if (candidates.filter((c) => c.field === "phone").length !== 1 || taken.has("phone")) return null;
+  return { taken, candidates };
+}
+
+/** The first column that looks like each field not taken yet. */
+function guessedMapping(taken: ReadonlySet<string>, candidates: ColumnGuess[]): CsvMapping {
+  const given = new Set(taken);
   const mapping: CsvMapping = {};
   for (const { name, field } of candidates) {
-    if (field === undefined || taken.has(field)) continue;
+    if (field === undefined || given.has(field)) continue;
     mapping[name] = field;
-    taken.add(field);
+    given.add(field);
   }
   return mapping;
 }

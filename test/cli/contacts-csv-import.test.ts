@@ -274,6 +274,43 @@ describe("reseller contacts import with real-shaped files", () => {
     ]);
   });
 
+  it("at a terminal, offers the columns beside phone that look like fields (First Name, Opt-In Status) before sending", async () => {
+    const file = tempFile(
+      "t9.csv",
+      "phone,Opt-In Status,First Name,Notes\n+4915112340101,yes,Anna,VIP\n",
+    );
+    const prompter = scriptedPrompter({ "Import them as these fields?": true });
+    const run = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toEqual(["Import them as these fields?"]);
+    expect(run.stderr).toContain("Opt-In Status → opt_in_status");
+    expect(run.stderr).toContain("First Name → first_name");
+    expect(run.stderr).toContain(
+      'The same columns next time, without questions: --map "phone=phone" --map "Opt-In Status=opt_in_status" --map "First Name=first_name" --map "Notes="',
+    );
+    expect(await contacts()).toMatchObject([
+      { phone: "+4915112340101", first_name: "Anna", opt_in_status: "opted_in" },
+    ]);
+  });
+
+  it("without a terminal, imports by the column names alone and says which ignored columns look like fields", async () => {
+    const file = tempFile(
+      "t9.csv",
+      "phone,Opt-In Status,First Name,Notes\n+4915112340101,yes,Anna,VIP\n",
+    );
+    const run = await cli(["contacts", "import", file]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'Ignored columns that look like fields: Opt-In Status → opt_in_status, First Name → first_name. To import them, add --map "Opt-In Status=opt_in_status" --map "First Name=first_name".',
+    );
+    expect(await contacts()).toMatchObject([
+      { phone: "+4915112340101", first_name: null, opt_in_status: "not_set" },
+    ]);
+    // Named by flags, the columns are the user's choice: nothing more is said.
+    const mapped = await cli(["contacts", "import", file, "--map", "First Name=first_name"]);
+    expect(mapped.stderr).not.toContain("look like fields");
+  });
+
   it("without a terminal, refuses a file without a phone column with the mapping its column names suggest", async () => {
     const file = tempFile("clients.csv", "Prénom,Nom,Téléphone\nZoé,Lefèvre,+33612345678\n");
     const run = await cli(["contacts", "import", file]);

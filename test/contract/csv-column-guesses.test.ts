@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fieldNamedBy, readHeader } from "../../src/contract/contact-csv.js";
-import { guessMapping } from "../../src/contract/csv-layouts.js";
+import { guessIgnoredColumns, guessMapping } from "../../src/contract/csv-layouts.js";
 
 /**
  * A file without a `phone` column gets the mapping its own column names suggest (in the 422,
@@ -53,5 +53,26 @@ describe("the mapping a header's own column names suggest", () => {
     expect(read.message).toContain(
       `its column names suggest the mapping {"Telefon":"phone","Vorname":"first_name"} (CLI: --map "Telefon=phone" --map "Vorname=first_name")`,
     );
+  });
+});
+
+describe("the ignored columns beside a phone column that look like fields", () => {
+  const lookAlikes = (header: string[]) => guessIgnoredColumns(header, fieldNamedBy);
+
+  it("names the columns that look like a field no other column names, consent included", () => {
+    expect(lookAlikes(["phone", "Opt-In Status", "First Name", "Notes"])).toEqual({
+      "Opt-In Status": "opt_in_status",
+      "First Name": "first_name",
+    });
+  });
+
+  it("never offers a second phone, nor a field another column already names", () => {
+    expect(lookAlikes(["phone", "Mobile", "first_name", "Vorname", "E-Mail"])).toEqual({
+      "E-Mail": "email",
+    });
+  });
+
+  it("offers nothing for a file without a phone column: that is guessMapping's question", () => {
+    expect(lookAlikes(["Telefon", "Vorname"])).toEqual({});
   });
 });

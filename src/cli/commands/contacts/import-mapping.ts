@@ -1,8 +1,9 @@
 import { open } from "node:fs/promises";
-import { csvColumns, fieldNamedBy } from "../../../contract/contact-csv.js";
+import { csvColumns, fieldNamedBy, mappingFlagsText } from "../../../contract/contact-csv.js";
 import {
   type CsvPreset,
   csvPresets,
+  guessIgnoredColumns,
   guessMapping,
   presetMapping,
   recogniseLayout,
@@ -123,7 +124,7 @@ export async function resolveCsvOptions(
   }
   try {
     readCsvHead(head, whole, read);
-    return read;
+    return await proposeLookAlikes(ctx, cells, read);
   } catch (error) {
     if (!(error instanceof CsvHeaderError) || !/no 'phone' column/.test(error.message)) return read;
   }
@@ -131,6 +132,46 @@ export async function resolveCsvOptions(
   // whole line, so no character is cut) in the encoding the import would use.
   refuseIfNotUtf8(whole ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1), read.encoding);
   return { ...read, mapping: await proposeMapping(ctx, cells) };
+}
+
+/**
+ * At a terminal, for a file with a phone column: columns the import would ignore whose names
+ * look like fields (`First Name`, `Opt-In Status`) are offered as those fields before sending.
+ */
+async function proposeLookAlikes(
+  ctx: Context,
+  cells: readonly string[],
+  read: CsvReadOptions,
+): Promise<CsvReadOptions> {
+  const guesses = guessIgnoredColumns(cells, fieldNamedBy);
+  if (Object.keys(guesses).length === 0) return read;
+  ctx.info(
+    `These columns name no field, so the import would leave them out; they look like:\n${describe(guesses)}`,
+  );
+  if (!(await ctx.prompter.confirm({ message: "Import them as these fields?", default: true }))) {
+    return read;
+  }
+  const mapping: CsvMapping = {};
+  for (const cell of cells) {
+    mapping[cell] = ownValue(guesses, cell.trim()) ?? fieldNamedBy(cell) ?? null;
+  }
+  return { ...read, mapping };
+}
+
+/**
+ * Where nothing could be asked (no terminal) and no --map or --preset was given: the ignored
+ * columns that look like fields, and the flags that import them. Empty when there are none.
+ */
+export function lookAlikesLine(mapping: CsvMapping): string {
+  const guesses = guessIgnoredColumns(
+    Object.keys(mapping),
+    (name) => ownValue(mapping, name) ?? null,
+  );
+  if (Object.keys(guesses).length === 0) return "";
+  const named = Object.entries(guesses)
+    .map(([header, field]) => `${header} → ${field}`)
+    .join(", ");
+  return `\nIgnored columns that look like fields: ${named}. To import them, add ${mappingFlagsText(guesses)}.`;
 }
 
 /** At a terminal: shows the layout found and its mapping; accepted, or edited column by column. */

@@ -22,7 +22,7 @@ import { workspacePath } from "../workspaces/workspace-path.js";
 import { errorColumns, errorsShown, importSummary, importView } from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
-import { columnsLine, resolveCsvOptions } from "./import-mapping.js";
+import { columnsLine, lookAlikesLine, resolveCsvOptions } from "./import-mapping.js";
 import { uploadImport } from "./import-upload.js";
 
 /** How often the progress of a running import is read. */
@@ -99,7 +99,7 @@ async function checkLocally(
   return {
     data: report,
     view,
-    message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
+    message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${unasked(ctx, options) ? lookAlikesLine(report.mapping) : ""}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
     exitCode: strict ? 6 : 0,
     errorCode: "rows_refused",
     details: report.errors.slice(0, errorsShown),
@@ -205,6 +205,15 @@ export const run: Handler = async (ctx, { args, options }) => {
   }
 };
 
+/** Whether the columns were left to their names: no flag named them and nothing was asked. */
+function unasked(ctx: Context, options: Readonly<Record<string, unknown>>): boolean {
+  return (
+    !ctx.canPrompt &&
+    listOption(options, "map").length === 0 &&
+    stringOption(options, "preset") === undefined
+  );
+}
+
 async function importFile(
   ctx: Context,
   input: InputFile,
@@ -282,7 +291,7 @@ async function importFile(
   return {
     data: raw,
     view: importView(done),
-    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${refused}`,
+    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${unasked(ctx, options) ? lookAlikesLine(done.mapping) : ""}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",
     details: done.errors,
