@@ -280,12 +280,30 @@ describe("campaign control", () => {
       .json()
       .data.map((e: { type: string }) => e.type)
       .filter((type: string) => type.startsWith("campaign."));
-    // Started at its launch, so the pause that came before the run job follows it.
+    // Started at its launch, so the pause that came before the run job follows it; the resume
+    // starts it again.
     expect(types.reverse()).toEqual([
       "campaign.started",
       "campaign.paused",
       "campaign.cancelled",
+      "campaign.started",
       "campaign.completed",
     ]);
+  });
+
+  it("tells a resume back to its schedule by the campaign.started of its time, once", async () => {
+    const w = await world(t);
+    const at = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    const scheduled = await w.campaign({ scheduled_at: at });
+    await w.move(scheduled.id, "pause");
+    expect((await w.move(scheduled.id, "resume")).json().data.status).toBe("scheduled");
+    const events = async () =>
+      (await t.request("GET", `/api/v1/events?workspace_id=${w.ws}&type=campaign.started`)).json()
+        .data as Array<{ data: { status: string } }>;
+    expect(await events()).toEqual([]);
+    t.clock.advance(61_000);
+    await t.runJobs();
+    expect(await w.status(scheduled.id)).toBe("completed");
+    expect(await events()).toHaveLength(1);
   });
 });

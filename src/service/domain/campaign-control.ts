@@ -158,15 +158,18 @@ async function applyMove(
         .where("id", "=", row.id)
         .executeTakeFirstOrThrow(),
     );
-    if (move !== "resume") {
-      await recordWorkspaceEvent(
-        trx,
-        clock,
-        row.workspace_id,
-        move === "pause" ? "campaign.paused" : "campaign.cancelled",
-        after,
-      );
-    }
+    // A resume that sends again is told as the campaign starting again, the contract's event
+    // for "it sends now" (there is no campaign.resumed). One back to its schedule, or a
+    // campaign that never started, gets its campaign.started when it does (campaign-engine.ts).
+    const event =
+      move === "pause"
+        ? "campaign.paused"
+        : move === "cancel"
+          ? "campaign.cancelled"
+          : to === "running" && row.started_at !== null
+            ? "campaign.started"
+            : null;
+    if (event !== null) await recordWorkspaceEvent(trx, clock, row.workspace_id, event, after);
     return after;
   });
   if (!campaign) throw new MovedMeanwhile(row.id);
