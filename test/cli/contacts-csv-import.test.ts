@@ -125,6 +125,25 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(oliver).toMatchObject({ first_name: "Oliver", tags: ["VIP", "Customers"] });
   });
 
+  it("says on stderr with --quiet and --json how many rows were refused, where the summary is not shown", async () => {
+    const file = tempFile("two.csv", "phone\n+4915112340101\nnot-a-phone\n");
+    const quiet = await cli(["contacts", "import", file, "--quiet"]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toMatch(/^imp_\w+\n$/);
+    expect(quiet.stderr).toMatch(/completed: 1 created, 0 updated, 0 skipped, 1 error\./);
+    const json = await cli(["contacts", "import", file, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error_count: 1 });
+    expect(json.stderr).toContain("1 error.");
+    // Nothing refused, nothing to say.
+    const clean = await cli([
+      "contacts",
+      "import",
+      tempFile("one.csv", "phone\n+4915112340102\n"),
+      "-q",
+    ]);
+    expect(clean.stderr).toBe("");
+  });
+
   it("exits 6 with --strict when a row was refused (ambiguous_phone), and 0 with the count without it", async () => {
     const args = [
       "contacts",

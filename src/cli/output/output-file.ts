@@ -5,12 +5,13 @@ import { usageError } from "../cli-error.js";
 
 /**
  * Opens a file the user named for the command to write (`--output`, `--errors`), with a usage
- * error naming it and the reason (a missing folder, no permission) instead of a stack.
+ * error naming it and the reason (a missing folder, no permission) instead of a stack. A new
+ * file is readable by its owner alone (0600): it holds people's phones and names.
  */
 export async function openOutputFile(path: string, flag: string): Promise<FileHandle> {
   refuseStandardOutput(path, flag);
   try {
-    return await open(path, "w");
+    return await open(path, "w", 0o600);
   } catch (error) {
     throw cannotWrite(path, flag, error);
   }

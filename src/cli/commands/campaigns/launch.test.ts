@@ -154,6 +154,17 @@ describe("reseller campaigns launch", () => {
     }
   });
 
+  it("points a paused campaign to resume rather than launch", async () => {
+    const paused = { ...scheduledCampaign, status: "paused" };
+    stubRequest(api, "GET", `${path}/${paused.id}`, envelope(paused));
+    const run = await runCli(["campaigns", "launch", paused.id], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(`Send the rest with \`reseller campaigns resume ${paused.id}\``);
+  });
+
   it("exits 5 with the service's reason when the quota cannot carry it", async () => {
     stubRequest(
       api,

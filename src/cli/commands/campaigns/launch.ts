@@ -31,7 +31,9 @@ export const run: Handler = async (ctx, { args, options }) => {
         `Campaign ${label} is ${campaign.status}; only a draft can be launched.`,
         campaign.status === "scheduled"
           ? `It starts by itself at ${campaign.scheduled_at}.`
-          : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
+          : campaign.status === "paused"
+            ? `Send the rest with \`reseller campaigns resume ${campaign.id}\`.`
+            : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
         [],
         // The service's own code for it: a script reads the same with or without --yes.
         "campaign_not_draft",

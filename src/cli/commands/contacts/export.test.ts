@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -61,6 +61,8 @@ describe("reseller contacts export", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(`Exported 2 contacts to ${output}.\n`);
+    // People's phones and names: the new file is its owner's alone.
+    expect(statSync(output).mode & 0o777).toBe(0o600);
     const rows = parse(readFileSync(output)) as string[][];
     expect(rows[0]).toEqual([
       "phone",

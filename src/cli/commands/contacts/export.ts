@@ -6,6 +6,7 @@ import { exportHeader, exportRow } from "../../../contract/contact-csv.js";
 import { type Contact, ContactListResponse } from "../../../contract/contacts.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
+import { counted } from "../../output/counts.js";
 import { openOutputFile } from "../../output/output-file.js";
 import { workspacePath } from "../workspaces/workspace-path.js";
 
@@ -89,7 +90,7 @@ export const run: Handler = async (ctx, { options }) => {
       await reader.close();
     }
     return {
-      message: `Exported ${count.toLocaleString("en-US")} contacts${output ? ` to ${output}` : ""}.`,
+      message: `Exported ${counted(count, "contact")}${output ? ` to ${output}` : ""}.`,
     };
   } finally {
     await out?.close();

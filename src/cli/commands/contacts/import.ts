@@ -288,9 +288,14 @@ async function importFile(
     booleanOption(options, "strict") && done.error_count > 0
       ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
       : "";
+  // Rows refused or opt-outs kept are what the service did not do as asked: said on stderr with
+  // --json and --quiet too, where the summary (the message) is not.
+  const machine = ctx.output === "json" || ctx.output === "quiet";
+  const untold = machine && (done.error_count > 0 || done.opt_outs_kept > 0);
   return {
     data: raw,
     view: importView(done),
+    warnings: untold ? [importSummary(done, errorsFile, workspaceId)] : undefined,
     message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${unasked(ctx, options) ? lookAlikesLine(done.mapping) : ""}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",

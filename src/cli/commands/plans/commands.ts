@@ -9,7 +9,7 @@ export const planCommands: GroupSpec = {
       name: "list",
       summary: "List plans with price and billing period",
       description:
-        "Piped or with --csv, each plan also says whether it is free and its trial days (is_free, trial_days), which a terminal shows in the price.",
+        "Piped or with --csv, each plan also says whether it is free, its trial days and the currency of its price (is_free, trial_days, currency), which a terminal shows in the price.",
       options: [
         {
           flags: "--billing-period <period>",
@@ -32,7 +32,7 @@ export const planCommands: GroupSpec = {
       name: "get",
       summary: "Show one plan with its features (private plans too)",
       description:
-        "Piped, one field per line with its raw value (is_free and trial_days included); --json prints the service's record.",
+        "Piped, one field per line with its raw value (is_free, trial_days and the catalogue's currency included); --json prints the service's record.",
       arguments: [{ name: "id", description: "the plan's id" }],
       examples: ["reseller plans get 2", "reseller plans get 2 --json"],
       handler: "plans/get",

@@ -31,7 +31,7 @@ describe("reseller plans get", () => {
     expect(run.stdout).toMatch(/API access\s+boolean\s+included/);
   });
 
-  it("prints field and raw value per line when piped, whether it is free and its trial included", async () => {
+  it("prints field and raw value per line when piped, whether it is free, its trial and currency included", async () => {
     api.pool
       .intercept({ path: "/api/v1/plans/1", method: "GET" })
       .reply(200, { status: "success", data: freePlan, meta: planMeta }, { headers: jsonHeaders });
@@ -42,6 +42,7 @@ describe("reseller plans get", () => {
     expect(lines).toContain("is_public\ttrue");
     expect(lines).toContain("is_free\ttrue");
     expect(lines).toContain("trial_days\t14");
+    expect(lines).toContain("currency\tUSD");
   });
 
   it("leaves the detail fields to the price at a terminal", async () => {

@@ -2,7 +2,7 @@ import type { Feature } from "../../../contract/plans.js";
 import { PlanResponse } from "../../../contract/plans.js";
 import type { Handler } from "../../command-spec.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
-import { featureValue, freeAndTrialColumns, periodLabel, priceLabel } from "./plan-format.js";
+import { featureValue, periodLabel, priceDetailColumns, priceLabel } from "./plan-format.js";
 
 /** `reseller plans get <id>`: one plan and what it includes. */
 export const run: Handler = async (ctx, { args }) => {
@@ -48,7 +48,7 @@ export const run: Handler = async (ctx, { args }) => {
             value: (p) => p.registration_url,
             display: (p) => p.registration_url ?? "—",
           },
-          ...freeAndTrialColumns,
+          ...priceDetailColumns(meta),
         ]),
       },
       {

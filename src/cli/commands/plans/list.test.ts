@@ -32,16 +32,16 @@ describe("reseller plans list", () => {
     expect(run.stderr).toBe("");
   });
 
-  it("prints tab-separated rows without colour or header when piped, free and trial included", async () => {
+  it("prints tab-separated rows without colour or header when piped, free, trial and currency included", async () => {
     stubList();
     const run = await runCli(["plans", "list"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(0);
     const [free, starter] = run.stdout.split("\n");
     expect(free).toBe(
-      "1\tFree Trial\tfree-trial\tmonthly\t0\ttrue\thttps://example.test/register?plan=free-trial\ttrue\t14",
+      "1\tFree Trial\tfree-trial\tmonthly\t0\ttrue\thttps://example.test/register?plan=free-trial\ttrue\t14\tUSD",
     );
     expect(starter).toBe(
-      "2\tStarter\tstarter\tmonthly\t29.5\ttrue\thttps://example.test/register?plan=starter\tfalse\t",
+      "2\tStarter\tstarter\tmonthly\t29.5\ttrue\thttps://example.test/register?plan=starter\tfalse\t\tUSD",
     );
     expect(run.stdout).not.toContain("\u001b[");
   });
@@ -61,7 +61,7 @@ describe("reseller plans list", () => {
     stubList();
     const run = await runCli(["plans", "list", "--csv"], { env: api.env, dispatcher: api.agent });
     expect(run.stdout.split("\n")[0]).toBe(
-      "id,name,slug,billing_period,price,is_public,registration_url,is_free,trial_days",
+      "id,name,slug,billing_period,price,is_public,registration_url,is_free,trial_days,currency",
     );
     expect(run.stdout.split("\n")).toHaveLength(5);
   });

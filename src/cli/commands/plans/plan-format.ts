@@ -60,15 +60,23 @@ export function planColumns(meta: PlanMeta): Column<Plan>[] {
       display: (p, paint) => (p.is_public ? "public" : paint.dim("private")),
     },
     { header: "Sign-up link", key: "registration_url", value: (p) => p.registration_url },
-    ...freeAndTrialColumns,
+    ...priceDetailColumns(meta),
   ];
 }
 
 /**
- * Whether a plan is free and its trial, for scripts (piped and CSV output): at a terminal the
- * price says it (`Free · 14-day trial`).
+ * Whether a plan is free, its trial and the catalogue's currency, for scripts (piped and CSV
+ * output): at a terminal the price says them (`Free · 14-day trial`, `€9.50 / month`).
  */
-export const freeAndTrialColumns: Column<Plan>[] = [
-  { header: "Free", key: "is_free", value: (p) => p.is_free, terminal: false },
-  { header: "Trial days", key: "trial_days", value: (p) => p.trial_days, terminal: false },
-];
+export function priceDetailColumns(meta: PlanMeta): Column<Plan>[] {
+  return [
+    { header: "Free", key: "is_free", value: (p) => p.is_free, terminal: false },
+    { header: "Trial days", key: "trial_days", value: (p) => p.trial_days, terminal: false },
+    {
+      header: "Currency",
+      key: "currency",
+      value: () => meta.currency?.code ?? null,
+      terminal: false,
+    },
+  ];
+}

@@ -14,7 +14,7 @@ export const workspaceCommands: GroupSpec = {
       options: [
         {
           flags: "--status <status>",
-          description: "only workspaces in this status",
+          description: "only workspaces in this status (archived ones are listed only so)",
           choices: workspaceStatuses,
         },
       ],
@@ -92,7 +92,7 @@ export const workspaceCommands: GroupSpec = {
     },
     {
       name: "activate",
-      summary: "Make a suspended workspace active again",
+      summary: "Make a suspended or archived workspace active",
       arguments: [idArgument],
       examples: ["reseller workspaces activate ws_01JD3F"],
       handler: "workspaces/activate",

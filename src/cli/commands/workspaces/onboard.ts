@@ -177,15 +177,15 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
     [["workspaces", "use"], `reseller workspaces use ${id}`, "work inside it by default"],
     [
       ["contacts", "import"],
-      `reseller contacts import contacts.csv -w ${id} --default-country DE`,
-      "import your CSV (the country reads national numbers)",
+      `reseller contacts import contacts.csv -w ${id}`,
+      "import their CSV (--default-country reads national numbers)",
     ],
     [
       ["channels", "add"],
-      `reseller channels add --phone +4915112345678 -w ${id}`,
-      "connect the number campaigns send from",
+      `reseller channels add -w ${id}`,
+      "connect the number campaigns send from (it asks for it)",
     ],
-    // Both ask for what they need at a terminal: no file to have written first.
+    // These ask for what they need at a terminal: no file to write first, no number to replace.
     [
       ["templates", "create"],
       `reseller templates create -w ${id}`,

@@ -163,6 +163,7 @@ export function workspaceWithUsageView(ws: WorkspaceWithUsage): View {
 /** A list of workspaces. */
 export function workspaceTable(rows: readonly Workspace[]): View {
   return tableView(rows, workspaceColumns, {
-    empty: "No workspaces match. Create one with `reseller workspaces create`.",
+    empty:
+      "No workspaces match (archived ones are listed with --status archived). Create one with `reseller workspaces create`.",
   });
 }
