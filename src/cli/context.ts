@@ -100,6 +100,9 @@ export function wantsColor(globals: GlobalOptions, env: Env, isTTY: boolean): bo
 }
 
 function outputMode(globals: GlobalOptions, isTTY: boolean): OutputMode {
+  // Two formats for one stdout: which one a script reads would be a guess.
+  if (globals.json && globals.csv)
+    throw usageError("--json and --csv each choose the output; give one.");
   if (globals.json) return "json";
   if (globals.csv) return "csv";
   if (globals.quiet) return "quiet";

@@ -33,8 +33,8 @@ export const planCommands: GroupSpec = {
       summary: "Show one plan with its features (private plans too)",
       description:
         "Piped, one field per line with its raw value (is_free, trial_days and the catalogue's currency included); --json prints the service's record.",
-      arguments: [{ name: "id", description: "the plan's id" }],
-      examples: ["reseller plans get 2", "reseller plans get 2 --json"],
+      arguments: [{ name: "id", description: "the plan's id or slug" }],
+      examples: ["reseller plans get 2", "reseller plans get starter --json"],
       handler: "plans/get",
     },
   ],

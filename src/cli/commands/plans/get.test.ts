@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { freePlan, planMeta, starterPlan } from "../../../../test/fixtures/plans.js";
+import { freePlan, planList, planMeta, starterPlan } from "../../../../test/fixtures/plans.js";
 import { runCli } from "../../../../test/helpers/cli.js";
 import { jsonHeaders, mockApi } from "../../../../test/helpers/mock-api.js";
 
@@ -57,6 +57,25 @@ describe("reseller plans get", () => {
     expect(run.stdout).toMatch(/Price:\s+Free · 14-day trial/);
     expect(run.stdout).toMatch(/Visibility:\s+public/);
     expect(run.stdout).not.toContain("Trial days");
+  });
+
+  it("finds a plan by the slug `plans list` shows", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+      .reply(200, planList, { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: "/api/v1/plans/2", method: "GET" })
+      .reply(
+        200,
+        { status: "success", data: starterPlan, meta: planMeta },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(["plans", "get", "starter", "--quiet"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("2\n");
   });
 
   it("prints only the plan id with --quiet", async () => {

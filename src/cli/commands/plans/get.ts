@@ -3,11 +3,13 @@ import { PlanResponse } from "../../../contract/plans.js";
 import type { Handler } from "../../command-spec.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import { featureValue, periodLabel, priceDetailColumns, priceLabel } from "./plan-format.js";
+import { planIdOf } from "./plan-lookup.js";
 
 /** `reseller plans get <id>`: one plan and what it includes. */
 export const run: Handler = async (ctx, { args }) => {
   const client = await ctx.client();
-  const id = args[0] ?? "";
+  // A slug, as `plans list` shows beside the id and `workspaces create --plan` takes.
+  const id = await planIdOf(ctx, args[0] ?? "");
   const response = await client.get(`/api/v1/plans/${encodeURIComponent(id)}`, PlanResponse);
   const { data: plan, meta } = response.body;
   return {

@@ -57,6 +57,17 @@ describe("reseller plans list", () => {
     expect(JSON.parse(run.stdout).monthly[1].badge).toBe("popular");
   });
 
+  it("refuses --json with --csv as a usage error (exit 2), before any request", async () => {
+    const run = await runCli(["plans", "list", "--json", "--csv"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout).error.message).toBe(
+      "--json and --csv each choose the output; give one.",
+    );
+  });
+
   it("prints CSV with wire field names as headers with --csv", async () => {
     stubList();
     const run = await runCli(["plans", "list", "--csv"], { env: api.env, dispatcher: api.agent });
