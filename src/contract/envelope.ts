@@ -22,6 +22,13 @@ export const ErrorDetail = z
       .int()
       .optional()
       .describe("plan_limit_exceeded only: how much of that feature is in use."),
+    requested: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "plan_limit_exceeded only, when the refused action needed more than one: how many (a campaign's messages).",
+      ),
   })
   .meta({ id: "ErrorDetail" });
 export type ErrorDetail = z.infer<typeof ErrorDetail>;

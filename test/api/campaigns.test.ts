@@ -412,7 +412,10 @@ describe("campaigns", () => {
         field: "messages_per_month",
         limit: 10000,
         used: 9999,
+        requested: 2,
       });
+      // What the launch needed, so the refusal reads as the arithmetic it is.
+      expect(res.json().message).toContain("and 9999 are used; this needs 2;");
     });
 
     it("holds the month's quota when two campaigns of a workspace send at once: each message past it fails quota_exceeded", async () => {

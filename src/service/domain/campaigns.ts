@@ -142,7 +142,7 @@ async function messagesLeft(db: Db, clock: Clock, workspace: WorkspaceRow): Prom
 async function requireQuotaFor(db: Db, clock: Clock, workspace: WorkspaceRow, messages: number) {
   const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
   if (allowance && allowance.limit !== -1 && allowance.used + messages > allowance.limit) {
-    throw planLimitExceeded(allowance);
+    throw planLimitExceeded(allowance, messages);
   }
 }
 

@@ -54,13 +54,27 @@ export async function planAllowance(
   return { key: featureKey, limit, used: await meteredUsage(db, clock, workspace.id, featureKey) };
 }
 
-/** The 409 plan_limit_exceeded for a feature, with details naming its limit and usage. */
-export function planLimitExceeded(allowance: Allowance): ServiceError {
+/**
+ * The 409 plan_limit_exceeded for a feature, with details naming its limit and usage, and what
+ * the refused action needed when it needed more than one (a campaign's messages).
+ */
+export function planLimitExceeded(allowance: Allowance, requested = 1): ServiceError {
   const { key, limit, used } = allowance;
+  const needs = requested > 1 ? `; this needs ${requested}` : "";
   return new ServiceError(
     "plan_limit_exceeded",
-    `The workspace's plan allows ${limit} for '${key}' and ${used} are used; upgrade the plan or free some capacity.`,
-    { details: [{ field: key, message: `limit ${limit}, used ${used}`, limit, used }] },
+    `The workspace's plan allows ${limit} for '${key}' and ${used} are used${needs}; upgrade the plan or free some capacity.`,
+    {
+      details: [
+        {
+          field: key,
+          message: `limit ${limit}, used ${used}${requested > 1 ? `, requested ${requested}` : ""}`,
+          limit,
+          used,
+          ...(requested > 1 ? { requested } : {}),
+        },
+      ],
+    },
   );
 }
 
@@ -82,5 +96,5 @@ export async function enforcePlanLimit(
   const current = { id: workspace.id, plan_id: await currentPlanId(db, workspace.id) };
   const allowance = await planAllowance(db, clock, current, featureKey);
   if (allowance === null || allowance.limit === -1) return;
-  if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance);
+  if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance, adding);
 }
