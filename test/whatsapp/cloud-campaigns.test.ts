@@ -426,6 +426,22 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
   });
 
+  it("takes no simulated reply from the sandbox for a workspace with a Cloud number: a START never forges consent", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada" });
+    await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN5"));
+    for (const text of ["START", "STOP"]) {
+      const simulated = await w.t.request("POST", "/api/v1/sandbox/inbound", {
+        body: { workspace_id: w.ws, from: ada, text },
+      });
+      expect(simulated.statusCode).toBe(422);
+      expect(simulated.json().details).toContainEqual({
+        field: "workspace_id",
+        message: expect.stringContaining("its contacts' replies come from Meta"),
+      });
+    }
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_out");
+  });
+
   it("answers 200 to events for a number it does not know, and ignores them", async () => {
     const contact = await w.contact(ada, { first_name: "Ada" });
     await w.deliver(inboundWebhook("555555555", "4915112345671", "STOP", "wamid.IN3"));

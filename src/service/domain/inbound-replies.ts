@@ -29,6 +29,7 @@ export async function receiveInbound(
   input: { workspace_id: string; from: string; text: string },
 ) {
   const workspace = await loadWorkspaceFor(deps.db, principal, input.workspace_id);
+  await refuseRealNumbers(deps.db, workspace.id);
   const phone = checkE164(input.from);
   if (!phone.ok) throw invalidField("from", phone.message);
   return deps.db
@@ -36,6 +37,27 @@ export async function receiveInbound(
     .execute(async (trx) =>
       applyInboundMessage({ ...deps, db: trx }, workspace.id, phone.e164, input.text),
     );
+}
+
+/**
+ * A workspace with a WhatsApp Cloud number takes no simulated reply: its contacts' replies come
+ * from Meta (signed webhooks), and a simulated START would re-subscribe a real person who opted
+ * out, recorded as their own reply. As the sandbox's template review refuses a template Meta
+ * decides about.
+ */
+async function refuseRealNumbers(db: Db, workspaceId: string): Promise<void> {
+  const real = await db
+    .selectFrom("channels")
+    .select("phone")
+    .where("workspace_id", "=", workspaceId)
+    .where("provider", "=", "whatsapp_cloud")
+    .executeTakeFirst();
+  if (real) {
+    throw invalidField(
+      "workspace_id",
+      `workspace '${workspaceId}' has a WhatsApp Cloud number (${real.phone}): its contacts' replies come from Meta, and the sandbox does not simulate them`,
+    );
+  }
 }
 
 /**
