@@ -69,7 +69,11 @@ export function profileDirectory(directory?: string, env: NodeJS.ProcessEnv = pr
   if (process.platform === "darwin") return path.join(home, "Library", "Preferences", "reseller");
   if (process.platform === "win32")
     return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "reseller", "Config");
-  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, ".config"), "reseller");
+  // An empty or relative XDG_CONFIG_HOME counts as unset (the XDG spec): otherwise the token
+  // would be written into whatever folder the command runs in, a project checkout perhaps.
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config");
+  return path.join(base, "reseller");
 }
 
 /**

@@ -1,5 +1,5 @@
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import Conf from "conf";
 import { describe, expect, it } from "vitest";
@@ -35,6 +35,16 @@ describe("the profile store", () => {
   it("finds the same default folder as conf (the user's config folder)", () => {
     const conf = new Conf({ projectName: "reseller", projectSuffix: "", configName: "config" });
     expect(join(profileDirectory(), "config.json")).toBe(conf.path);
+  });
+
+  it("takes an empty or relative XDG_CONFIG_HOME as unset, never the folder it runs in", () => {
+    const home = join(homedir(), ".config", "reseller");
+    for (const XDG_CONFIG_HOME of ["", "relative/config"]) {
+      expect(profileDirectory(undefined, { XDG_CONFIG_HOME }), XDG_CONFIG_HOME).toBe(home);
+    }
+    expect(profileDirectory(undefined, { XDG_CONFIG_HOME: "/etc/xdg-test" })).toBe(
+      "/etc/xdg-test/reseller",
+    );
   });
 
   it("starts from no profiles when the file is missing", () => {
