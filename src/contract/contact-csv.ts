@@ -361,13 +361,14 @@ export function readRow(
     contact.tags = tags;
   }
 
-  const said = cell(fields, columns.opt_in_status)?.toLowerCase();
+  const written = cell(fields, columns.opt_in_status);
+  const said = written?.toLowerCase();
   if (said !== undefined) {
     const status = ownValue(optInWords, said) ?? said;
     if (!(optInStatuses as readonly string[]).includes(status)) {
       return refuse(
         "opt_in_status",
-        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (or empty)`,
+        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (or empty); got '${cutErrorValue(written ?? "")}'`,
       );
     }
     contact.opt_in_status = status as CsvContact["opt_in_status"];

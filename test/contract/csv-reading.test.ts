@@ -46,6 +46,46 @@ describe("phones written without +", () => {
   });
 });
 
+describe("phones as spreadsheets and copied text leave them", () => {
+  it.each([
+    ["direction marks copied out of WhatsApp", "\u202a+49 151 12341002\u202c"],
+    ["a zero-width space", "+49\u200b15112341002"],
+    ["non-breaking hyphens", "+49\u2011151\u201112341002"],
+    ["an en dash", "+49 151 \u2013 12341002"],
+    ["a leading ' typed to keep the 0", "'015112341002"],
+    ["a whole number written as a decimal", "4915112341002.0"],
+  ])("reads a number with %s", (_what, cell) => {
+    expect(normalizePhone(cell, "DE")).toEqual({ ok: true, e164: "+4915112341002" });
+  });
+
+  it("says a number in scientific notation lost its digits, rather than that it is no number", () => {
+    for (const cell of ["4.91511E+11", "4,91511E+11"]) {
+      expect(normalizePhone(cell, "DE")).toMatchObject({
+        ok: false,
+        message: expect.stringContaining(
+          "a spreadsheet wrote in scientific notation, which loses its last digits",
+        ),
+      });
+    }
+  });
+
+  it("keeps dots between groups of digits as formatting, not a decimal", () => {
+    expect(normalizePhone("0151.123.410.02", "DE")).toEqual({ ok: true, e164: "+4915112341002" });
+  });
+});
+
+describe("consent cells", () => {
+  it("quotes the value it could not read", () => {
+    const header = readHeader(["phone", "opt_in_status"]);
+    if (!header.ok) throw new Error(header.message);
+    const row = readRow(["+4915112341002", "Opted In"], header.layout, { now: new Date() });
+    expect(row).toMatchObject({
+      ok: false,
+      problem: { field: "opt_in_status", message: expect.stringContaining("; got 'Opted In'") },
+    });
+  });
+});
+
 describe("formula neutralisation", () => {
   const hostile = ["=cmd|' /C calc'!A0", "@SUM(A1)", "-2+3", "+1+2", "\tx", "\rx", "'=x", "''@y"];
   it.each(hostile)("writes %j with a leading ' and reads it back unchanged", (value) => {
