@@ -213,10 +213,21 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     }
     return {
       ok: false,
-      message: `the header has no 'phone' column (found ${found || "nothing"})${mapping ? "; map the phone column to phone" : ""}; the first row must name the columns, e.g. phone,first_name,last_name,email,tags,opt_in_status, or a mapping must say which column holds the phone`,
+      message: `the header has no 'phone' column (found ${found || "nothing"})${mapping ? "; map the phone column to phone" : ""}${separatorHint(header)}; the first row must name the columns, e.g. phone,first_name,last_name,email,tags,opt_in_status, or a mapping must say which column holds the phone`,
     };
   }
   return { ok: true, layout };
+}
+
+/**
+ * When a header cell holds another separator (`Telefon;Name, Vorname` read with `,` after a
+ * tie): the separator the file may really use, said so it can be given.
+ */
+function separatorHint(header: readonly string[]): string {
+  const other = [";", "\t", "|"].find((candidate) => header.some((h) => h.includes(candidate)));
+  if (other === undefined) return "";
+  const name = other === "\t" ? "tab" : `'${other}'`;
+  return `; a column name holds ${name}, so the file may be separated by it: give delimiter ${name} (CLI: --delimiter ${other === "\t" ? "tab" : `'${other}'`})`;
 }
 
 /** One data row as it changes a contact; an absent (blank) cell changes nothing. */

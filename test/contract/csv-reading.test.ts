@@ -74,6 +74,18 @@ describe("phones as spreadsheets and copied text leave them", () => {
   });
 });
 
+describe("a header without a phone column", () => {
+  it("names the separator a column name holds, when the file may be separated by it", () => {
+    const header = readHeader(["Telefon;Name", " Vorname"]);
+    expect(header).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(
+        "a column name holds ';', so the file may be separated by it: give delimiter ';' (CLI: --delimiter ';')",
+      ),
+    });
+  });
+});
+
 describe("consent cells", () => {
   it("quotes the value it could not read", () => {
     const header = readHeader(["phone", "opt_in_status"]);
