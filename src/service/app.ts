@@ -86,6 +86,8 @@ export async function buildApp(config: AppConfig): Promise<App> {
 
   let runner: JobRunner | undefined;
   const whatsapp = config.whatsapp ?? {};
+  // One key seals every secret at rest: channels' access tokens and webhooks' signing secrets.
+  const secrets = whatsapp.secretKey ? secretBoxFromKey(whatsapp.secretKey) : null;
   const cloud = new WhatsappCloudProvider({
     db,
     clock: config.clock,
@@ -93,7 +95,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
       baseUrl: whatsapp.graphUrl ?? defaultGraphUrl,
       timeoutMs: whatsapp.graphTimeoutMs,
     }),
-    secrets: whatsapp.secretKey ? secretBoxFromKey(whatsapp.secretKey) : null,
+    secrets,
     recheckMs: whatsapp.syncIntervalMs ?? defaultWhatsappSyncMs,
   });
   const sandboxTiming = config.sandboxTiming ?? defaultSandboxTiming;
@@ -125,7 +127,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
       verifyToken: whatsapp.verifyToken ?? null,
       syncIntervalMs: whatsapp.syncIntervalMs ?? defaultWhatsappSyncMs,
     },
-    webhooks: { ...defaultWebhookSettings, ...config.webhooks },
+    webhooks: { ...defaultWebhookSettings, secrets, ...config.webhooks },
   };
   runner = new JobRunner({
     db,
@@ -169,6 +171,7 @@ export async function buildApp(config: AppConfig): Promise<App> {
     ...services,
     blockPrivateWebhooks: services.webhooks.blockPrivate,
     resolver: services.webhooks.resolver,
+    secrets: services.webhooks.secrets,
   });
   eventRoutes(app, services);
   usageRoutes(app, services);

@@ -239,6 +239,39 @@ describe("webhook endpoints and events", () => {
     }
   });
 
+  it("keeps signing secrets sealed under RESELLER_SECRET_KEY, and signs with them all the same", async () => {
+    const key = Buffer.alloc(32, 9).toString("base64");
+    const sealed = await startTestApp({ whatsapp: { secretKey: key } });
+    const receiver = await startReceiver({ decide: () => 204 });
+    try {
+      const res = await sealed.request("POST", "/api/v1/webhook-endpoints", {
+        body: { url: receiver.url, events: ["workspace.created"] },
+      });
+      expect(res.statusCode).toBe(201);
+      const { id, secret, secret_hint } = res.json().data;
+      expect(secret_hint).toBe(`whsec_…${secret.slice(-4)}`);
+      const stored = await sealed.database.db
+        .selectFrom("webhook_endpoints")
+        .select("secret")
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      // The database, a backup or a copy alone cannot sign events as the service.
+      expect(stored.secret).toMatch(/^sealed:/);
+      expect(stored.secret).not.toContain(secret.slice("whsec_".length, -4));
+      const shown = (await sealed.request("GET", `/api/v1/webhook-endpoints/${id}`)).json().data;
+      expect(shown.secret_hint).toBe(secret_hint);
+      await sealed.createWorkspace();
+      await sealed.runJobs();
+      const [delivery] = receiver.received;
+      const [, t0, v1] =
+        /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery?.headers["reseller-signature"])) ?? [];
+      expect(v1).toBe(createHmac("sha256", secret).update(`${t0}.${delivery?.body}`).digest("hex"));
+    } finally {
+      await receiver.close();
+      await sealed.close();
+    }
+  });
+
   it("retries a failed delivery with backoff and sends the same event id again", async () => {
     const receiver = await startReceiver({ answers: [500, 200] });
     try {

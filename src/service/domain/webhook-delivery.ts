@@ -4,11 +4,13 @@ import type { Redelivery } from "../../contract/events.js";
 import { signatureHeader } from "../../contract/webhook-signature.js";
 import type { Db } from "../db/database.js";
 import type { JobHandler } from "../jobs/job-runner.js";
+import type { SecretBox } from "../messaging/token-crypto.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
+import { openSigningSecret } from "./webhook-secrets.js";
 import { privateAddressGuardAgent, privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
 
@@ -22,6 +24,11 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** Tests only: how host names resolve for the private-address guard. */
   resolver?: Resolver;
+  /**
+   * Seals endpoints' signing secrets at rest (RESELLER_SECRET_KEY), as channels' access tokens
+   * are; null keeps them as they are (a database without the key).
+   */
+  secrets?: SecretBox | null;
 }
 
 export const defaultWebhookSettings: WebhookSettings = {
@@ -138,20 +145,25 @@ export function webhookDeliveryHandler(deps: {
       return { state: "done" };
     }
     const body = JSON.stringify(toEvent(event));
-    const refused = settings.blockPrivate
-      ? await privateUrlReason(endpoint.url, settings.resolver)
-      : null;
-    const outcome: AttemptOutcome = refused
-      ? { statusCode: null, error: `not sent: ${refused}`, durationMs: 0 }
-      : await postSigned(
-          endpoint.url,
-          endpoint.secret,
-          event.id,
-          body,
-          Math.floor(now.getTime() / 1000),
-          settings.timeoutMs,
-          guard,
-        );
+    const signingSecret = openSigningSecret(endpoint.secret, settings.secrets ?? null);
+    const refused =
+      signingSecret === null
+        ? "its signing secret is sealed and this instance has no RESELLER_SECRET_KEY to open it"
+        : settings.blockPrivate
+          ? await privateUrlReason(endpoint.url, settings.resolver)
+          : null;
+    const outcome: AttemptOutcome =
+      refused !== null || signingSecret === null
+        ? { statusCode: null, error: `not sent: ${refused}`, durationMs: 0 }
+        : await postSigned(
+            endpoint.url,
+            signingSecret,
+            event.id,
+            body,
+            Math.floor(now.getTime() / 1000),
+            settings.timeoutMs,
+            guard,
+          );
     const delivered = outcome.error === null;
     const attempt = delivery.attempts + 1;
     // The wait runs from the answer (or the timeout), so a slow receiver still gets all of it.

@@ -1,20 +1,20 @@
-import { randomBytes } from "node:crypto";
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
-import {
-  type CreateWebhookEndpointBody,
-  type UpdateWebhookEndpointBody,
-  type WebhookDeliveryAttempt,
-  type WebhookEndpoint,
-  webhookSecretPrefix,
+import type {
+  CreateWebhookEndpointBody,
+  UpdateWebhookEndpointBody,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
 } from "../../contract/webhooks.js";
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { WebhookAttemptTable, WebhookEndpointTable } from "../db/tables/events.js";
+import type { SecretBox } from "../messaging/token-crypto.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
+import { newWebhookSecret, signingSecretHint, storedSigningSecret } from "./webhook-secrets.js";
 import { privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
 
@@ -25,11 +25,8 @@ export interface WebhookEndpointServices {
   blockPrivateWebhooks: boolean;
   /** Tests only: how host names resolve for the private-address check. */
   resolver?: Resolver | undefined;
-}
-
-/** A new signing secret: `whsec_` and 32 random bytes in base64url. */
-export function newWebhookSecret(): string {
-  return `${webhookSecretPrefix}${randomBytes(32).toString("base64url")}`;
+  /** Seals signing secrets at rest when the service has RESELLER_SECRET_KEY. */
+  secrets?: SecretBox | null | undefined;
 }
 
 /** An endpoint as the API shows it (never its secret). */
@@ -40,7 +37,7 @@ export function toWebhookEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
     events: JSON.parse(row.events) as string[],
     description: row.description,
     enabled: row.enabled === 1,
-    secret_hint: `${webhookSecretPrefix}…${row.secret.slice(-4)}`,
+    secret_hint: signingSecretHint(row.secret),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -97,6 +94,7 @@ export async function createWebhookEndpoint(
   requireResellerToken(principal, "manage webhook endpoints");
   await checkUrl(services, body.url);
   const now = isoSeconds(services.clock.now());
+  const secret = newWebhookSecret();
   const row: WebhookEndpointTable = {
     id: newId("we"),
     reseller_id: principal.resellerId,
@@ -104,12 +102,12 @@ export async function createWebhookEndpoint(
     events: JSON.stringify(normaliseSelection(body.events)),
     description: body.description ?? null,
     enabled: 1,
-    secret: newWebhookSecret(),
+    secret: storedSigningSecret(secret, services.secrets ?? null),
     created_at: now,
     updated_at: now,
   };
   await services.db.insertInto("webhook_endpoints").values(row).execute();
-  return { ...toWebhookEndpoint(row), secret: row.secret };
+  return { ...toWebhookEndpoint(row), secret };
 }
 
 /** The reseller's endpoints, newest first. */

@@ -1,0 +1,39 @@
+import { randomBytes } from "node:crypto";
+import { webhookSecretPrefix } from "../../contract/webhooks.js";
+import type { SecretBox } from "../messaging/token-crypto.js";
+
+/**
+ * A stored secret sealed with RESELLER_SECRET_KEY: `sealed:<its last four characters>:<the
+ * SecretBox's seal>`. The last four stay readable for the endpoint's `secret_hint`, which is
+ * shown without the key; a database, a backup or an `admin copy` alone no longer lets anyone
+ * sign events as the service.
+ */
+const sealedPrefix = "sealed:";
+
+/** A new signing secret: `whsec_` and 32 random bytes in base64url. */
+export function newWebhookSecret(): string {
+  return `${webhookSecretPrefix}${randomBytes(32).toString("base64url")}`;
+}
+
+/** The signing secret as it is stored: sealed when the service has a key, as it is otherwise. */
+export function storedSigningSecret(plain: string, secrets: SecretBox | null): string {
+  return secrets ? `${sealedPrefix}${plain.slice(-4)}:${secrets.seal(plain)}` : plain;
+}
+
+/** The secret's hint (`whsec_…abcd`), read without opening it. */
+export function signingSecretHint(stored: string): string {
+  const last = stored.startsWith(sealedPrefix)
+    ? stored.slice(sealedPrefix.length, sealedPrefix.length + 4)
+    : stored.slice(-4);
+  return `${webhookSecretPrefix}…${last}`;
+}
+
+/**
+ * The secret to sign with: a stored one as it is (written before a key was set, or without
+ * one), a sealed one opened; null when it is sealed and there is no key to open it.
+ */
+export function openSigningSecret(stored: string, secrets: SecretBox | null): string | null {
+  if (!stored.startsWith(sealedPrefix)) return stored;
+  if (!secrets) return null;
+  return secrets.open(stored.slice(stored.indexOf(":", sealedPrefix.length) + 1));
+}
