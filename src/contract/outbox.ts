@@ -17,7 +17,12 @@ export const OutboxEmail = z
       .describe(
         "`outbox`: no SMTP server is configured, the outbox is the destination; `pending`: being handed to SMTP; `sent`: SMTP accepted it; `failed`: SMTP refused it (see `error`).",
       ),
-    error: z.string().nullable(),
+    error: z
+      .string()
+      .nullable()
+      .describe(
+        "Why a send failed: the mail server's answer for a reseller token; for a workspace token only that it failed (the server's words name the reseller's hosts).",
+      ),
     created_at: z.string(),
     sent_at: z.string().nullable(),
   })

@@ -97,6 +97,21 @@ describe("GET /api/v1/jobs and GET /api/v1/outbox (read-only, for the dashboard)
     expect(one.data.map((m) => m.to)).toEqual(["owner@acme.test"]);
   });
 
+  it("tells a client's workspace token that a send failed, not the mail server's words", async () => {
+    const acme = await t.createWorkspace({ send_invitation: true });
+    // As the mailer records a failed send.
+    await t.database.db
+      .updateTable("outbox")
+      .set({ delivery: "failed", error: "connect ECONNREFUSED 10.0.3.4:587" })
+      .execute();
+    const reseller = (await t.request("GET", "/api/v1/outbox")).json().data;
+    expect(reseller[0].error).toBe("connect ECONNREFUSED 10.0.3.4:587");
+    const client = await t.tokenWith(["workspaces:read"], acme);
+    const theirs = (await t.request("GET", "/api/v1/outbox", { token: client })).json().data;
+    expect(theirs[0]).toMatchObject({ delivery: "failed" });
+    expect(theirs[0].error).toBe("the email could not be sent; the reseller can see why");
+  });
+
   it("keeps each reseller's outbox to itself", async () => {
     await t.createWorkspace({ send_invitation: true });
     const other = await t.otherReseller();

@@ -5,7 +5,13 @@ import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { OutboxTable } from "../db/schema.js";
 import type { Principal } from "./tokens.js";
 
-function toEmail(row: OutboxTable): OutboxEmail {
+/**
+ * What a client's workspace token reads of a failed send: that it failed, not the mail server's
+ * own words, which name the reseller's hosts and ports (`connect ECONNREFUSED 10.0.3.4:587`).
+ */
+const failedForClients = "the email could not be sent; the reseller can see why";
+
+function toEmail(row: OutboxTable, principal: Principal): OutboxEmail {
   return {
     id: row.id,
     kind: row.kind,
@@ -14,7 +20,7 @@ function toEmail(row: OutboxTable): OutboxEmail {
     subject: row.subject,
     text: row.body,
     delivery: row.delivery as OutboxEmail["delivery"],
-    error: row.error,
+    error: row.error !== null && principal.workspaceId !== null ? failedForClients : row.error,
     created_at: row.created_at,
     sent_at: row.sent_at,
   };
@@ -32,5 +38,8 @@ export async function listOutbox(
   if (query.workspace_id !== undefined)
     select = select.where("workspace_id", "=", query.workspace_id);
   const page = await paginate(select, "outbox.id", query);
-  return { data: page.rows.map(toEmail), meta: { pagination: page.pagination } };
+  return {
+    data: page.rows.map((row) => toEmail(row, principal)),
+    meta: { pagination: page.pagination },
+  };
 }
