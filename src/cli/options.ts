@@ -14,6 +14,21 @@ export function stringOption(options: Options, key: string): string | undefined 
   return typeof value === "string" ? value : undefined;
 }
 
+/** The flags among `keys` that were not given (empty counts as not given), as `--flag-name`. */
+export function missingFlags(options: Options, keys: readonly string[]): string[] {
+  return keys.filter((key) => (stringOption(options, key) ?? "").trim() === "").map(flagName);
+}
+
+/**
+ * Refuses, naming every one at once, the flags among `keys` that were not given: a script
+ * learns all it must add from one run, not one flag per run.
+ */
+export function requireFlags(options: Options, keys: readonly string[], hint?: string): void {
+  const missing = missingFlags(options, keys);
+  if (missing.length === 0) return;
+  throw usageError(`Missing ${missing.join(", ")}.`, hint);
+}
+
 /** A string option that must be given (without a terminal to ask at). */
 export function requiredString(options: Options, key: string): string {
   const value = stringOption(options, key);

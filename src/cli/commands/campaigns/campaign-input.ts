@@ -2,7 +2,7 @@ import type { Audience, CreateCampaignBody } from "../../../contract/campaigns.j
 import { customKeyProblem, isVariableField } from "../../../contract/contact-rules.js";
 import { contactVariableFields } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
-import { booleanOption, listOption, stringOption } from "../../options.js";
+import { booleanOption, listOption, requireFlags, stringOption } from "../../options.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -124,15 +124,11 @@ export function scheduleFrom(options: Options, now: Date): string | undefined {
 
 /** The create body from the flags, every check made before any request (usage errors). */
 export function campaignBodyFromFlags(options: Options, now: Date): CreateCampaignBody {
-  const missing = required
-    .filter(([key]) => (stringOption(options, key) ?? "").trim() === "")
-    .map(([, flag]) => flag);
-  if (missing.length > 0) {
-    throw usageError(
-      `Missing ${missing.join(", ")}.`,
-      "A campaign needs --name, --channel, --template and --language, and one audience flag.",
-    );
-  }
+  requireFlags(
+    options,
+    required.map(([key]) => key),
+    "A campaign needs --name, --channel, --template and --language, and one audience flag.",
+  );
   const value = (key: string) => (stringOption(options, key) ?? "").trim();
   const audience = audienceFrom(options);
   const mapping = variableMappingFrom(options);

@@ -2,20 +2,13 @@ import { ChannelResponse, type CreateChannelInput } from "../../../contract/chan
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
-import { e164Answer, e164Flag, stringOption } from "../../options.js";
+import { e164Answer, e164Flag, missingFlags, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { readStdin } from "../../read-stdin.js";
 import { channelDetailColumns, channelsPath } from "./channel-format.js";
 
 type Options = Readonly<Record<string, unknown>>;
-
-/** Flags that are missing (empty counts as missing). */
-function missingFlags(options: Options, keys: readonly string[]): string[] {
-  return keys
-    .filter((key) => (stringOption(options, key) ?? "").trim() === "")
-    .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-}
 
 /**
  * `--name`, or at a terminal the answer to a question that Enter skips: without a name the

@@ -207,6 +207,12 @@ describe("reseller templates create", () => {
     const noBody = await runCli(flags.slice(0, 8), { env: env() });
     expect(noBody.code).toBe(2);
     expect(noBody.stderr).toContain("Missing --body.");
+
+    const two = await runCli(["templates", "create", "--name", "x_y", "--category", "marketing"], {
+      env: env(),
+    });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain("Missing --language, --body.");
   });
 
   it("builds an authentication template from flags without a body", async () => {

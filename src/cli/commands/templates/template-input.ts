@@ -3,7 +3,7 @@ import { buttonTypes, type TemplateProblem } from "../../../contract/template-ru
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
-import { listOption, requiredString, stringOption } from "../../options.js";
+import { listOption, requiredString, requireFlags, stringOption } from "../../options.js";
 import { readStdin } from "../../read-stdin.js";
 
 type Options = Readonly<Record<string, unknown>>;
@@ -138,12 +138,12 @@ export interface FlagTemplate {
 
 /** Builds a simple template from `--name --category --language --body …` flags. */
 export function templateFromFlags(options: Options): FlagTemplate {
+  const auth = stringOption(options, "category")?.trim().toLowerCase() === "authentication";
+  requireFlags(options, ["name", "category", "language", ...(auth ? [] : ["body"])]);
   const name = requiredString(options, "name");
   const category = requiredString(options, "category");
   const language = requiredString(options, "language");
-  const auth = category.toLowerCase() === "authentication";
   const body = stringOption(options, "body");
-  if (body === undefined && !auth) throw usageError("Missing --body.");
   const components: Json[] = [];
   const sources: [string, string][] = [];
   const add = (component: Json, flag: string) => {

@@ -320,6 +320,10 @@ describe("reseller workspaces onboard", () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(`Error: Missing ${flag}.`);
     }
+    // All of them at once: a script learns from one run everything it must add.
+    const none = await runCli(["workspaces", "onboard"], { env: api.env, dispatcher: api.agent });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("Error: Missing --name, --email, --plan.");
     const bad = await runCli(
       ["workspaces", "onboard", "--name", "A", "--email", "nope", "--plan", "2"],
       { env: api.env, dispatcher: api.agent },

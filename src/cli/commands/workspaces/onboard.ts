@@ -11,7 +11,7 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
-import { booleanOption, stringOption } from "../../options.js";
+import { booleanOption, requireFlags, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
@@ -212,10 +212,10 @@ export const run: Handler = async (command, { options }) => {
   // --yes promises no question: it answers as a run without a terminal does.
   const ctx: Context = { ...command, canPrompt: command.canPrompt && !yes };
   if (ctx.canPrompt) ctx.info("Onboarding a new client: a workspace, its plan and more.");
-  const missing = (flag: string) => ({
-    flag,
-    hint: "With --yes or without a terminal pass --name, --email and --plan (see `reseller plans list`).",
-  });
+  const hint =
+    "With --yes or without a terminal pass --name, --email and --plan (see `reseller plans list`).";
+  if (!ctx.canPrompt) requireFlags(options, ["name", "email", "plan"], hint);
+  const missing = (flag: string) => ({ flag, hint });
   const name = await flagOrAsk(
     ctx,
     stringOption(options, "name"),
