@@ -10,14 +10,15 @@ describe("reseller plans get", () => {
     api = mockApi();
   });
 
-  it("shows the plan and its features readably at a terminal", async () => {
+  /** The service's answer to GET /api/v1/plans/<id>. */
+  function stubPlan(id: number, plan: object = starterPlan) {
     api.pool
-      .intercept({ path: "/api/v1/plans/2", method: "GET" })
-      .reply(
-        200,
-        { status: "success", data: starterPlan, meta: planMeta },
-        { headers: jsonHeaders },
-      );
+      .intercept({ path: `/api/v1/plans/${id}`, method: "GET" })
+      .reply(200, { status: "success", data: plan, meta: planMeta }, { headers: jsonHeaders });
+  }
+
+  it("shows the plan and its features readably at a terminal", async () => {
+    stubPlan(2);
     const run = await runCli(["plans", "get", "2"], {
       tty: true,
       env: { ...api.env, NO_COLOR: "1" },
@@ -32,9 +33,7 @@ describe("reseller plans get", () => {
   });
 
   it("prints field and raw value per line when piped, whether it is free, its trial and currency included", async () => {
-    api.pool
-      .intercept({ path: "/api/v1/plans/1", method: "GET" })
-      .reply(200, { status: "success", data: freePlan, meta: planMeta }, { headers: jsonHeaders });
+    stubPlan(1, freePlan);
     const run = await runCli(["plans", "get", "1"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(0);
     const lines = run.stdout.split("\n");
@@ -46,9 +45,7 @@ describe("reseller plans get", () => {
   });
 
   it("leaves the detail fields to the price at a terminal", async () => {
-    api.pool
-      .intercept({ path: "/api/v1/plans/1", method: "GET" })
-      .reply(200, { status: "success", data: freePlan, meta: planMeta }, { headers: jsonHeaders });
+    stubPlan(1, freePlan);
     const run = await runCli(["plans", "get", "1"], {
       tty: true,
       env: { ...api.env, NO_COLOR: "1" },
@@ -63,13 +60,7 @@ describe("reseller plans get", () => {
     api.pool
       .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
       .reply(200, planList, { headers: jsonHeaders });
-    api.pool
-      .intercept({ path: "/api/v1/plans/2", method: "GET" })
-      .reply(
-        200,
-        { status: "success", data: starterPlan, meta: planMeta },
-        { headers: jsonHeaders },
-      );
+    stubPlan(2);
     const run = await runCli(["plans", "get", "starter", "--quiet"], {
       env: api.env,
       dispatcher: api.agent,
@@ -79,13 +70,7 @@ describe("reseller plans get", () => {
   });
 
   it("prints only the plan id with --quiet", async () => {
-    api.pool
-      .intercept({ path: "/api/v1/plans/2", method: "GET" })
-      .reply(
-        200,
-        { status: "success", data: starterPlan, meta: planMeta },
-        { headers: jsonHeaders },
-      );
+    stubPlan(2);
     const run = await runCli(["plans", "get", "2", "--quiet"], {
       env: api.env,
       dispatcher: api.agent,
