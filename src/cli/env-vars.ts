@@ -11,7 +11,7 @@ export const envVars = {
   RESELLER_BOOTSTRAP_TOKEN:
     "serve: the token of the first reseller account created on an empty database.",
   RESELLER_SECRET_KEY:
-    "serve: 32 bytes in base64 (openssl rand -base64 32) sealing WhatsApp Cloud API access tokens (AES-256-GCM); without it cloud channels are refused.",
+    "serve: 32 bytes in base64 (openssl rand -base64 32) sealing WhatsApp Cloud API access tokens and webhook signing secrets (AES-256-GCM); without it cloud channels are refused.",
   RESELLER_SMTP_URL:
     "serve: the SMTP server for invitation emails, smtp[s]://user:pass@host:port (overridden by --smtp-url; keeps the password out of the process list).",
   RESELLER_WHATSAPP_APP_SECRET:

@@ -13,13 +13,14 @@ export class CsvDecoder {
   /**
    * Why the bytes so far are not text in the encoding in use: the first byte that stands for no
    * character, half a UTF-16 character; null while they are text. The caller refuses the file
-   * (notEncodedReason): a character replaced by `�` would be stored without a word.
+   * (notEncodedReason): a character replaced by `\ufffd` would be stored without a word.
    */
   invalid: string | null = null;
-  private decoder: ReturnType<typeof iconv.getDecoder> | null = null;
   private head: Buffer | null = Buffer.alloc(0);
   private bytesRead = 0;
-  /** A UTF-16 high surrogate that ended a piece: its pair starts the next one. */
+  /** UTF-16: a byte that ended a piece, the first half of a code unit. */
+  private carry: Buffer = Buffer.alloc(0);
+  /** UTF-16: a high surrogate that ended a piece, the first half of a pair. */
   private held = "";
 
   constructor(private readonly declared: CsvEncoding = "utf-8") {
@@ -53,14 +54,12 @@ export class CsvDecoder {
       this.choose(start);
       out.push(this.convert(start));
     }
-    if (this.decoder !== null) {
-      const rest = this.held + (this.decoder.end() ?? "");
+    if (this.held !== "") {
+      this.invalid ??= `it holds half a character (a lone UTF-16 surrogate) at byte ${count(this.bytesRead - this.carry.length - 1)}`;
       this.held = "";
-      this.checkUtf16(rest, this.bytesRead);
-      if (this.encoding.startsWith("utf-16") && this.bytesRead % 2 === 1) {
-        this.invalid ??= `it ends with half a character (${this.bytesRead.toLocaleString("en-US")} bytes, an odd number)`;
-      }
-      if (rest) out.push(Buffer.from(rest, "utf8"));
+    }
+    if (this.carry.length > 0) {
+      this.invalid ??= `it ends with half a character (${count(this.bytesRead)} bytes, an odd number)`;
     }
     return Buffer.concat(out);
   }
@@ -69,44 +68,91 @@ export class CsvDecoder {
     if (start[0] === 0xff && start[1] === 0xfe) this.encoding = "utf-16le";
     else if (start[0] === 0xfe && start[1] === 0xff) this.encoding = "utf-16be";
     else if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) this.encoding = "utf-8";
-    // A file said to be ISO-8859-1 is read as browsers read one (the WHATWG Encoding Standard):
-    // as windows-1252, so 0x80 is € rather than an invisible control character. Files called
-    // "Latin-1" almost always come from Windows.
-    const decoding = this.encoding === "iso-8859-1" ? "windows-1252" : this.encoding;
-    // iconv-lite strips the byte order mark of the encoding it decodes.
-    if (this.encoding !== "utf-8") this.decoder = iconv.getDecoder(decoding);
   }
 
   private convert(bytes: Buffer): Buffer {
     const at = this.bytesRead;
     this.bytesRead += bytes.length;
-    if (this.decoder === null) return bytes;
-    if (this.invalid === null && !this.encoding.startsWith("utf-16")) {
-      const found = bytes.toString("latin1").search(undefinedInWindows1252);
-      if (found !== -1) {
-        const byte = (bytes[found] ?? 0).toString(16).toUpperCase();
-        this.invalid = `byte 0x${byte} (byte ${(at + found + 1).toLocaleString("en-US")} of the file) stands for no character in windows-1252${this.encoding === "iso-8859-1" ? " (as which ISO-8859-1 is read)" : ""}`;
+    switch (this.encoding) {
+      case "utf-8":
+        return bytes;
+      case "iso-8859-1":
+        return Buffer.from(latin1Text(bytes), "utf8");
+      case "windows-1252": {
+        if (this.invalid === null) {
+          const found = bytes.toString("latin1").search(undefinedInWindows1252);
+          if (found !== -1) {
+            const byte = (bytes[found] ?? 0).toString(16).toUpperCase();
+            this.invalid = `byte 0x${byte} (byte ${count(at + found + 1)} of the file) stands for no character in windows-1252`;
+          }
+        }
+        // Single bytes: no state between pieces.
+        return Buffer.from(iconv.decode(bytes, "windows-1252"), "utf8");
+      }
+      default:
+        return Buffer.from(this.utf16(bytes, at), "utf8");
+    }
+  }
+
+  /**
+   * UTF-16 (either order) decoded here rather than by iconv-lite, whose UTF-16BE decoder cuts a
+   * pair split between pieces into two halves: a code unit or a pair split between pieces is
+   * kept whole, and a lone surrogate is found at its exact byte.
+   */
+  private utf16(bytes: Buffer, at: number): string {
+    let data = this.carry.length > 0 ? Buffer.concat([this.carry, bytes]) : bytes;
+    let dataAt = at - this.carry.length;
+    if (dataAt === 0) {
+      // The file's own byte order mark is no character.
+      const le = this.encoding === "utf-16le" && data[0] === 0xff && data[1] === 0xfe;
+      const be = this.encoding === "utf-16be" && data[0] === 0xfe && data[1] === 0xff;
+      if (le || be) {
+        data = data.subarray(2);
+        dataAt = 2;
       }
     }
-    let text = this.held + this.decoder.write(bytes);
+    const even = data.length - (data.length % 2);
+    this.carry = Buffer.from(data.subarray(even));
+    let units = data.subarray(0, even);
+    if (this.encoding === "utf-16be") units = Buffer.from(units).swap16();
+    const first = dataAt + 1 - 2 * this.held.length;
+    let text = this.held + units.toString("utf16le");
     this.held = "";
-    // iconv-lite's UTF-16BE decoder cuts a pair split between pieces into two halves.
     const last = text.charCodeAt(text.length - 1);
     if (last >= 0xd800 && last <= 0xdbff) {
       this.held = text.slice(-1);
       text = text.slice(0, -1);
     }
-    this.checkUtf16(text, at);
-    return Buffer.from(text, "utf8");
-  }
-
-  private checkUtf16(text: string, at: number): void {
-    if (this.invalid !== null) return;
-    const found = text.search(loneSurrogate);
-    if (found !== -1) {
-      this.invalid = `it holds half a character (a lone UTF-16 surrogate) at about byte ${(at + 2 * found + 1).toLocaleString("en-US")}`;
+    if (this.invalid === null) {
+      const found = text.search(loneSurrogate);
+      if (found !== -1) {
+        this.invalid = `it holds half a character (a lone UTF-16 surrogate) at byte ${count(first + 2 * found)}`;
+      }
     }
+    return text;
   }
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/**
+ * 0x80–0x9F of a file said to be ISO-8859-1, read as browsers read them (the WHATWG Encoding
+ * Standard): windows-1252's characters (0x80 is €, not an invisible control character: files
+ * called Latin-1 nearly always come from Windows), and the five bytes windows-1252 leaves
+ * undefined as the control characters they are in ISO-8859-1. Every byte is a character.
+ */
+const latin1High = new Map<string, string>(
+  Array.from({ length: 0x20 }, (_, i) => {
+    const byte = 0x80 + i;
+    const windows = iconv.decode(Buffer.from([byte]), "windows-1252");
+    return [String.fromCharCode(byte), windows === "\ufffd" ? String.fromCharCode(byte) : windows];
+  }),
+);
+
+function latin1Text(bytes: Buffer): string {
+  return bytes.toString("latin1").replace(/[\x80-\x9f]/g, (c) => latin1High.get(c) ?? c);
 }
 
 /** The bytes windows-1252 leaves without a character (read as latin1, one char a byte). */

@@ -121,11 +121,9 @@ const commonColumnNames: ReadonlyArray<readonly [string, readonly string[]]> = (
         "correoelectronico postaelettronica adresemail",
     ],
     ["tags", "tags labels label categories category gruppen gruppe etiquetas"],
-    [
-      "opt_in_status",
-      "optinstatus optin optedin consent consentstatus marketingconsent whatsappoptin " +
-        "whatsappconsent einwilligung consentement consentimiento",
-    ],
+    // Only names that say opt-in or WhatsApp: a `Consent` or `Marketing consent` column may
+    // record consent to email, which must never become consent to WhatsApp by a guess.
+    ["opt_in_status", "optinstatus optin optedin whatsappoptin whatsappconsent"],
   ] as const
 ).map(([field, names]) => [field, names.split(" ")] as const);
 

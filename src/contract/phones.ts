@@ -63,8 +63,12 @@ const formatting = /[\s\-./()\u2010-\u2015\u2212\u200b-\u200f\u202a-\u202e\u2060
 
 /** A number a spreadsheet wrote in scientific notation (`4.91511E+11`, `4,91511E+11`). */
 const scientific = /^\d[.,]\d+e\+?\d+$/i;
-/** A whole number a program wrote as a decimal (`4915112341004.0`, as pandas does). */
-const decimalZero = /^(\+?\d+)\.0$/;
+/**
+ * A whole number a program wrote as a decimal (`4915112341004.0`, as pandas does): digits only,
+ * never a leading 0 or a `+` (a float has neither), so no number written by a person reads as
+ * another.
+ */
+const decimalZero = /^([1-9]\d*)\.0$/;
 
 /**
  * A number as a person types it with its country code (`+49 151 1234-5678`): its E.164 form once
@@ -130,15 +134,16 @@ const phonesReadLimit = 50_000;
 function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   const text = input.trim();
   if (text === "") return { ok: false, message: "is empty; every row needs a phone" };
-  if (scientific.test(text)) {
+  // A leading ' typed to keep a spreadsheet from reading the cell as a number (and its leading
+  // 0), and a ".0" a program added to a whole number, are no part of the phone.
+  const digits = text.replace(/^'/, "");
+  if (scientific.test(digits)) {
     return {
       ok: false,
       message: `${quoted(text)} is a number a spreadsheet wrote in scientific notation, which loses its last digits: format the column as text, type the numbers again and export the file again`,
     };
   }
-  // A leading ' typed to keep a spreadsheet from reading the cell as a number (and its leading
-  // 0), and a ".0" a spreadsheet added to a whole number, are no part of the phone.
-  const compact = text.replace(/^'/, "").replace(decimalZero, "$1").replace(formatting, "");
+  const compact = digits.replace(decimalZero, "$1").replace(formatting, "");
   if (e164Pattern.test(compact)) return validOrError(text, parsePhoneNumberFromString(compact));
   if (compact.startsWith("+")) {
     return { ok: false, message: `${quoted(text)} is not a phone number (${e164Hint})` };

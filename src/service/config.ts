@@ -75,7 +75,7 @@ export const defaultThroughput = 80;
 export interface WhatsappSettings {
   /** `serve --graph-url`; default Meta's Graph API with the pinned version. */
   graphUrl?: string | undefined;
-  /** RESELLER_SECRET_KEY: 32 bytes, base64; seals channel access tokens. */
+  /** RESELLER_SECRET_KEY: 32 bytes, base64; seals channel access tokens and webhook secrets. */
   secretKey?: string | undefined;
   /** RESELLER_WHATSAPP_APP_SECRET: checks webhook signatures. */
   appSecret?: string | undefined;

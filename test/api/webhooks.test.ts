@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storedSigningSecret } from "../../src/service/domain/webhook-secrets.js";
+import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
@@ -269,6 +271,58 @@ describe("webhook endpoints and events", () => {
     } finally {
       await receiver.close();
       await sealed.close();
+    }
+  });
+
+  it("records a sealed secret it cannot open (another key, or none) as the attempt's error, and retries", async () => {
+    const receiver = await startReceiver({ decide: () => 204 });
+    try {
+      const endpoint = await createEndpoint(receiver.url, ["workspace.created"]);
+      const otherKey = secretBoxFromKey(Buffer.alloc(32, 3).toString("base64"));
+      // Sealed by an instance with another key (an `admin copy`, a rotated key); this one has none.
+      await t.database.db
+        .updateTable("webhook_endpoints")
+        .set({ secret: storedSigningSecret(endpoint.secret, otherKey) })
+        .execute();
+      await t.createWorkspace();
+      await t.runJobs();
+      const attempts = (
+        await t.request("GET", `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`)
+      ).json().data;
+      expect(attempts).toMatchObject([
+        {
+          attempt: 1,
+          delivered: false,
+          error:
+            "not sent: its signing secret is sealed and this instance has no RESELLER_SECRET_KEY to open it",
+        },
+      ]);
+      expect(receiver.received).toHaveLength(0);
+      const keyed = await startTestApp({
+        whatsapp: { secretKey: Buffer.alloc(32, 4).toString("base64") },
+      });
+      try {
+        const other = await keyed.request("POST", "/api/v1/webhook-endpoints", {
+          body: { url: receiver.url, events: ["workspace.created"] },
+        });
+        const { id, secret } = other.json().data;
+        await keyed.database.db
+          .updateTable("webhook_endpoints")
+          .set({ secret: storedSigningSecret(secret, otherKey) })
+          .execute();
+        await keyed.createWorkspace();
+        await keyed.runJobs();
+        const tried = (
+          await keyed.request("GET", `/api/v1/webhook-endpoints/${id}/deliveries`)
+        ).json().data;
+        expect(tried[0].error).toBe(
+          "not sent: its signing secret was sealed under another RESELLER_SECRET_KEY; set that key, or create the endpoint again",
+        );
+      } finally {
+        await keyed.close();
+      }
+    } finally {
+      await receiver.close();
     }
   });
 

@@ -134,6 +134,10 @@ describe("reseller contacts import with real-shaped files", () => {
     const json = await cli(["contacts", "import", file, "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject({ error_count: 1 });
     expect(json.stderr).toContain("1 error.");
+    // --strict fails the command, whose message says it once.
+    const strict = await cli(["contacts", "import", file, "--quiet", "--strict"]);
+    expect(strict.code).toBe(6);
+    expect(strict.stderr.match(/ 1 error\./g)).toHaveLength(1);
     // Nothing refused, nothing to say.
     const clean = await cli([
       "contacts",

@@ -59,7 +59,7 @@ describe("phones as spreadsheets and copied text leave them", () => {
   });
 
   it("says a number in scientific notation lost its digits, rather than that it is no number", () => {
-    for (const cell of ["4.91511E+11", "4,91511E+11"]) {
+    for (const cell of ["4.91511E+11", "4,91511E+11", "'4.91511E+11"]) {
       expect(normalizePhone(cell, "DE")).toMatchObject({
         ok: false,
         message: expect.stringContaining(
@@ -71,6 +71,9 @@ describe("phones as spreadsheets and copied text leave them", () => {
 
   it("keeps dots between groups of digits as formatting, not a decimal", () => {
     expect(normalizePhone("0151.123.410.02", "DE")).toEqual({ ok: true, e164: "+4915112341002" });
+    // A float has no + and no leading 0: these ".0" are a person's last group of digits.
+    expect(normalizePhone("+4930123456.0", "DE")).toEqual({ ok: true, e164: "+49301234560" });
+    expect(normalizePhone("030123456.0", "DE")).toEqual({ ok: true, e164: "+49301234560" });
   });
 });
 
@@ -172,6 +175,37 @@ describe("reading files", () => {
       }
     },
   );
+
+  it("names the exact byte of half a UTF-16 character, however the file arrives in pieces", () => {
+    const le = (text: string) => Buffer.from(text, "utf16le");
+    const mark = Buffer.from([0xff, 0xfe]);
+    const inside = Buffer.concat([mark, le("a"), Buffer.from([0x3d, 0xd8]), le("z")]);
+    const atEnd = Buffer.concat([mark, le("az"), Buffer.from([0x3d, 0xd8])]);
+    for (const [bytes, byte] of [
+      [inside, 5],
+      [atEnd, 7],
+    ] as const) {
+      for (let cut = 1; cut < bytes.length; cut++) {
+        const decoder = new CsvDecoder();
+        decoder.write(bytes.subarray(0, cut));
+        decoder.write(bytes.subarray(cut));
+        decoder.end();
+        expect(decoder.invalid, `cut at ${cut}`).toBe(
+          `it holds half a character (a lone UTF-16 surrogate) at byte ${byte}`,
+        );
+      }
+    }
+  });
+
+  it("reads every byte of an ISO-8859-1 file: 0x80 as €, and 0x81, undefined in windows-1252, as Latin-1's", () => {
+    const decoder = new CsvDecoder("iso-8859-1");
+    const text = Buffer.concat([
+      decoder.write(Buffer.from([0x80, 0x81, 0xe9, 0x0a])),
+      decoder.end(),
+    ]);
+    expect(text.toString("utf8")).toBe("€\u0081é\n");
+    expect(decoder.invalid).toBeNull();
+  });
 
   it("reads a file with a UTF-8 mark as UTF-8 even when told windows-1252", () => {
     const reader = openContactCsv({ encoding: "windows-1252" });

@@ -145,19 +145,19 @@ export function webhookDeliveryHandler(deps: {
       return { state: "done" };
     }
     const body = JSON.stringify(toEvent(event));
-    const signingSecret = openSigningSecret(endpoint.secret, settings.secrets ?? null);
+    const signing = openSigningSecret(endpoint.secret, settings.secrets ?? null);
     const refused =
-      signingSecret === null
-        ? "its signing secret is sealed and this instance has no RESELLER_SECRET_KEY to open it"
+      "problem" in signing
+        ? signing.problem
         : settings.blockPrivate
           ? await privateUrlReason(endpoint.url, settings.resolver)
           : null;
     const outcome: AttemptOutcome =
-      refused !== null || signingSecret === null
+      refused !== null || "problem" in signing
         ? { statusCode: null, error: `not sent: ${refused}`, durationMs: 0 }
         : await postSigned(
             endpoint.url,
-            signingSecret,
+            signing.secret,
             event.id,
             body,
             Math.floor(now.getTime() / 1000),

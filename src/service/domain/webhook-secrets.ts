@@ -30,10 +30,26 @@ export function signingSecretHint(stored: string): string {
 
 /**
  * The secret to sign with: a stored one as it is (written before a key was set, or without
- * one), a sealed one opened; null when it is sealed and there is no key to open it.
+ * one), a sealed one opened; or why it cannot be opened (no key, another key), which the
+ * delivery records as its attempt's error.
  */
-export function openSigningSecret(stored: string, secrets: SecretBox | null): string | null {
-  if (!stored.startsWith(sealedPrefix)) return stored;
-  if (!secrets) return null;
-  return secrets.open(stored.slice(stored.indexOf(":", sealedPrefix.length) + 1));
+export function openSigningSecret(
+  stored: string,
+  secrets: SecretBox | null,
+): { secret: string } | { problem: string } {
+  if (!stored.startsWith(sealedPrefix)) return { secret: stored };
+  if (!secrets) {
+    return {
+      problem:
+        "its signing secret is sealed and this instance has no RESELLER_SECRET_KEY to open it",
+    };
+  }
+  try {
+    return { secret: secrets.open(stored.slice(stored.indexOf(":", sealedPrefix.length) + 1)) };
+  } catch {
+    return {
+      problem:
+        "its signing secret was sealed under another RESELLER_SECRET_KEY; set that key, or create the endpoint again",
+    };
+  }
 }

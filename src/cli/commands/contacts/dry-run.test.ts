@@ -13,6 +13,11 @@ describe("contacts import --dry-run", () => {
 
   it("refuses bytes that stand for no character in --encoding, as the service's 422 does", () => {
     const file = Buffer.from("phone;first_name\r\n+4915112343101;a\x81b\r\n", "latin1");
+    // Told before the header's own problem (no phone column here), as the service tells it.
+    const noPhone = Buffer.from("name\r\na\x81b\r\n", "latin1");
+    expect(() => dryRun(noPhone, undefined, new Date(), { encoding: "windows-1252" })).toThrow(
+      "byte 0x81",
+    );
     expect(() => dryRun(file, undefined, new Date(), { encoding: "windows-1252" })).toThrow(
       "The file is not windows-1252 text: byte 0x81 (byte 35 of the file) stands for no character in windows-1252; name the file's real encoding with --encoding, or save it as CSV UTF-8.",
     );

@@ -73,6 +73,12 @@ export function dryRun(
   const notCsv = notCsvReason(bytes);
   if (notCsv !== null) throw refusedFile(`The file ${notCsv}.`);
   refuseIfNotUtf8(bytes, read.encoding);
+  // Decoded whole first, as the service refuses bytes that are no text in the encoding while
+  // the upload arrives, before it reads the header.
+  const decoder = new CsvDecoder(read.encoding);
+  const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
+  const undecodable = notEncodedReason(decoder, "--encoding");
+  if (undecodable !== null) throw refusedFile(`The file ${undecodable}.`);
   const reader = openContactCsv(read);
   const report: DryRunReport = {
     rows: 0,
@@ -127,10 +133,6 @@ export function dryRun(
   }
   // As the service does once a file has arrived: its rows counted, and a quote never closed
   // refuses the whole file.
-  const decoder = new CsvDecoder(read.encoding);
-  const text = Buffer.concat([decoder.write(bytes), decoder.end()]);
-  const undecodable = notEncodedReason(decoder, "--encoding");
-  if (undecodable !== null) throw refusedFile(`The file ${undecodable}.`);
   const scanner = new CsvRowScanner(reader.delimiter ?? ",", {
     separatorLine: startsWithSeparatorLine(text),
   });

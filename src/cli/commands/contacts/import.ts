@@ -289,9 +289,10 @@ async function importFile(
       ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
       : "";
   // Rows refused or opt-outs kept are what the service did not do as asked: said on stderr with
-  // --json and --quiet too, where the summary (the message) is not.
+  // --json and --quiet too, where the summary (the message) is not, unless --strict fails the
+  // command, which prints the message anyway.
   const machine = ctx.output === "json" || ctx.output === "quiet";
-  const untold = machine && (done.error_count > 0 || done.opt_outs_kept > 0);
+  const untold = machine && !refused && (done.error_count > 0 || done.opt_outs_kept > 0);
   return {
     data: raw,
     view: importView(done),
