@@ -82,7 +82,7 @@ _reseller_options() {
     'templates create') REPLY='-w --workspace --file --name --category --language --body --example --header --header-example --footer --button --draft --wait --timeout -h --help' ;;
     'templates submit') REPLY='-w --workspace --wait --timeout -h --help' ;;
     'templates delete') REPLY='-w --workspace -y --yes -h --help' ;;
-    'templates lint') REPLY='-h --help' ;;
+    'templates lint') REPLY='--file -h --help' ;;
     'sandbox') REPLY='-h --help' ;;
     'sandbox templates') REPLY='-h --help' ;;
     'sandbox templates review') REPLY='-w --workspace --approve --reject --detail --pause -h --help' ;;
@@ -245,6 +245,7 @@ _reseller_option_value() {
     'templates submit|--timeout') REPLY='' ;;
     'templates delete|-w') REPLY='' ;;
     'templates delete|--workspace') REPLY='' ;;
+    'templates lint|--file') REPLY='@file' ;;
     'sandbox templates review|-w') REPLY='' ;;
     'sandbox templates review|--workspace') REPLY='' ;;
     'sandbox templates review|--reject') REPLY='ABUSIVE_CONTENT INCORRECT_CATEGORY INVALID_FORMAT PROMOTIONAL SCAM TAG_CONTENT_MISMATCH' ;;

@@ -47,10 +47,12 @@ describe("templates command-line parsing", () => {
     expect(captured?.options).toMatchObject({ status: "paused", all: true });
   });
 
-  it("takes lint's file as an argument and delete's --yes", async () => {
+  it("takes lint's file as an argument or as --file, and delete's --yes", async () => {
     expect((await parse(["templates", "lint", "t.json"])).captured?.args).toEqual(["t.json"]);
+    expect((await parse(["templates", "lint", "--file", "t.json"])).captured?.options.file).toBe(
+      "t.json",
+    );
     expect((await parse(["templates", "delete", "tpl_1", "-y"])).captured?.options.yes).toBe(true);
-    expect((await parse(["templates", "lint"])).error).toBe("commander.missingArgument");
   });
 
   it("parses the sandbox review decision, with reasons as choices", async () => {

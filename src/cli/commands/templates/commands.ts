@@ -121,7 +121,10 @@ export const templateCommands: GroupSpec = {
       summary: "Check a template file against WhatsApp's rules offline",
       description:
         "Checks a JSON template file (- for stdin) with the same rules the service applies, without a request. Exit 0 when valid; otherwise every problem is listed with its field and rule, and the exit code is 6 (what the service would answer with a 422); with --json, as the details of the error (error_code validation_failed). A file that cannot be read is a usage error (2).",
-      arguments: [{ name: "file", description: "the template as JSON (- for stdin)" }],
+      arguments: [
+        { name: "file", description: "the template as JSON (- for stdin)", required: false },
+      ],
+      options: [{ flags: "--file <file>", description: "the file, as templates create takes it" }],
       examples: [
         "reseller templates lint order_update.json",
         "reseller templates lint order_update.json --json | jq '.error.details[].field'",

@@ -22,6 +22,15 @@ describe("reseller templates lint", () => {
     expect(run.stderr).toContain("│ Hi Ada, your order A-1042 has shipped.");
   });
 
+  it("takes the file as --file too, as templates create does; none at all is a usage error", async () => {
+    const file = fileWith(orderUpdateDefinition);
+    const run = await runCli(["templates", "lint", "--file", file], { env: { NO_COLOR: "1" } });
+    expect(run.code, run.stderr).toBe(0);
+    const none = await runCli(["templates", "lint"], { env: { NO_COLOR: "1" } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("Missing the file to check.");
+  });
+
   it("lists every problem with field and rule and exits 6", async () => {
     const file = fileWith({
       ...orderUpdateDefinition,

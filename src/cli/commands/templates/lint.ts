@@ -1,6 +1,7 @@
 import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
-import { exitCodes } from "../../cli-error.js";
+import { exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import { stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { showPreview } from "./template-actions.js";
 import { problemTable } from "./template-format.js";
@@ -11,8 +12,19 @@ import { readTemplateFile } from "./template-input.js";
  * verdict on stderr); otherwise every problem (field, rule, message) on stdout and exit 6, what
  * the service would answer. An unreadable file is a usage error (2).
  */
-export const run: Handler = async (ctx, { args }) => {
-  const file = args[0] ?? "";
+export const run: Handler = async (ctx, { args, options }) => {
+  // `--file` as `templates create` takes it, or the file's name alone.
+  const named = stringOption(options, "file");
+  if (named !== undefined && args[0] !== undefined && named !== args[0]) {
+    throw usageError(`Two files given: '${args[0]}' and --file '${named}'; lint one at a time.`);
+  }
+  const file = args[0] ?? named;
+  if (file === undefined) {
+    throw usageError(
+      "Missing the file to check.",
+      "reseller templates lint FILE (or --file FILE).",
+    );
+  }
   const read = await readTemplateFile(ctx, file);
   const problems: TemplateProblem[] = read.ok ? checkTemplate(read.value).problems : [read.problem];
   if (problems.length === 0 && read.ok) {
