@@ -12,7 +12,7 @@ import { ownValue } from "./own-value.js";
 export const csvDelimiters = [",", ";", "\t", "|"] as const;
 export type CsvDelimiter = (typeof csvDelimiters)[number];
 
-/** Encodings an import decodes (with iconv-lite); a UTF-16 byte order mark is detected. */
+/** Encodings an import decodes (csv-decoding.ts); a UTF-16 byte order mark is detected. */
 export const csvEncodings = [
   "utf-8",
   "windows-1252",
