@@ -73,6 +73,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       }
       return 2;
     }
-    return (await runner(deps)).reportError(error, deps.io, globals, running);
+    return (await runner(deps)).reportError(error, deps.io, globals, running, deps.env);
   }
 }

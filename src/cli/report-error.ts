@@ -2,6 +2,7 @@ import { ApiError } from "../client/api-error.js";
 import { ownValue } from "../contract/own-value.js";
 import { CliError, type ErrorJson, type ExitKind, errorJsonText, exitCodes } from "./cli-error.js";
 import type { GlobalOptions } from "./context.js";
+import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
 import { terminalText } from "./output/terminal-text.js";
 
@@ -21,10 +22,19 @@ export function exitKindOf(error: ApiError): ExitKind {
   return "unexpected";
 }
 
-function hintFor(error: ApiError, command: string): string | undefined {
+/** The proxy variables the HTTP client honours, as set: the way to the service may be through one. */
+const proxyVariables = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
+
+function hintFor(error: ApiError, command: string, env: Env): string | undefined {
   if (error.hint) return error.hint;
   if (error.kind === "network" || error.kind === "timeout") {
-    return "Is the service running? Start one with `reseller serve`, or check --base-url / RESELLER_BASE_URL.";
+    const proxy = proxyVariables.filter((name) => env[name]);
+    // A proxy that is down looks like a service that is down: say the proxy may be it.
+    const through =
+      proxy.length > 0
+        ? ` ${proxy.join(" and ")} ${proxy.length === 1 ? "is" : "are"} set: the request may have gone through a proxy that is not answering (NO_PROXY exempts a host).`
+        : "";
+    return `Is the service running? Start one with \`reseller serve\`, or check --base-url / RESELLER_BASE_URL.${through}`;
   }
   if (error.status === 401)
     return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";
@@ -89,7 +99,13 @@ export function isInterrupt(error: unknown): boolean {
 }
 
 /** Prints an error for people on stderr (and as JSON on stdout with --json); returns the exit code. */
-export function reportError(error: unknown, io: Io, globals: GlobalOptions, command = ""): number {
+export function reportError(
+  error: unknown,
+  io: Io,
+  globals: GlobalOptions,
+  command = "",
+  env: Env = {},
+): number {
   // The person chose to stop: no error to report, only the shell's code for an interrupt.
   if (isInterrupt(error)) {
     io.stderr.write("\n");
@@ -117,7 +133,7 @@ export function reportError(error: unknown, io: Io, globals: GlobalOptions, comm
       lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
     }
     if (error.requestId) lines.push(`Request id: ${error.requestId}`);
-    const hint = hintFor(error, command);
+    const hint = hintFor(error, command, env);
     if (hint) lines.push(`Hint: ${hint}`);
     json = {
       status: error.status || null,

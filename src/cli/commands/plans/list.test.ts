@@ -179,6 +179,21 @@ describe("reseller plans list", () => {
     expect(run.code).toBe(8);
     expect(run.stderr).toContain("Cannot reach the service at http://127.0.0.1:9");
     expect(run.stderr).toContain("reseller serve");
+    expect(run.stderr).not.toContain("proxy");
+  });
+
+  it("says a proxy may be what is down when one is set", async () => {
+    const run = await runCli(["plans", "list"], {
+      env: {
+        RESELLER_BASE_URL: "http://127.0.0.1:9",
+        RESELLER_TOKEN: "rsk_x_token_1234",
+        HTTP_PROXY: "http://127.0.0.1:9",
+      },
+    });
+    expect(run.code).toBe(8);
+    expect(run.stderr).toContain(
+      "HTTP_PROXY is set: the request may have gone through a proxy that is not answering (NO_PROXY exempts a host).",
+    );
   });
 
   it("logs each request with its status and request id under --debug, token masked", async () => {
