@@ -205,13 +205,14 @@ export const run: Handler = async (ctx, { args, options }) => {
   }
 };
 
+/** Whether --map or --preset named the file's columns (the user's choice, nothing to propose). */
+function columnsNamedByFlags(options: Readonly<Record<string, unknown>>): boolean {
+  return listOption(options, "map").length > 0 || stringOption(options, "preset") !== undefined;
+}
+
 /** Whether the columns were left to their names: no flag named them and nothing was asked. */
 function unasked(ctx: Context, options: Readonly<Record<string, unknown>>): boolean {
-  return (
-    !ctx.canPrompt &&
-    listOption(options, "map").length === 0 &&
-    stringOption(options, "preset") === undefined
-  );
+  return !ctx.canPrompt && !columnsNamedByFlags(options);
 }
 
 async function importFile(
@@ -225,9 +226,7 @@ async function importFile(
   const csv = await resolveCsvOptions(ctx, input.path, options);
   // A mapping chosen at the prompt, said as flags so that the next file like it asks nothing.
   const chosen =
-    csv.mapping !== undefined &&
-    listOption(options, "map").length === 0 &&
-    stringOption(options, "preset") === undefined
+    csv.mapping !== undefined && !columnsNamedByFlags(options)
       ? `\nThe same columns next time, without questions: ${mappingFlagsText(csv.mapping)}`
       : "";
   // Streamed: the file is never read whole (import-upload.ts).
@@ -293,11 +292,12 @@ async function importFile(
   // command, which prints the message anyway.
   const machine = ctx.output === "json" || ctx.output === "quiet";
   const untold = machine && !refused && (done.error_count > 0 || done.opt_outs_kept > 0);
+  const summary = importSummary(done, errorsFile, workspaceId);
   return {
     data: raw,
     view: importView(done),
-    warnings: untold ? [importSummary(done, errorsFile, workspaceId)] : undefined,
-    message: `${importSummary(done, errorsFile, workspaceId)}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${unasked(ctx, options) ? lookAlikesLine(done.mapping) : ""}${refused}`,
+    warnings: untold ? [summary] : undefined,
+    message: `${summary}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${unasked(ctx, options) ? lookAlikesLine(done.mapping) : ""}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",
     details: done.errors,
