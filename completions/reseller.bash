@@ -55,7 +55,7 @@ _reseller_options() {
     'workspaces restore') REPLY='-h --help' ;;
     'workspaces plan') REPLY='-h --help' ;;
     'workspaces use') REPLY='-h --help' ;;
-    'workspaces onboard') REPLY='--name --email --plan --no-invite --import --default-country --pricing-token -y --yes -h --help' ;;
+    'workspaces onboard') REPLY='--name --email --plan --no-invite --import --default-country --map --preset --delimiter --encoding --pricing-token -y --yes -h --help' ;;
     'workspaces tokens') REPLY='-h --help' ;;
     'workspaces tokens list') REPLY='-w --workspace --page --per-page --all -h --help' ;;
     'workspaces tokens create') REPLY='-w --workspace --name --scope --expires-at -h --help' ;;
@@ -145,6 +145,10 @@ _reseller_option_value() {
     'workspaces onboard|--plan') REPLY='' ;;
     'workspaces onboard|--import') REPLY='@file' ;;
     'workspaces onboard|--default-country') REPLY='' ;;
+    'workspaces onboard|--map') REPLY='' ;;
+    'workspaces onboard|--preset') REPLY='google outlook hubspot' ;;
+    'workspaces onboard|--delimiter') REPLY='' ;;
+    'workspaces onboard|--encoding') REPLY='' ;;
     'workspaces tokens list|-w') REPLY='' ;;
     'workspaces tokens list|--workspace') REPLY='' ;;
     'workspaces tokens list|--page') REPLY='' ;;

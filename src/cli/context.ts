@@ -231,6 +231,14 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           info(
             `${e.reason} on ${e.method} ${e.path}; retrying in ${(e.waitMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,
           ),
+        onReplay: (e) => {
+          // Said where the command's own message is (run-command.ts): not in --json or --quiet.
+          if (ctx.output !== "json" && ctx.output !== "quiet") {
+            info(
+              `The service had already done this ${e.method} ${e.path} under this idempotency key: its first answer follows, and nothing was done again.`,
+            );
+          }
+        },
         ...(globals.debug
           ? {
               onExchange: (e) =>

@@ -23,6 +23,12 @@ function chosen(choices: readonly string[], value: string): string {
   return found;
 }
 
+/** An argument given as "" (an unset shell variable) names nothing: refused before any request. */
+function nonEmpty(value: string): string {
+  if (value.trim() === "") throw new InvalidArgumentError("It must not be empty.");
+  return value;
+}
+
 function collectChoice(choices: readonly string[]) {
   return (value: string, previous: string[] | undefined): string[] =>
     collect(chosen(choices, value), previous);
@@ -60,6 +66,7 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
       arg.description,
     );
     if (arg.choices) argument.choices(arg.choices);
+    else if (!arg.variadic) argument.argParser(nonEmpty);
     command.addArgument(argument);
   }
   if (spec.inWorkspace) {

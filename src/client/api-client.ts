@@ -56,6 +56,11 @@ export interface ApiClientOptions {
    */
   idempotencyKeys?: () => string;
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * A POST answered on its first attempt with `Idempotent-Replayed: true`: its key was used by
+   * an earlier run, so the answer is that run's and nothing was done now.
+   */
+  onReplay?: (event: { method: HttpMethod; path: string }) => void;
   onExchange?: (event: ExchangeEvent) => void;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -279,6 +284,10 @@ export class ApiClient {
         continue;
       }
       if (status >= 200 && status < 300) {
+        // A replay after our own retry is the answer to this run's first attempt: not news.
+        if (attempt === 0 && headerValue(responseHeaders["idempotent-replayed"]) === "true") {
+          this.options.onReplay?.({ method, path });
+        }
         return { status, json, requestId, headers: responseHeaders };
       }
       throw errorFromResponse(status, json, requestId, retryAfter, method, path);

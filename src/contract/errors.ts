@@ -88,7 +88,8 @@ export const errorCatalogue = {
   },
   idempotency_key_reused: {
     status: 422,
-    message: "This Idempotency-Key was already used with a different request body.",
+    message:
+      "This Idempotency-Key was already used for a different request (another body, path or method).",
   },
   rate_limited: { status: 429, message: "Rate limit exceeded; retry after the Retry-After delay." },
   internal_error: { status: 500, message: "Something went wrong on our side." },

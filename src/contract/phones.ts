@@ -145,13 +145,14 @@ function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   }
   const compact = digits.replace(decimalZero, "$1").replace(formatting, "");
   if (e164Pattern.test(compact)) return validOrError(text, parsePhoneNumberFromString(compact));
-  if (compact.startsWith("+")) {
+  // Letters or other signs (`not a phone`, `n/a`): no country would make it a number.
+  if (compact.startsWith("+") || !/^\d+$/.test(compact)) {
     return { ok: false, message: `${quoted(text)} is not a phone number (${e164Hint})` };
   }
   if (!defaultCountry) {
     return {
       ok: false,
-      message: `${quoted(text)} has no country code: write it in ${e164Hint}, or import with default_country to read national numbers`,
+      message: `${quoted(text)} has no country code: write it in ${e164Hint}, or import with default_country (the CLI's --default-country) to read national numbers`,
     };
   }
   if (!/^\d{3,17}$/.test(compact)) {

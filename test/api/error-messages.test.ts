@@ -107,6 +107,58 @@ describe("error messages name the field at fault and what it takes", () => {
     expect(inbound.body.length).toBeLessThan(2000);
   });
 
+  it("says in its own words what zod would word as 'Too small', 'Too big' or 'Invalid option', quoting the value", async () => {
+    const ws = await t.createWorkspace({ plan_id: "2" });
+    const detail = async (method: "GET" | "POST", url: string, body?: unknown) => {
+      const res = await t.request(method, url, body === undefined ? {} : { body });
+      expect(res.statusCode, res.body).toBe(422);
+      return res.json().details;
+    };
+    expect(await detail("GET", `/api/v1/workspaces/${ws}/contacts?cursor=`)).toEqual([
+      { field: "cursor", message: "cursor must not be empty" },
+    ]);
+    expect(await detail("GET", `/api/v1/workspaces/${ws}/campaigns?status=foo`)).toEqual([
+      {
+        field: "status",
+        message:
+          "status must be one of draft, scheduled, running, paused, completed, failed, cancelled; got 'foo'",
+      },
+    ]);
+    const huge = { name: "X", contact_email: "a@b.example", plan_id: 1e20 };
+    expect(await detail("POST", "/api/v1/workspaces", huge)).toEqual([
+      { field: "plan_id", message: "plan_id must be a whole number, at most 9007199254740991" },
+    ]);
+  });
+
+  it("says billing_period takes one period when given twice, with the accepted values", async () => {
+    const res = await t.request(
+      "GET",
+      "/api/v1/plans?billing_period=monthly&billing_period=yearly",
+    );
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({
+      error_code: "invalid_billing_period",
+      message:
+        "billing_period takes one period; got 'monthly,yearly'; accepted values are monthly, quarterly, half_yearly, yearly, lifetime.",
+    });
+  });
+
+  it("lists the first 100 problems of a body with thousands, saying how many there were", async () => {
+    const body = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`extra_${i}`, i]));
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "X", contact_email: "a@b.example", ...body },
+    });
+    expect(res.statusCode).toBe(422);
+    const answer = res.json();
+    expect(answer.details).toHaveLength(100);
+    expect(answer.details[0]).toEqual({
+      field: "extra_0",
+      message: "is not a field this endpoint accepts",
+    });
+    expect(answer.message).toMatch(/\(details lists the first 100 of 5,000 problems\)$/);
+    expect(res.body.length).toBeLessThan(20_000);
+  });
+
   it("keeps an error answer small when it names a huge unknown field", async () => {
     const res = await t.request("POST", "/api/v1/workspaces", {
       body: { name: "Acme", contact_email: "owner@acme.test", [huge]: 1 },

@@ -5,7 +5,7 @@ import { CsvDecoder } from "../../src/contract/csv-decoding.js";
 import { neutraliseFormula, restoreFormula } from "../../src/contract/csv-formulas.js";
 import { parseMappingFlags } from "../../src/contract/csv-options.js";
 import { detectDelimiter, openContactCsv } from "../../src/contract/csv-reader.js";
-import { normalizePhone } from "../../src/contract/phones.js";
+import { e164Hint, normalizePhone } from "../../src/contract/phones.js";
 
 describe("phones written without +", () => {
   it.each([
@@ -67,6 +67,19 @@ describe("phones as spreadsheets and copied text leave them", () => {
         ),
       });
     }
+  });
+
+  it("says a cell of letters is no phone number, with or without a default country, not that it lacks a country code", () => {
+    for (const country of [undefined, "DE"] as const) {
+      expect(normalizePhone("not a phone", country)).toEqual({
+        ok: false,
+        message: `'not a phone' is not a phone number (${e164Hint})`,
+      });
+    }
+    expect(normalizePhone("015112347003")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("default_country (the CLI's --default-country)"),
+    });
   });
 
   it("keeps dots between groups of digits as formatting, not a decimal", () => {

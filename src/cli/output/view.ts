@@ -23,6 +23,8 @@ export interface Column<Row> {
   display?(row: Row, paint: Paint): string;
   /** false: in CSV and piped output only, left out of the terminal's table or record (a detail). */
   terminal?: false;
+  /** false: at a terminal only, where it joins fields that CSV and piped output give apart. */
+  piped?: false;
 }
 
 /** How a result is shown to people; JSON output ignores views and prints `data`. */
@@ -65,11 +67,12 @@ export function tableView<Row>(
   options: { empty?: string; ids?: (row: Row) => string } = {},
 ): View {
   const shown = columns.filter((c) => c.terminal !== false);
+  const given = columns.filter((c) => c.piped !== false);
   return {
     kind: "table",
     headers: shown.map((c) => c.header),
-    keys: columns.map((c) => c.key),
-    raw: rows.map((row) => columns.map((c) => c.value(row))),
+    keys: given.map((c) => c.key),
+    raw: rows.map((row) => given.map((c) => c.value(row))),
     // Cleaned before display functions paint it: data carries no colour or cursor codes of its own.
     display: (paint) =>
       withoutControls(rows).map((row) =>
@@ -83,11 +86,12 @@ export function tableView<Row>(
 /** One resource shown as aligned "Label  value" lines. */
 export function recordView<T>(data: T, fields: Column<T>[]): View {
   const shown = fields.filter((f) => f.terminal !== false);
+  const given = fields.filter((f) => f.piped !== false);
   return {
     kind: "record",
     labels: shown.map((f) => f.header),
-    keys: fields.map((f) => f.key),
-    raw: fields.map((f) => f.value(data)),
+    keys: given.map((f) => f.key),
+    raw: given.map((f) => f.value(data)),
     display: (paint) => {
       const clean = withoutControls(data);
       return shown.map((f) => (f.display ? f.display(clean, paint) : cellText(f.value(clean))));

@@ -76,9 +76,13 @@ export async function listPlans(
 ): Promise<{ data: PlansByPeriod; meta: PlanMeta }> {
   const period = query.billingPeriod;
   if (period !== undefined && !(billingPeriods as readonly string[]).includes(period)) {
+    // A repeated parameter arrives joined by commas (PlanListQuery): one period is taken.
+    const several = period.includes(",")
+      ? "billing_period takes one period; got "
+      : "Unknown billing_period ";
     throw new ServiceError(
       "invalid_billing_period",
-      `Unknown billing_period ${quoted(period)}; accepted values are ${billingPeriods.join(", ")}.`,
+      `${several}${quoted(period)}; accepted values are ${billingPeriods.join(", ")}.`,
     );
   }
   const visible = await visiblePlans(db, query.includePrivate);

@@ -37,14 +37,24 @@ function bounded(text: string): string {
   return `${cut}…`;
 }
 
+/**
+ * The most details an answer lists: a body of 50,000 unknown fields would otherwise get an
+ * answer several times its own size. The message says how many there were.
+ */
+const answerDetails = 100;
+
 function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  const cut = details !== undefined && details.length > answerDetails;
+  const said = message ?? errorCatalogue[code].message;
   const body: ErrorBody = {
     status: "error",
-    message: bounded(message ?? errorCatalogue[code].message),
+    message: cut
+      ? `${bounded(said)} (details lists the first ${answerDetails} of ${details.length.toLocaleString("en-US")} problems)`
+      : bounded(said),
     error_code: code,
     ...(details
       ? {
-          details: details.map((d) => ({
+          details: details.slice(0, answerDetails).map((d) => ({
             ...d,
             field: bounded(d.field),
             message: bounded(d.message),
@@ -61,20 +71,25 @@ function fieldOf(context: string | undefined, instancePath: string): string {
   return context === "body" ? "(body)" : (context ?? "(request)");
 }
 
+/** The value a validation error points at, or undefined where the request has none. */
+function valueAt(request: FastifyRequest, context: string | undefined, instancePath: string) {
+  const parts = instancePath.split("/").slice(1);
+  let value: unknown =
+    context === "body" ? request.body : context === "querystring" ? request.query : request.params;
+  for (const part of parts) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
 /**
  * Whether the value a validation error points at is missing from the request (rather than there
  * with the wrong type): the two get different messages.
  */
 function isAbsent(request: FastifyRequest, context: string | undefined, instancePath: string) {
-  const parts = instancePath.split("/").slice(1);
-  if (parts.length === 0) return false;
-  let value: unknown =
-    context === "body" ? request.body : context === "querystring" ? request.query : request.params;
-  for (const part of parts) {
-    if (value === null || typeof value !== "object") return false;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value === undefined;
+  if (instancePath.split("/").length < 2) return false;
+  return valueAt(request, context, instancePath) === undefined;
 }
 
 const typeNames: Record<string, string> = {
@@ -88,17 +103,48 @@ const typeNames: Record<string, string> = {
   null: "null",
 };
 
+const bounds: Record<string, string> = {
+  ">=": "at least",
+  ">": "more than",
+  "<=": "at most",
+  "<": "less than",
+};
+
 /**
- * zod's own wording of a wrong type ("Invalid input: expected array, received string"), for a
- * field whose schema gives none of its own, said as the service's messages say it:
- * "events must be a list; got a string". Any other message is kept.
+ * zod's own wording, for a field whose schema gives none of its own ("Invalid input: expected
+ * array, received string", "Too small: expected string to have >=1 characters"), said as the
+ * service's messages say it: "events must be a list; got a string", "cursor must not be empty".
+ * Any other message is kept.
  */
-function plainTypeMessage(instancePath: string, message: string): string {
-  const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
-  if (!wrongType) return message;
-  const [, expected = "", received = ""] = wrongType;
+function plainZodMessage(instancePath: string, message: string, value: unknown): string {
   const leaf = instancePath.split("/").at(-1) || "the body";
-  return `${leaf} must be ${typeNames[expected] ?? expected}; got ${typeNames[received] ?? received}`;
+  const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (wrongType) {
+    const [, expected = "", received = ""] = wrongType;
+    return `${leaf} must be ${typeNames[expected] ?? expected}; got ${typeNames[received] ?? received}`;
+  }
+  const length =
+    /^Too (?:small|big): expected (string|array) to have (>=|>|<=|<)(\d+) (?:characters|items)$/.exec(
+      message,
+    );
+  if (length) {
+    const [, kind = "", bound = "", limit = ""] = length;
+    if (kind === "string" && bound === ">=" && limit === "1") return `${leaf} must not be empty`;
+    const unit = kind === "string" ? "characters" : "items";
+    return `${leaf} must have ${bounds[bound] ?? bound} ${limit} ${unit}`;
+  }
+  const size = /^Too (?:small|big): expected (number|int) to be (>=|>|<=|<)(\S+)$/.exec(message);
+  if (size) {
+    const [, kind = "", bound = "", limit = ""] = size;
+    return `${leaf} must be ${typeNames[kind] ?? kind}, ${bounds[bound] ?? bound} ${limit}`;
+  }
+  const option = /^Invalid option: expected one of (.+)$/.exec(message);
+  if (option) {
+    const choices = (option[1] ?? "").split("|").map((choice) => choice.replace(/^"|"$/g, ""));
+    const got = typeof value === "string" ? `; got ${quoted(value)}` : "";
+    return `${leaf} must be one of ${choices.join(", ")}${got}`;
+  }
+  return message;
 }
 
 /**
@@ -219,7 +265,11 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
               ? requiredMessage(v.instancePath, v.message)
               : repeated > 0
                 ? `is given ${repeated} times in the query; give it once`
-                : plainTypeMessage(v.instancePath, v.message ?? "is invalid"),
+                : plainZodMessage(
+                    v.instancePath,
+                    v.message ?? "is invalid",
+                    valueAt(request, error.validationContext, v.instancePath),
+                  ),
         },
       ];
     });

@@ -5,6 +5,29 @@ import type { GroupSpec, OptionSpec } from "../../command-spec.js";
 
 const contactArgument = { name: "id", description: "the contact's id (ct_…)" };
 
+/** How a CSV file is read: `contacts import` and `workspaces onboard --import` take the same. */
+export const csvReadingOptions: OptionSpec[] = [
+  {
+    flags: "--map <header=field>",
+    description:
+      'read a column as a field, e.g. "Phone 1 - Value=phone", "Notes=custom.notes", "Labels=" to ignore (repeat for several)',
+    repeatable: true,
+  },
+  {
+    flags: "--preset <export>",
+    description: "the mapping of a known export (--map wins for the columns it names)",
+    choices: csvPresets,
+  },
+  {
+    flags: "--delimiter <separator>",
+    description: "the separator: , ; | or tab (default: detected from the header row)",
+  },
+  {
+    flags: "--encoding <encoding>",
+    description: `the file's encoding: ${csvEncodings.join(", ")} (default utf-8; a UTF-16 mark is detected)`,
+  },
+];
+
 /** Fields shared by `contacts upsert` and `contacts update`. */
 const fieldOptions: OptionSpec[] = [
   { flags: "--first-name <name>", description: "first name" },
@@ -141,25 +164,7 @@ const contactCommands: GroupSpec = {
             "write every row error to this CSV file when the import ends (not with --no-wait)",
         },
         { flags: "--dry-run", description: "check the file locally and send nothing" },
-        {
-          flags: "--map <header=field>",
-          description:
-            'read a column as a field, e.g. "Phone 1 - Value=phone", "Notes=custom.notes", "Labels=" to ignore (repeat for several)',
-          repeatable: true,
-        },
-        {
-          flags: "--preset <export>",
-          description: "the mapping of a known export (--map wins for the columns it names)",
-          choices: csvPresets,
-        },
-        {
-          flags: "--delimiter <separator>",
-          description: "the separator: , ; | or tab (default: detected from the header row)",
-        },
-        {
-          flags: "--encoding <encoding>",
-          description: `the file's encoding: ${csvEncodings.join(", ")} (default utf-8; a UTF-16 mark is detected)`,
-        },
+        ...csvReadingOptions,
         {
           flags: "--strict",
           description:

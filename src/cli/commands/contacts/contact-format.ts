@@ -43,7 +43,10 @@ export function contactView(contact: Contact): View {
   const fields: Column<Contact>[] = [
     { header: "Id", key: "id", value: (c) => c.id },
     { header: "Phone", key: "phone", value: (c) => c.phone, display: (c, p) => p.bold(c.phone) },
-    { header: "Name", key: "name", value: (c) => fullName(c) },
+    // One line for a person; a script reads the two fields apart ("Schmidt, Anna" may be either).
+    { header: "Name", key: "name", value: (c) => fullName(c), piped: false },
+    { header: "First name", key: "first_name", value: (c) => c.first_name, terminal: false },
+    { header: "Last name", key: "last_name", value: (c) => c.last_name, terminal: false },
     { header: "Email", key: "email", value: (c) => c.email },
     { header: "Tags", key: "tags", value: (c) => c.tags.join(",") },
     {

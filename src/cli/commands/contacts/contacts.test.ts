@@ -121,6 +121,29 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stdout).toMatch(/Opt-in source:\s+checkout form/);
   });
 
+  it("gives first and last name apart when piped, one Name line at a terminal", async () => {
+    const commaInName = { ...anna, first_name: "Schmidt, Anna", last_name: null };
+    for (const tty of [false, true]) {
+      api.pool
+        .intercept({ path: `${base}/contacts/ct_01anna`, method: "GET" })
+        .reply(200, envelope(commaInName), { headers: jsonHeaders });
+      const run = await runCli(["contacts", "get", "ct_01anna"], {
+        tty,
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      if (tty) {
+        expect(run.stdout).toMatch(/Name:\s+Schmidt, Anna\n/);
+      } else {
+        const lines = run.stdout.split("\n");
+        expect(lines).toContain("first_name\tSchmidt, Anna");
+        expect(lines).toContain("last_name\t");
+        expect(lines.some((line) => line.startsWith("name\t"))).toBe(false);
+      }
+    }
+  });
+
   it("upserts with the body built from the flags and says whether it created or updated", async () => {
     const expected = {
       phone: "+4915112345678",

@@ -34,7 +34,7 @@ export const planCommands: GroupSpec = {
       description:
         "Piped, one field per line with its raw value (is_free, trial_days and the catalogue's currency included); --json prints the service's record.",
       arguments: [{ name: "id", description: "the plan's id or slug" }],
-      examples: ["reseller plans get 2", "reseller plans get starter --json"],
+      examples: ["reseller plans get 2", "reseller plans get starter-monthly --json"],
       handler: "plans/get",
     },
   ],

@@ -91,6 +91,29 @@ describe("reseller plans get", () => {
     expect(run.stderr).toContain("Plan '99' was not found. (not_found, HTTP 404)");
   });
 
+  it("exits 4, as for an unknown id, when no plan has the slug or the id is no whole number", async () => {
+    for (const given of ["startr", "1.5"]) {
+      api.pool
+        .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
+        .reply(200, planList, { headers: jsonHeaders });
+      const run = await runCli(["plans", "get", given, "--json"], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
+      expect(run.code, given).toBe(4);
+      expect(JSON.parse(run.stdout).error).toMatchObject({
+        error_code: "not_found",
+        message: `No plan has the id or slug '${given}'.`,
+      });
+    }
+  });
+
+  it("is a usage error (exit 2) for an empty id, before any request", async () => {
+    const run = await runCli(["plans", "get", ""], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("It must not be empty.");
+  });
+
   it("is a usage error (exit 2) without an id, before any request", async () => {
     const run = await runCli(["plans", "get"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(2);

@@ -9,7 +9,7 @@ import { planIdOf } from "./plan-lookup.js";
 export const run: Handler = async (ctx, { args }) => {
   const client = await ctx.client();
   // A slug, as `plans list` shows beside the id and `workspaces create --plan` takes.
-  const id = await planIdOf(ctx, args[0] ?? "");
+  const id = await planIdOf(ctx, args[0] ?? "", "not_found");
   const response = await client.get(`/api/v1/plans/${encodeURIComponent(id)}`, PlanResponse);
   const { data: plan, meta } = response.body;
   return {

@@ -1,5 +1,5 @@
 import { type Plan, PlanListResponse, type PlanMeta } from "../../../contract/plans.js";
-import { usageError } from "../../cli-error.js";
+import { CliError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 
 /** The whole catalogue, private plans included, in the service's order of periods. */
@@ -10,23 +10,45 @@ export async function planCatalogue(ctx: Context): Promise<{ plans: Plan[]; meta
   return { plans: meta.billing_periods.flatMap((p) => data[p.value] ?? []), meta };
 }
 
+/** How a plan no one has is reported: a plan asked for (`plans get`) or a value given for a flag. */
+export type UnknownPlan = "not_found" | "invalid_flag";
+
 /**
  * The id of the plan given by id or by slug (`starter-monthly`) among `plans` (the whole
- * catalogue); an unknown one is a usage error naming the slugs, before any question or request.
+ * catalogue). An unknown one exits as the service would have answered it: 4 (not found) for a
+ * plan asked for, 6 (refused, naming the flag) for a `--plan` value.
  */
-export function planIdIn(plans: readonly Plan[], given: string): string {
+export function planIdIn(plans: readonly Plan[], given: string, unknown: UnknownPlan): string {
   const numeric = /^\d+$/.test(given);
   const plan = plans.find((p) => (numeric ? String(p.id) === given : p.slug === given));
   if (plan) return String(plan.id);
-  throw usageError(
-    `No plan has the ${numeric ? "id" : "slug"} '${given}'.`,
-    `Give a plan's id or one of: ${plans.map((p) => p.slug).join(", ")} (see \`reseller plans list\`).`,
+  const slugs = plans.map((p) => p.slug).join(", ");
+  if (unknown === "not_found") {
+    return notFound(`No plan has the id or slug '${given}'.`);
+  }
+  const message = `No plan has the ${numeric ? "id" : "slug"} '${given}'.`;
+  throw new CliError(
+    "refused",
+    message,
+    `Give a plan's id or one of: ${slugs} (see \`reseller plans list\`).`,
+    [{ field: "plan", message: `expected a plan's id or slug; got '${given}'` }],
+    "validation_failed",
+  );
+}
+
+function notFound(message: string): never {
+  throw new CliError(
+    "notFound",
+    message,
+    "See `reseller plans list` for the plans' ids and slugs.",
+    [],
+    "not_found",
   );
 }
 
 /** A plan given on the command line by id or slug, as the id the service takes. */
-export async function planIdOf(ctx: Context, given: string): Promise<string> {
+export async function planIdOf(ctx: Context, given: string, unknown: UnknownPlan): Promise<string> {
   // An id needs no catalogue: only a slug costs the extra request.
   if (/^\d+$/.test(given)) return given;
-  return planIdIn((await planCatalogue(ctx)).plans, given);
+  return planIdIn((await planCatalogue(ctx)).plans, given, unknown);
 }

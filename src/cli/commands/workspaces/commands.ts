@@ -1,5 +1,6 @@
 import { settableWorkspaceStatuses, workspaceStatuses } from "../../../contract/vocabulary.js";
 import type { GroupSpec } from "../../command-spec.js";
+import { csvReadingOptions } from "../contacts/commands.js";
 import { tokenCommands, workspaceTokenCommands } from "../tokens/commands.js";
 
 const idArgument = { name: "id", description: "the workspace's id (ws_…)" };
@@ -152,7 +153,7 @@ export const workspaceCommands: GroupSpec = {
       name: "onboard",
       summary: "Walk through a new client: workspace, plan, invitation, contacts, pricing token",
       description:
-        "At a terminal asks, in turn, for the client's name, the contact email, a plan from the live catalogue (price and period shown), whether to send the invitation, a CSV file of contacts to import (optional; as `contacts import`, with progress) and whether to create a plans:read token for the client's pricing page, then creates them and prints what was created and the commands to run next. Every question has a flag; --yes takes the defaults (invitation sent, no import, no token) and asks nothing. With --yes or without a terminal --name, --email and --plan are required. A CSV file is checked (and, at a terminal, its columns mapped) before anything is created: a file the import would refuse creates nothing (exit 2). With --json: {workspace, contact_import, pricing_token}, each the service's data (null when not done), also when a later step fails (its exit code says which): nothing created is lost.",
+        "At a terminal asks, in turn, for the client's name, the contact email, a plan from the live catalogue (price and period shown), whether to send the invitation, a CSV file of contacts to import (optional; as `contacts import`, with progress) and whether to create a plans:read token for the client's pricing page, then creates them and prints what was created and the commands to run next. Every question has a flag (the columns of the file too: --map, --preset, as in `contacts import`); --yes takes the defaults (invitation sent, no import, no token) and asks nothing. With --yes or without a terminal --name, --email and --plan are required. A CSV file is checked (and, at a terminal, its columns mapped) before anything is created: a file the import would refuse creates nothing (exit 2). With --json: {workspace, contact_import, pricing_token}, each the service's data (null when not done), also when a later step fails (its exit code says which): nothing created is lost.",
       options: [
         { flags: "--name <name>", description: "name of the client business" },
         { flags: "--email <email>", description: "contact email; receives the invitation" },
@@ -164,6 +165,8 @@ export const workspaceCommands: GroupSpec = {
           description:
             "for --import: two-letter country of numbers written without +country, e.g. DE",
         },
+        // The columns, separator and encoding of --import, as `contacts import` reads them.
+        ...csvReadingOptions,
         {
           flags: "--pricing-token",
           description:

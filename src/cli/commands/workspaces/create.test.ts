@@ -94,6 +94,27 @@ describe("reseller workspaces create", () => {
     expect(run.stderr).toContain("No invitation sent (--no-invite).");
   });
 
+  it("says when the service answered from an earlier run with the same --idempotency-key, not with --json", async () => {
+    for (const json of [false, true]) {
+      api.pool
+        .intercept({ path: "/api/v1/workspaces", method: "POST" })
+        .reply(201, envelope(trialWorkspace), {
+          headers: { ...jsonHeaders, "idempotent-replayed": "true" },
+        });
+      const run = await runCli(
+        [
+          ...["workspaces", "create", "--name", "Acme", "--email", "owner@acme.test"],
+          ...["--idempotency-key", "acme-1", ...(json ? ["--json"] : [])],
+        ],
+        { env: api.env, dispatcher: api.agent },
+      );
+      expect(run.code).toBe(0);
+      const note = "had already done this POST /api/v1/workspaces under this idempotency key";
+      if (json) expect(run.stderr).not.toContain(note);
+      else expect(run.stderr).toContain(note);
+    }
+  });
+
   it("prints only the service's data with --json", async () => {
     stubCreate({ name: "Acme", contact_email: "owner@acme.test", send_invitation: true });
     const run = await runCli(

@@ -31,7 +31,7 @@ export const run: Handler = async (ctx, { options }) => {
     name,
     contact_email: email,
     send_invitation: options.invite !== false,
-    ...(plan === undefined ? {} : { plan_id: await planIdOf(ctx, plan) }),
+    ...(plan === undefined ? {} : { plan_id: await planIdOf(ctx, plan, "invalid_flag") }),
   };
   const client = await ctx.client();
   const response = await client.call("POST", "/api/v1/workspaces", WorkspaceResponse, { body });

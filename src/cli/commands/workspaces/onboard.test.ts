@@ -224,7 +224,8 @@ describe("reseller workspaces onboard", () => {
       dispatcher: api.agent,
       prompter,
     });
-    expect(run.code, run.stderr).toBe(2);
+    // Exit 6, as the service refuses an unknown plan_id of `workspaces create`: a value refused.
+    expect(run.code, run.stderr).toBe(6);
     expect(run.stderr).toContain("No plan has the id '99'.");
     expect(prompter.asked).toEqual([]);
   });
@@ -607,6 +608,82 @@ describe("reseller workspaces onboard", () => {
     });
     expect(run.code).toBe(130);
     expect(run.stderr).not.toContain("Onboarded");
+  });
+
+  it("reads the file's columns, separator and encoding from --map, --delimiter and --encoding without a terminal", async () => {
+    const file = csvFile("Name;Handset\nAnna;+4915112345678\nBen;+4915112345679\n");
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    let query = new URLSearchParams();
+    api.pool
+      .intercept({
+        path: (p: string) => {
+          if (!p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?")) return false;
+          query = new URLSearchParams(p.split("?")[1]);
+          return true;
+        },
+        method: "POST",
+      })
+      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
+      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
+      .persist();
+    const run = await runCli(
+      [
+        ...["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"],
+        ...["--import", file, "--map", "Handset=phone", "--map", "Name=first_name"],
+        ...["--delimiter", ";", "--encoding", "windows-1252", "--json"],
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(query.get("mapping") ?? "null")).toEqual({
+      Handset: "phone",
+      Name: "first_name",
+    });
+    expect(query.get("delimiter")).toBe(";");
+    expect(query.get("encoding")).toBe("windows-1252");
+  });
+
+  it("says on stderr with --json and --quiet that the import refused rows, as `contacts import` does", async () => {
+    const refusedRow = {
+      ...contactImport("completed", 2),
+      created: 1,
+      error_count: 1,
+      errors: [
+        { row: 2, phone: "12345", field: "phone", message: "'12345' is not a phone number" },
+      ],
+    };
+    for (const mode of ["--json", "--quiet"]) {
+      const file = csvFile();
+      stubCatalogue();
+      stubCreate({
+        name: "Acme",
+        contact_email: "o@acme.test",
+        send_invitation: true,
+        plan_id: "2",
+      });
+      api.pool
+        .intercept({
+          path: (p: string) => p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?"),
+          method: "POST",
+        })
+        .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+      api.pool
+        .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
+        .reply(200, envelope(refusedRow), { headers: jsonHeaders })
+        .persist();
+      const argv = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test"];
+      const run = await runCli([...argv, "--plan", "2", "--import", file, mode], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr, mode).toMatch(/1 error/);
+      api.done();
+      api = mockApi();
+    }
   });
 
   it("imports with --import (and --default-country) without a terminal, the import in the JSON; a missing file is a usage error", async () => {

@@ -4,6 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ApiError } from "../../../client/api-error.js";
 import { mappingFlags, mappingFlagsText } from "../../../contract/contact-csv.js";
 import type { CsvReadOptions } from "../../../contract/csv-options.js";
+import { delimiterName } from "../../../contract/csv-options.js";
 import type { Plan, PlanMeta } from "../../../contract/plans.js";
 import { Workspace } from "../../../contract/workspaces.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
@@ -56,7 +57,7 @@ async function pickPlan(
   meta: PlanMeta,
 ): Promise<string> {
   const given = stringOption(options, "plan")?.trim();
-  if (given) return planIdIn(plans, given);
+  if (given) return planIdIn(plans, given, "invalid_flag");
   if (plans.length === 0) {
     throw usageError("The service's catalogue has no plans to choose from.");
   }
@@ -133,8 +134,9 @@ async function checkedImport(
   ctx: Context,
   path: string,
   country: string | undefined,
+  options: Options,
 ): Promise<ContactsFile> {
-  const read = await resolveCsvOptions(ctx, path, {});
+  const read = await resolveCsvOptions(ctx, path, options);
   const bytes = await readFile(path).catch((error: unknown) => {
     throw cannotRead(`'${path}'`, error);
   });
@@ -257,7 +259,7 @@ export const run: Handler = async (command, { options }) => {
   const flagImport =
     importFlag === undefined
       ? undefined
-      : await checkedImport(ctx, importFlag, stringOption(options, "defaultCountry"));
+      : await checkedImport(ctx, importFlag, stringOption(options, "defaultCountry"), options);
   const { plans, meta } = await planCatalogue(ctx);
   const planId = await pickPlan(ctx, options, plans, meta);
   const plan = plans.find((p) => String(p.id) === planId);
@@ -271,7 +273,7 @@ export const run: Handler = async (command, { options }) => {
   if (importFlag === undefined) {
     const chosen = await importFile(ctx);
     if (chosen !== undefined) {
-      contacts = await checkedImport(ctx, chosen, await importCountry(ctx, options));
+      contacts = await checkedImport(ctx, chosen, await importCountry(ctx, options), options);
     }
   }
   const csvFile = contacts?.path;
@@ -320,6 +322,7 @@ export const run: Handler = async (command, { options }) => {
   };
 
   const secrets: string[] = [];
+  const warnings: string[] = [];
   const tokenRetry = `reseller workspaces tokens create -w ${workspace.id} --name "${pricingToken.name}" --scope ${pricingToken.scope}`;
   // Ctrl-C from here on leaves things half done: say what exists and what does not.
   const interrupt = interruptibleWait(ctx.sleep);
@@ -361,9 +364,12 @@ export const run: Handler = async (command, { options }) => {
 
   async function finishOnboarding(): Promise<CommandResult> {
     if (contacts) {
+      const { delimiter, encoding } = contacts.read;
       const retry = [
         `reseller contacts import ${contacts.path} -w ${workspace.id}`,
         mappingFlagsText(contacts.read.mapping),
+        delimiter === undefined ? "" : `--delimiter ${delimiterName(delimiter)}`,
+        encoding === undefined ? "" : `--encoding ${encoding}`,
       ]
         .filter((part) => part !== "")
         .join(" ");
@@ -378,6 +384,10 @@ export const run: Handler = async (command, { options }) => {
             wait: true,
             defaultCountry: contacts.country,
             map: mappingFlags(contacts.read.mapping),
+            ...(delimiter === undefined
+              ? {}
+              : { delimiter: delimiter === "\t" ? "tab" : delimiter }),
+            ...(encoding === undefined ? {} : { encoding }),
           },
         },
       );
@@ -386,6 +396,8 @@ export const run: Handler = async (command, { options }) => {
         data.contact_import = imported.data;
         if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
         if (imported.message) notes.push(imported.message);
+        // Rows refused or opt-outs kept reach stderr in every mode, --json and --quiet too.
+        warnings.push(...(imported.warnings ?? []));
       } catch (error) {
         if (error instanceof Interrupted) {
           // Once the import is followed, its own Ctrl-C handling stops its progress bar (giving
@@ -437,6 +449,7 @@ export const run: Handler = async (command, { options }) => {
       view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
       message: notes.join("\n"),
       secrets,
+      warnings,
     };
     if (exitCode !== 0) result.exitCode = exitCode;
     return result;

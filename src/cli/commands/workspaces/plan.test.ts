@@ -66,7 +66,7 @@ describe("reseller workspaces plan", () => {
     expect(run.stderr).toContain("is now on plan forever.");
   });
 
-  it("refuses a slug no plan has before sending anything, naming the slugs there are", async () => {
+  it("refuses a slug no plan has before changing anything, exit 6 naming --plan's value and the slugs there are", async () => {
     api.pool
       .intercept({ path: "/api/v1/plans", method: "GET", query: { include_private: "true" } })
       .reply(200, planList, { headers: jsonHeaders });
@@ -74,7 +74,8 @@ describe("reseller workspaces plan", () => {
       env: api.env,
       dispatcher: api.agent,
     });
-    expect(run.code).toBe(2);
+    // Exit 6, as the service's 422 for an unknown plan_id: the value is refused, not the usage.
+    expect(run.code).toBe(6);
     expect(run.stderr).toContain("No plan has the slug 'forevr'.");
     expect(run.stderr).toContain("free-trial, starter, forever");
   });

@@ -8,7 +8,7 @@ export const run: Handler = async (ctx, { args }) => {
   return patchWorkspace(
     ctx,
     args[0],
-    { plan_id: await planIdOf(ctx, plan) },
+    { plan_id: await planIdOf(ctx, plan, "invalid_flag") },
     (what) => `Workspace ${what} is now on plan ${plan}.`,
   );
 };
