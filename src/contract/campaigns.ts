@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isVariableField } from "./contact-rules.js";
-import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { EmptyMeta, Notice, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import { campaignStatuses } from "./vocabulary.js";
 
@@ -87,7 +87,7 @@ const VariableMapping = z
     },
   )
   .describe(
-    'Template variable → contact field, e.g. `{"1": "first_name", "button.0": "custom.order_id"}`. Keys: a variable number of the header or body text (`{{1}}`), or `button.<index>` (index from 0 among the template\'s buttons) for a URL button whose URL ends in `{{1}}` or a COPY_CODE button (the code to copy). An IMAGE, VIDEO or DOCUMENT header sends the template\'s example link and needs no key.',
+    'Template variable → contact field, e.g. `{"1": "first_name", "button.0": "custom.order_id"}`. Keys: a variable number of the header or body text (`{{1}}`), or `button.<index>` (index from 0 among the template\'s buttons) for a URL button whose URL ends in `{{1}}` or a COPY_CODE button (the code to copy); a button left out sends the template\'s example, and the create answer\'s `meta.notices` says so. An IMAGE, VIDEO or DOCUMENT header sends the template\'s example link and needs no key.',
   );
 
 export const CreateCampaignBody = z.strictObject({
@@ -193,7 +193,20 @@ export const CampaignPreview = z
   .meta({ id: "CampaignPreview" });
 
 export const CampaignListQuery = PageQuery.extend({ status: CampaignStatus.optional() });
+/** `meta` of a campaign's creation: what it will send other than the mapping says. */
+export const CampaignCreateMeta = z
+  .object({
+    notices: z
+      .array(Notice)
+      .optional()
+      .describe(
+        "Present when a variable button (`button.<index>`) is left out of variable_mapping: every message then carries the template's example for it.",
+      ),
+  })
+  .strict();
+
 export const CampaignResponse = successEnvelope(Campaign, EmptyMeta);
+export const CampaignCreateResponse = successEnvelope(Campaign, CampaignCreateMeta);
 export const CampaignListResponse = listEnvelope(Campaign);
 export const CampaignStatsResponse = successEnvelope(CampaignStats, EmptyMeta);
 export const CampaignPreviewResponse = successEnvelope(CampaignPreview, EmptyMeta);

@@ -7,7 +7,7 @@ import {
   tagProblem,
   uniqueTags,
 } from "./contact-rules.js";
-import { successEnvelope } from "./envelope.js";
+import { Notice, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import { checkE164, e164Hint } from "./phones.js";
 import { optInStatuses } from "./vocabulary.js";
@@ -198,19 +198,10 @@ export const ContactParams = z.object({
   contact_id: z.string().describe("The contact's id (`ct_…`)."),
 });
 
-/** Something a write did differently from what was asked, and why (the write itself succeeded). */
-export const ContactNotice = z
-  .object({
-    field: z.string().describe("The field left as it was, e.g. `opt_in_status`."),
-    message: z.string(),
-  })
-  .meta({ id: "ContactNotice" });
-export type ContactNotice = z.infer<typeof ContactNotice>;
-
 export const ContactMeta = z
   .object({
     notices: z
-      .array(ContactNotice)
+      .array(Notice)
       .optional()
       .describe(
         "Present when part of the change was not applied: an upsert saying `opted_in` or `not_set` leaves a contact who opted out as it is.",

@@ -49,5 +49,14 @@ export function successEnvelope<D extends z.ZodType, M extends z.ZodType>(data: 
   return z.object({ status: z.literal("success"), data, meta });
 }
 
+/** Something a write did differently from what was asked, and why (the write itself succeeded). */
+export const Notice = z
+  .object({
+    field: z.string().describe("The field concerned, e.g. `opt_in_status`."),
+    message: z.string(),
+  })
+  .meta({ id: "Notice" });
+export type Notice = z.infer<typeof Notice>;
+
 /** `meta` for endpoints that carry nothing in it. */
 export const EmptyMeta = z.object({}).strict();

@@ -110,15 +110,48 @@ describe("campaigns of templates with variable buttons and media headers", () =>
     expect(await w.stats(draft.id)).toMatchObject({ sent: 1 });
   });
 
-  it("refuses a campaign that leaves a button unmapped with 422 naming the missing key", async () => {
+  it("sends the template's example for a button left out of the mapping, and says so when the campaign is created", async () => {
     await approve("https://cdn.example.com/order.png");
+    await w.contact(ada, { first_name: "Ada", custom_fields: { order: "A-7" } });
+    // The contract asks the mapping to cover the header and body: the buttons may be left out.
     const res = await w.t.request("POST", `${w.base}/campaigns`, {
       body: body({ "1": "first_name", "button.1": "custom.order" }),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().meta).toEqual({
+      notices: [
+        {
+          field: "variable_mapping.button.2",
+          message:
+            "not mapped: every message's code to copy is the template's example 'SPRING10'; map it to a contact field to send each contact their own",
+        },
+      ],
+    });
+    await w.post(`/campaigns/${res.json().data.id}/launch`, undefined, 200);
+    await w.t.runJobs();
+    const [send] = w.graph.sends();
+    expect(JSON.stringify(send?.body)).toContain('"coupon_code":"SPRING10"');
+    expect(JSON.stringify(send?.body)).toContain('"text":"A-7"');
+  });
+
+  it("answers a mapping of every variable with no notices", async () => {
+    await approve("https://cdn.example.com/order.png");
+    const res = await w.t.request("POST", `${w.base}/campaigns`, {
+      body: body({ "1": "first_name", "button.1": "custom.order", "button.2": "custom.coupon" }),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().meta).toEqual({});
+  });
+
+  it("still refuses a campaign that leaves a body variable unmapped, naming it", async () => {
+    await approve("https://cdn.example.com/order.png");
+    const res = await w.t.request("POST", `${w.base}/campaigns`, {
+      body: body({ "button.1": "custom.order" }),
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().details[0]).toMatchObject({
       field: "variable_mapping",
-      message: "must map every variable of the template; missing button.2",
+      message: "must map every variable of the template; missing {{1}}",
     });
   });
 

@@ -15,6 +15,8 @@ export interface VariableButton {
   /** The button's position among the template's buttons, from 0 (Meta's `index`). */
   index: number;
   subType: "url" | "copy_code";
+  /** The template's example value (the URL's end, the code): sent when the mapping has no key. */
+  example: string | null;
 }
 
 /** An IMAGE, VIDEO or DOCUMENT header: the link each message carries (null: the example is only a handle). */
@@ -50,11 +52,26 @@ export function mappingKeys(texts: TemplateTexts): string[] {
   ];
 }
 
-/** Mapping keys the mapping leaves out (`{{n}}` for text variables, `button.<index>`), for the create check. */
+/**
+ * Variables of the header and body the mapping leaves out (`{{n}}`), for the create check: the
+ * contract asks a mapping to cover those.
+ */
 export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, string>): string[] {
-  return mappingKeys(texts)
-    .filter((key) => mapping[key] === undefined)
-    .map((key) => (key.startsWith("button.") ? key : `{{${key}}}`));
+  return templateVariables(texts)
+    .filter((n) => mapping[String(n)] === undefined)
+    .map((n) => `{{${n}}}`);
+}
+
+/**
+ * Variable buttons the mapping leaves out: each message carries the template's example for
+ * them (the contract asks the mapping to cover only the header and body), or fails
+ * `missing_variable` where the template has none.
+ */
+export function unmappedButtons(
+  texts: TemplateTexts,
+  mapping: Record<string, string>,
+): VariableButton[] {
+  return (texts.buttons ?? []).filter((b) => mapping[buttonKey(b.index)] === undefined);
 }
 
 function fieldValue(contact: ContactFields, field: string): string {
@@ -95,7 +112,9 @@ export function renderMessage(
   const buttons: (VariableButton & { value: string })[] = [];
   for (const button of texts.buttons ?? []) {
     const field = mapping[buttonKey(button.index)];
-    const value = field === undefined ? "" : fieldValue(contact, field).trim();
+    const value = (
+      field === undefined ? (button.example ?? "") : fieldValue(contact, field)
+    ).trim();
     if (value === "") {
       return { ok: false, reason: "missing_variable", variable: buttonKey(button.index) };
     }

@@ -4,6 +4,7 @@ import type {
   CampaignStats,
   CreateCampaignBody,
 } from "../../contract/campaigns.js";
+import type { Notice } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
 import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
@@ -14,9 +15,11 @@ import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
 import { countAudience, unknownContactIds } from "./campaign-audience.js";
 import {
+  buttonKey,
   type MediaHeader,
   mappingKeys,
   type TemplateTexts,
+  unmappedButtons,
   unmappedVariables,
   type VariableButton,
 } from "./campaign-rendering.js";
@@ -78,9 +81,11 @@ export function templateTexts(componentsJson: string): TemplateTexts {
     if (component.type === "BUTTONS") {
       component.buttons.forEach((button, index) => {
         if (button.type === "URL" && variableNumbers(button.url).length > 0) {
-          buttons.push({ index, subType: "url" });
+          buttons.push({ index, subType: "url", example: button.example?.[0] ?? null });
         }
-        if (button.type === "COPY_CODE") buttons.push({ index, subType: "copy_code" });
+        if (button.type === "COPY_CODE") {
+          buttons.push({ index, subType: "copy_code", example: button.example });
+        }
       });
     }
   }
@@ -167,13 +172,22 @@ async function checkCampaign(
   );
   const mapping = body.variable_mapping ?? {};
   const texts = templateTexts(template.components);
-  const missing = unmappedVariables(texts, mapping);
+  const buttons = unmappedButtons(texts, mapping);
+  const missing = [
+    ...unmappedVariables(texts, mapping),
+    // A button with no example to fall back on must be mapped as the texts are.
+    ...buttons.filter((b) => !b.example).map((b) => buttonKey(b.index)),
+  ];
   if (missing.length > 0) {
     throw invalidField(
       "variable_mapping",
       `must map every variable of the template; missing ${missing.join(", ")}`,
     );
   }
+  const notices: Notice[] = buttons.map((b) => ({
+    field: `variable_mapping.${buttonKey(b.index)}`,
+    message: `not mapped: every message's ${b.subType === "url" ? "URL button ends in" : "code to copy is"} the template's example ${quoted(b.example ?? "")}; map it to a contact field to send each contact their own`,
+  }));
   // A key the template lacks is a typo or a stale mapping: refused rather than silently unused.
   const keys = mappingKeys(texts);
   const stray = Object.keys(mapping).filter((key) => !keys.includes(key));
@@ -210,19 +224,27 @@ async function checkCampaign(
     }
     scheduledAt = isoSeconds(when);
   }
-  return { template, mapping, scheduledAt };
+  return { template, mapping, scheduledAt, notices };
 }
 
-/** Creates a campaign: scheduled (and queued to start then) with scheduled_at, else a draft. */
+/**
+ * Creates a campaign: scheduled (and queued to start then) with scheduled_at, else a draft; with
+ * what it will send other than its mapping says (a button's template example).
+ */
 export async function createCampaign(
   services: CampaignServices,
   principal: Principal,
   workspaceId: string,
   body: CreateCampaignBody,
-): Promise<Campaign> {
+): Promise<{ campaign: Campaign; notices: Notice[] }> {
   const { db, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
-  const { template, mapping, scheduledAt } = await checkCampaign(db, clock, workspace, body);
+  const { template, mapping, scheduledAt, notices } = await checkCampaign(
+    db,
+    clock,
+    workspace,
+    body,
+  );
   const now = isoSeconds(clock.now());
   const row: CampaignTable = {
     id: newId("cmp"),
@@ -263,7 +285,7 @@ export async function createCampaign(
     }
   });
   if (scheduledAt) services.jobs.poke();
-  return toCampaign(row);
+  return { campaign: toCampaign(row), notices };
 }
 
 /** What a campaign body would send now: the audience by consent and the template's text. */

@@ -2,12 +2,12 @@ import { sql } from "kysely";
 import { consentTimeProblem } from "../../contract/contact-rules.js";
 import type {
   Contact,
-  ContactNotice,
   OptInStatus,
   Tag,
   UpdateContactBody,
   UpsertContactBody,
 } from "../../contract/contacts.js";
+import type { Notice } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
@@ -79,7 +79,7 @@ export async function upsertContact(
   principal: Principal,
   workspaceId: string,
   body: UpsertContactBody,
-): Promise<{ contact: Contact; created: boolean; notices: ContactNotice[] }> {
+): Promise<{ contact: Contact; created: boolean; notices: Notice[] }> {
   const { db, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   const phone = checkE164(body.phone);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  CampaignCreateResponse,
   CampaignListQuery,
   CampaignListResponse,
   CampaignPreviewResponse,
@@ -60,20 +61,24 @@ export function campaignRoutes(app: App, services: Services): void {
         operationId: "createCampaign",
         summary: "Create a campaign (scheduled with scheduled_at, otherwise a draft)",
         description:
-          "Checks: the channel exists; the template of that name and language is approved (else 422 template_not_approved); the audience has exactly one option; variable_mapping covers every variable of the header and body and every URL (ending in {{1}}) or COPY_CODE button (key button.<index>), and holds no other key; a media header's template example is an http(s) link; scheduled_at is in the future. Only opted_in contacts are ever messaged.",
+          "Checks: the channel exists; the template of that name and language is approved (else 422 template_not_approved); the audience has exactly one option; variable_mapping covers every variable of the header and body, and holds no other key (a URL button ending in {{1}} or a COPY_CODE button, key button.<index>, left out sends the template's example in every message, and `meta.notices` says so); a media header's template example is an http(s) link; scheduled_at is in the future. Only opted_in contacts are ever messaged.",
         params: WorkspaceIdParams,
         body: CreateCampaignBody,
-        response: { 201: CampaignResponse, ...errorResponses(...postErrors, 404) },
+        response: { 201: CampaignCreateResponse, ...errorResponses(...postErrors, 404) },
       },
     },
     async (request, reply) => {
-      const data = await createCampaign(
+      const { campaign, notices } = await createCampaign(
         services,
         principalOf(request),
         request.params.id,
         request.body,
       );
-      return reply.code(201).send({ status: "success" as const, data, meta: {} });
+      return reply.code(201).send({
+        status: "success" as const,
+        data: campaign,
+        meta: notices.length > 0 ? { notices } : {},
+      });
     },
   );
 

@@ -1,4 +1,4 @@
-import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/campaigns.js";
+import { CampaignCreateResponse, CampaignPreviewResponse } from "../../../contract/campaigns.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
@@ -77,15 +77,19 @@ export const run: Handler = async (ctx, given) => {
     }
   }
 
-  const response = await client.call("POST", campaignsPath(workspaceId), CampaignResponse, {
+  const response = await client.call("POST", campaignsPath(workspaceId), CampaignCreateResponse, {
     body,
   });
+  // A button left out of the mapping sends the template's example: said in every output mode.
+  const warnings = (response.body.meta.notices ?? []).map(
+    (n) => `${n.field.replace(/^variable_mapping\./, "--var ")}: ${n.message}`,
+  );
   const campaign = response.body.data;
   const message =
     campaign.status === "scheduled"
       ? `Scheduled campaign ${campaignLabel(campaign)} to start at ${when(campaign.scheduled_at)}; follow it with \`reseller campaigns stats ${campaign.id} --watch\`.`
       : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}\`.`;
-  return { data: response.raw.data, view: campaignView(campaign), message };
+  return { data: response.raw.data, view: campaignView(campaign), message, warnings };
 };
 
 /** At a terminal, with no audience flag: who gets the campaign, asked as the flags would say it. */

@@ -50,7 +50,7 @@ describe("reseller campaigns stats", () => {
       env: env(),
       dispatcher: api.agent,
     });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split("\n");
     expect(lines[0]).toBe("Spring launch cmp_01spring · completed");
     expect(lines[1]).toMatch(/^ {2}Audience\s+6 {2}4 with consent$/);
