@@ -272,6 +272,34 @@ describe("reseller templates create", () => {
     });
   });
 
+  it("asks at a terminal for an example of each variable of the body it was given", async () => {
+    const sent = stubCreate();
+    const prompter = scriptedPrompter({
+      "Template name": "welcome_note",
+      Category: "marketing",
+      "Language code": "en",
+      "Body text": "Hello {{1}}, welcome to {{2}}!",
+      "Example for {{1}}": "Anna",
+      "Example for {{2}}": "Café Olé",
+    });
+    const run = await runCli(["templates", "create"], {
+      tty: true,
+      env: env(),
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(sent.all[0]).toMatchObject({
+      components: [
+        {
+          type: "BODY",
+          text: "Hello {{1}}, welcome to {{2}}!",
+          example: { body_text: [["Anna", "Café Olé"]] },
+        },
+      ],
+    });
+  });
+
   describe("--wait", () => {
     it("polls until the operator approves, then exits 0", async () => {
       stubCreate();

@@ -1,4 +1,8 @@
-import { checkTemplate, templateLimits } from "../../../contract/template-rules.js";
+import {
+  checkTemplate,
+  templateLimits,
+  variableNumbers,
+} from "../../../contract/template-rules.js";
 import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
@@ -54,9 +58,12 @@ export const run: Handler = async (ctx, input) => {
     const otp = String(asked.category ?? "").toLowerCase() === "authentication";
     options = otp
       ? await askForCodeButton(ctx, asked)
-      : await askForMissing(ctx, asked, [
-          { key: "body", message: "Body text ({{1}}, {{2}}… for variables)" },
-        ]);
+      : await askForExamples(
+          ctx,
+          await askForMissing(ctx, asked, [
+            { key: "body", message: "Body text ({{1}}, {{2}}… for variables)" },
+          ]),
+        );
     if (givenDefinitionFlags(options).length === 0) {
       throw usageError(
         "Give the template with --file FILE, or with --name, --category, --language and --body.",
@@ -118,6 +125,30 @@ async function askForCodeButton(
         : `1 to ${templateLimits.buttonTextMax} characters.`,
   });
   return { ...options, button: [`OTP:COPY_CODE:${text.trim()}`] };
+}
+
+/**
+ * At a terminal, an example for each variable of the body when no --example gives them: WhatsApp
+ * reviews a template by its examples, so one without them is refused.
+ */
+async function askForExamples(
+  ctx: Parameters<Handler>[0],
+  options: Readonly<Record<string, unknown>>,
+): Promise<Readonly<Record<string, unknown>>> {
+  const body = stringOption(options, "body");
+  if (!ctx.canPrompt || body === undefined || listOption(options, "example").length > 0) {
+    return options;
+  }
+  const examples: string[] = [];
+  for (const n of variableNumbers(body)) {
+    const answer = await ctx.prompter.input({
+      message: `Example for {{${n}}} (what a real message would say there, e.g. Anna)`,
+      validate: (value) =>
+        value.trim() === "" ? "WhatsApp needs an example for every variable." : true,
+    });
+    examples.push(answer.trim());
+  }
+  return examples.length > 0 ? { ...options, example: examples } : options;
 }
 
 /**

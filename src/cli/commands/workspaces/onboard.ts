@@ -191,7 +191,7 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
     [
       ["templates", "create"],
       `reseller templates create -w ${id}`,
-      "submit a message template (it asks for each part)",
+      "submit a message template (it asks for its name, category, language, body and examples)",
     ],
     [
       ["campaigns", "create"],
