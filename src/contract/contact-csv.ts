@@ -201,7 +201,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     if (known) {
       return {
         ok: false,
-        message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})`,
+        message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})${known.otherPhones.map((other) => `; if the numbers are in '${other}' instead, map that column to phone (CLI: --map "${other}=phone")`).join("")}`,
       };
     }
     const guessed = mapping ? null : guessMapping(header, fieldNamedBy);

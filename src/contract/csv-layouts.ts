@@ -65,19 +65,28 @@ export interface RecognisedLayout {
   preset: CsvPreset;
   title: string;
   mapping: CsvMapping;
+  /**
+   * Other columns of the file the export may hold the numbers in (HubSpot's `Mobile Phone
+   * Number` beside `Phone Number`): the mapping takes the first, which may be the empty one.
+   */
+  otherPhones: string[];
 }
 
 function mappingFor(layout: KnownLayout, header: readonly string[]): RecognisedLayout {
   const mapping: CsvMapping = {};
   const taken = new Set<string>();
+  const otherPhones: string[] = [];
   for (const [name, field] of layout.fields) {
-    if (taken.has(field)) continue;
     const found = header.find((h) => h.trim().toLowerCase() === name);
     if (found === undefined) continue;
+    if (taken.has(field)) {
+      if (field === "phone") otherPhones.push(found.trim());
+      continue;
+    }
     mapping[found.trim()] = field;
     taken.add(field);
   }
-  return { preset: layout.preset, title: layout.title, mapping };
+  return { preset: layout.preset, title: layout.title, mapping, otherPhones };
 }
 
 /** The export this header comes from, or null when it is none the import knows. */
