@@ -201,7 +201,7 @@ describe("plan catalogue", () => {
       });
     });
 
-    it("answers a repeated billing_period as an unknown one, listing the accepted values", async () => {
+    it("answers a repeated billing_period saying it takes one period, listing the accepted values", async () => {
       const res = await t.request(
         "GET",
         "/api/v1/plans?billing_period=monthly&billing_period=yearly",
@@ -209,7 +209,8 @@ describe("plan catalogue", () => {
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({
         error_code: "invalid_billing_period",
-        message: expect.stringContaining("accepted values are monthly"),
+        message:
+          "billing_period takes one period; got 'monthly,yearly'; accepted values are monthly, quarterly, half_yearly, yearly, lifetime.",
       });
     });
 

@@ -409,6 +409,26 @@ describe("reseller workspaces onboard", () => {
       .persist(); // however often the import is read until it ends
   }
 
+  /** Stubs an import that completes, giving back the query its upload was sent with. */
+  function stubImportQuery(): () => URLSearchParams {
+    let query = new URLSearchParams();
+    api.pool
+      .intercept({
+        path: (p: string) => {
+          if (!p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?")) return false;
+          query = new URLSearchParams(p.split("?")[1]);
+          return true;
+        },
+        method: "POST",
+      })
+      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
+    api.pool
+      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
+      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
+      .persist();
+    return () => query;
+  }
+
   it("imports a CSV file into the new workspace when asked, with the import's summary", async () => {
     const file = csvFile();
     stubCatalogue();
@@ -536,21 +556,7 @@ describe("reseller workspaces onboard", () => {
     const file = csvFile(withoutPhoneColumn);
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
-    let mapping: unknown;
-    api.pool
-      .intercept({
-        path: (p: string) => {
-          if (!p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?")) return false;
-          mapping = JSON.parse(new URLSearchParams(p.split("?")[1]).get("mapping") ?? "null");
-          return true;
-        },
-        method: "POST",
-      })
-      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
-    api.pool
-      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
-      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
-      .persist();
+    const sent = stubImportQuery();
     const prompter = scriptedPrompter({
       "Client business name": "Acme",
       "Contact email": "o@acme.test",
@@ -578,7 +584,10 @@ describe("reseller workspaces onboard", () => {
       "Create a plans:read token for the client's pricing page?",
       expect.stringContaining("Create workspace 'Acme'"),
     ]);
-    expect(mapping).toEqual({ Name: "first_name", Handset: "phone" });
+    expect(JSON.parse(sent().get("mapping") ?? "null")).toEqual({
+      Name: "first_name",
+      Handset: "phone",
+    });
   });
 
   it("creates nothing when Ctrl-C stops the column mapping", async () => {
@@ -614,21 +623,7 @@ describe("reseller workspaces onboard", () => {
     const file = csvFile("Name;Handset\nAnna;+4915112345678\nBen;+4915112345679\n");
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
-    let query = new URLSearchParams();
-    api.pool
-      .intercept({
-        path: (p: string) => {
-          if (!p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?")) return false;
-          query = new URLSearchParams(p.split("?")[1]);
-          return true;
-        },
-        method: "POST",
-      })
-      .reply(202, envelope(contactImport("queued", 0)), { headers: jsonHeaders });
-    api.pool
-      .intercept({ path: "/api/v1/workspaces/ws_01trial/contacts/imports/imp_01onboard" })
-      .reply(200, envelope(contactImport("completed", 2)), { headers: jsonHeaders })
-      .persist();
+    const sent = stubImportQuery();
     const run = await runCli(
       [
         ...["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"],
@@ -638,6 +633,7 @@ describe("reseller workspaces onboard", () => {
       { env: api.env, dispatcher: api.agent },
     );
     expect(run.code, run.stderr).toBe(0);
+    const query = sent();
     expect(JSON.parse(query.get("mapping") ?? "null")).toEqual({
       Handset: "phone",
       Name: "first_name",
