@@ -148,6 +148,26 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(await workspaces()).toHaveLength(2);
   });
 
+  it("creates one more workspace for a form changed after its first sign-up, however often that one is sent", async () => {
+    const shown = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    const fields = {
+      plan: "starter-monthly",
+      submission: submissionOf(shown.body),
+      business_name: "Corner Shop",
+      contact_email: "a@corner.test",
+    };
+    await post(fields);
+    await post(fields);
+    const changed = { ...fields, contact_email: "b@corner.test" };
+    const [first, second] = await Promise.all([post(changed), post(changed)]);
+    const again = await post(changed);
+    for (const page of [first, second, again]) expect(page.statusCode).toBe(201);
+    expect((await workspaces()).map((w) => w.contact_email).sort()).toEqual([
+      "a@corner.test",
+      "b@corner.test",
+    ]);
+  });
+
   it("lets a form corrected after a mistake through, keeping its submission", async () => {
     const shown = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
     const submission = submissionOf(shown.body);

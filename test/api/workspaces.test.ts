@@ -126,6 +126,9 @@ describe("workspaces", () => {
       });
       expect(mail?.subject).toContain("Acme");
       expect(mail?.body).toContain(`${publicUrl}/register?workspace=${ws.id}&plan=starter-monthly`);
+      // The link's page asks for nothing: the email does not tell the client to sign up there.
+      expect(mail?.body).toContain("your provider will give you access to it");
+      expect(mail?.body).not.toMatch(/sign up/i);
     });
 
     it("sends no invitation when send_invitation is false", async () => {

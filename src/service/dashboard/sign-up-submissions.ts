@@ -40,9 +40,10 @@ export interface SignUpAnswer {
 /**
  * Runs `create` once per submission id and form: the same form posted again gets the first
  * post's answer (a workspace created), waiting for it while it runs. A post that created nothing
- * (a field to correct, too many sign-ups) keeps no answer, so the corrected form goes through; a
- * form without an id (a page shown before this existed, a script) or changed since its first
- * post runs as it comes.
+ * (a field to correct, too many sign-ups) keeps no answer, so the corrected form goes through. A
+ * form changed after its first post created a workspace is a new sign-up, kept under the id and
+ * its own content, so that it too is created once however often it is posted. A form without an
+ * id (a page shown before this existed, a script) runs as it comes.
  */
 export async function oncePerSubmission(
   db: Db,
@@ -53,15 +54,20 @@ export async function oncePerSubmission(
   stillRunning: () => SignUpAnswer,
 ): Promise<SignUpAnswer> {
   if (!submissionPattern.test(submission)) return create();
-  const ref: IdempotencyKeyRef = { tokenId: signUpKeyOwner, key: submission };
   const fingerprint = requestFingerprint("POST", "/register", form);
+  let ref: IdempotencyKeyRef = { tokenId: signUpKeyOwner, key: submission };
   const giveUpAt = Date.now() + waitForFirstMs;
   for (;;) {
     const claim = await claimIdempotencyKey(db, clock, ref, fingerprint);
     if (claim.outcome === "replay") {
       return { status: claim.response.status, html: claim.response.body };
     }
-    if (claim.outcome === "reused") return create();
+    if (claim.outcome === "reused") {
+      if (ref.key !== submission) return create(); // two forms of one hash: never met
+      // The id's first form made a workspace; this other form is claimed under its own key.
+      ref = { tokenId: signUpKeyOwner, key: `${submission}.${fingerprint}` };
+      continue;
+    }
     if (claim.outcome === "in_progress") {
       if (Date.now() >= giveUpAt) return stillRunning();
       await sleep(100);

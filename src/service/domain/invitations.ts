@@ -28,7 +28,9 @@ export function invitationMail(
     text:
       `Hello,\n\nA workspace called "${workspace.name}" has been created for you.\n\n` +
       planLine +
-      `Sign up to start using it:\n${link}\n\n` +
+      // The link's page confirms the workspace and asks for nothing (no account is made there):
+      // the provider gives access, so the email says that rather than "sign up".
+      `It is ready; your provider will give you access to it. Details:\n${link}\n\n` +
       "If you did not expect this email, you can ignore it.\n",
   };
 }

@@ -31,7 +31,7 @@ export const authCommands: (CommandSpec | GroupSpec)[] = [
       {
         name: "status",
         summary:
-          "Show the base URL, token and workspace in force, where each came from, and whether the token works",
+          "Show the base URL, token and workspace in force, where each came from, whether the token works",
         examples: ["reseller auth status", "reseller auth status --json"],
         handler: "auth/status",
       },
