@@ -101,3 +101,53 @@ describe("the API client and a service that never answers", () => {
     expect(requests).toBe(1);
   });
 });
+
+/** Whether an answer replayed under its Idempotency-Key is news: an earlier run's, not this one's. */
+describe("the API client's replay notice", () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((r) => server?.close(r));
+  });
+
+  /** A service answering each POST in turn as `answers` say ("drop": closes the connection). */
+  async function clientOf(answers: (number | "drop")[]) {
+    server = createServer((req, res) => {
+      const answer = answers.shift() ?? 201;
+      if (answer === "drop") {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(answer, {
+        "content-type": "application/json",
+        ...(answer === 201 ? { "idempotent-replayed": "true" } : { "retry-after": "0" }),
+      });
+      res.end(JSON.stringify(answer === 201 ? { status: "success", data: {}, meta: {} } : {}));
+    });
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const replays: string[] = [];
+    const client = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      userAgent: "test",
+      retry: { maxRetries: 2 },
+      sleep: async () => {},
+      onReplay: (e) => replays.push(`${e.method} ${e.path}`),
+    });
+    return { client, replays };
+  }
+
+  it("says so for a replay on the first attempt and after a 429, which did nothing", async () => {
+    for (const before of [[], [429]]) {
+      const { client, replays } = await clientOf([...before, 201]);
+      await client.call("POST", "/api/v1/workspaces", z.unknown(), { body: {} });
+      expect(replays, String(before)).toEqual(["POST /api/v1/workspaces"]);
+      await new Promise((r) => server?.close(r));
+    }
+  });
+
+  it("keeps quiet after a lost answer, whose replay is this run's own", async () => {
+    const { client, replays } = await clientOf(["drop", 201]);
+    await client.call("POST", "/api/v1/workspaces", z.unknown(), { body: {} });
+    expect(replays).toEqual([]);
+  });
+});

@@ -220,6 +220,9 @@ export class ApiClient {
     const repeatable = method === "GET" || method === "DELETE" || "idempotency-key" in headers;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
 
+    // Whether an earlier attempt of this call may have done the work (it got no answer, or a 5xx
+    // that cannot say): a replay is then this call's own answer, not an earlier run's.
+    let mayHaveRun = false;
     for (let attempt = 0; ; attempt += 1) {
       const started = nowMs();
       let status: number;
@@ -249,6 +252,7 @@ export class ApiClient {
           error: code || String(cause),
         });
         if (repeatable && networkErrorCodes.has(code) && attempt < this.retry.maxRetries) {
+          mayHaveRun = true;
           await this.wait(method, path, attempt + 1, null, `network error ${code}`);
           continue;
         }
@@ -280,12 +284,13 @@ export class ApiClient {
         repeatable &&
         attempt < this.retry.maxRetries
       ) {
+        mayHaveRun ||= status >= 500;
         await this.wait(method, path, attempt + 1, retryAfter, `HTTP ${status}`);
         continue;
       }
       if (status >= 200 && status < 300) {
-        // A replay after our own retry is the answer to this run's first attempt: not news.
-        if (attempt === 0 && headerValue(responseHeaders["idempotent-replayed"]) === "true") {
+        // A 429 or a 409 "still running" did nothing: a replay after them is an earlier run's.
+        if (!mayHaveRun && headerValue(responseHeaders["idempotent-replayed"]) === "true") {
           this.options.onReplay?.({ method, path });
         }
         return { status, json, requestId, headers: responseHeaders };

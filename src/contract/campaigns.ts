@@ -193,23 +193,23 @@ export const CampaignPreview = z
   .meta({ id: "CampaignPreview" });
 
 export const CampaignListQuery = PageQuery.extend({ status: CampaignStatus.optional() });
-/** `meta` of a campaign's creation: what it will send other than the mapping says. */
-export const CampaignCreateMeta = z
+/** `meta` of a campaign's creation or preview: what it will send other than the mapping says. */
+export const CampaignNoticesMeta = z
   .object({
     notices: z
       .array(Notice)
       .optional()
       .describe(
-        "Present when a variable button (`button.<index>`) is left out of variable_mapping: every message then carries the template's example for it.",
+        "Present when a variable button (`button.<index>`) is left out of variable_mapping: every message will carry the template's example for it.",
       ),
   })
   .strict();
 
 export const CampaignResponse = successEnvelope(Campaign, EmptyMeta);
-export const CampaignCreateResponse = successEnvelope(Campaign, CampaignCreateMeta);
+export const CampaignCreateResponse = successEnvelope(Campaign, CampaignNoticesMeta);
 export const CampaignListResponse = listEnvelope(Campaign);
 export const CampaignStatsResponse = successEnvelope(CampaignStats, EmptyMeta);
-export const CampaignPreviewResponse = successEnvelope(CampaignPreview, EmptyMeta);
+export const CampaignPreviewResponse = successEnvelope(CampaignPreview, CampaignNoticesMeta);
 
 export const InboundMessageBody = z.strictObject({
   workspace_id: z.string().min(1),

@@ -201,7 +201,7 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     if (known) {
       return {
         ok: false,
-        message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})${known.otherPhones.map((other) => `; if the numbers are in '${other}' instead, map that column to phone (CLI: --map "${other}=phone")`).join("")}`,
+        message: `the header has no 'phone' column: this looks like ${known.title}; import it with the mapping ${mappingText(known.mapping)} (CLI: --preset ${known.preset})${known.otherPhones.map((other) => `; if the numbers are in '${other}' instead, map it to phone and ${phoneColumnsOf(known.mapping)} to null (CLI: --preset ${known.preset} --map "${other}=phone")`).join("")}`,
       };
     }
     const guessed = mapping ? null : guessMapping(header, fieldNamedBy);
@@ -217,6 +217,14 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     };
   }
   return { ok: true, layout };
+}
+
+/** The columns a mapping reads the phone from, quoted: `'Phone Number'`. */
+function phoneColumnsOf(mapping: CsvMapping): string {
+  return Object.keys(mapping)
+    .filter((header) => mapping[header] === "phone")
+    .map((header) => `'${header}'`)
+    .join(", ");
 }
 
 /**

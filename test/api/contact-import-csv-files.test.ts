@@ -112,7 +112,7 @@ describe("contact imports of CSV files as people have them", () => {
     expect(refused.body).toContain("HubSpot");
     // The mapping proposed takes Phone Number; the file may hold the numbers in the other one.
     expect(refused.json().details[0].message).toContain(
-      `if the numbers are in 'Mobile Phone Number' instead, map that column to phone (CLI: --map "Mobile Phone Number=phone")`,
+      `if the numbers are in 'Mobile Phone Number' instead, map it to phone and 'Phone Number' to null (CLI: --preset hubspot --map "Mobile Phone Number=phone")`,
     );
     const done = await imported(fixture("hubspot-contacts.csv"), {
       default_country: "IT",

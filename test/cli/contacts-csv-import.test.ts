@@ -168,6 +168,29 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(lenient.stderr).toContain("0 created, 2 updated, 0 skipped, 1 error");
   });
 
+  it("reads a HubSpot export's numbers from Mobile Phone Number, as its 422 says, keeping the preset's names", async () => {
+    const file = tempFile(
+      "hubspot-mobile.csv",
+      "Record ID,First Name,Last Name,Email,Phone Number,Mobile Phone Number\n" +
+        "61,Maria,Rossi,maria@example.it,,+393331234561\n" +
+        "62,Luca,Bianchi,luca@example.it,,+393331234562\n",
+    );
+    const refused = await cli(["contacts", "import", file]);
+    expect(refused.code).toBe(6);
+    const advice = `(CLI: --preset hubspot --map "Mobile Phone Number=phone")`;
+    expect(refused.stderr).toContain(`if the numbers are in 'Mobile Phone Number' instead`);
+    expect(refused.stderr).toContain(advice);
+    const run = await cli([
+      ...["contacts", "import", file, "--preset", "hubspot"],
+      ...["--map", "Mobile Phone Number=phone", "--strict"],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await contacts()).map((c) => [c.phone, c.first_name]).sort()).toEqual([
+      ["+393331234561", "Maria"],
+      ["+393331234562", "Luca"],
+    ]);
+  });
+
   it("reads a semicolon file, a Windows-1252 file and a UTF-16 file with the same flags as the service", async () => {
     const semicolon = await cli([
       "contacts",

@@ -114,6 +114,11 @@ describe("campaigns of templates with variable buttons and media headers", () =>
     await approve("https://cdn.example.com/order.png");
     await w.contact(ada, { first_name: "Ada", custom_fields: { order: "A-7" } });
     // The contract asks the mapping to cover the header and body: the buttons may be left out.
+    const preview = await w.t.request("POST", `${w.base}/campaigns/preview`, {
+      body: body({ "1": "first_name", "button.1": "custom.order" }),
+    });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().meta.notices).toHaveLength(1);
     const res = await w.t.request("POST", `${w.base}/campaigns`, {
       body: body({ "1": "first_name", "button.1": "custom.order" }),
     });

@@ -288,7 +288,10 @@ export async function createCampaign(
   return { campaign: toCampaign(row), notices };
 }
 
-/** What a campaign body would send now: the audience by consent and the template's text. */
+/**
+ * What a campaign body would send now: the audience by consent and the template's text, with what
+ * it would send other than its mapping says (as its creation would answer).
+ */
 export async function previewCampaign(
   services: CampaignServices,
   principal: Principal,
@@ -297,10 +300,10 @@ export async function previewCampaign(
 ) {
   const { db, clock } = services;
   const workspace = await loadWorkspaceFor(db, principal, workspaceId);
-  const { template } = await checkCampaign(db, clock, workspace, body);
+  const { template, notices } = await checkCampaign(db, clock, workspace, body);
   const counts = await countAudience(db, workspace.id, body.audience);
   const texts = templateTexts(template.components);
-  return {
+  const preview = {
     ...counts,
     template: {
       name: body.template_name,
@@ -309,6 +312,7 @@ export async function previewCampaign(
     },
     messages_left_this_month: await messagesLeft(db, clock, workspace),
   };
+  return { preview, notices };
 }
 
 /** The workspace's campaign of that id, or 404 not_found. */

@@ -98,13 +98,17 @@ export function campaignRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const data = await previewCampaign(
+      const { preview, notices } = await previewCampaign(
         services,
         principalOf(request),
         request.params.id,
         request.body,
       );
-      return { status: "success" as const, data, meta: {} };
+      return {
+        status: "success" as const,
+        data: preview,
+        meta: notices.length > 0 ? { notices } : {},
+      };
     },
   );
 

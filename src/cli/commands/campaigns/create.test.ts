@@ -370,5 +370,24 @@ describe("reseller campaigns create", () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("Hello {{1}}→first_name");
     });
+
+    it("says before anything is created that a button left out of --var sends the template's example", async () => {
+      const notice = {
+        field: "variable_mapping.button.1",
+        message: "not mapped: every message's URL button ends in the template's example 'A-1042'",
+      };
+      stubRequest(api, "POST", `${path}/preview`, {
+        status: "success",
+        data: preview,
+        meta: { notices: [notice] },
+      });
+      const run = await runCli([...base, "--all", "--var", "1=first_name", "--dry-run", "--json"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(preview);
+      expect(run.stderr).toContain("--var button.1: not mapped:");
+    });
   });
 });

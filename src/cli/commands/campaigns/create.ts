@@ -1,4 +1,5 @@
 import { CampaignCreateResponse, CampaignPreviewResponse } from "../../../contract/campaigns.js";
+import type { Notice } from "../../../contract/envelope.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
@@ -56,14 +57,18 @@ export const run: Handler = async (ctx, given) => {
       CampaignPreviewResponse,
       { body },
     );
+    const warnings = noticeLines(preview.body.meta.notices);
     if (dryRun) {
       return {
         data: preview.raw.data,
         view: previewView(preview.body.data, input, ctx.output === "table"),
         message: "Dry run: the service checked the campaign; nothing was created.",
+        warnings,
       };
     }
     ctx.info(`${preflightText(preview.body.data, input, createPaint(ctx.color))}\n`);
+    // Before the question: the answer may change once a button's example is known to go out.
+    for (const warning of warnings) ctx.info(warning);
     if (!yes) {
       const recipients = preview.body.data.with_consent;
       const question = body.scheduled_at
@@ -80,10 +85,8 @@ export const run: Handler = async (ctx, given) => {
   const response = await client.call("POST", campaignsPath(workspaceId), CampaignCreateResponse, {
     body,
   });
-  // A button left out of the mapping sends the template's example: said in every output mode.
-  const warnings = (response.body.meta.notices ?? []).map(
-    (n) => `${n.field.replace(/^variable_mapping\./, "--var ")}: ${n.message}`,
-  );
+  // Said again after the preflight: a script without a terminal saw none.
+  const warnings = ctx.canPrompt ? [] : noticeLines(response.body.meta.notices);
   const campaign = response.body.data;
   const message =
     campaign.status === "scheduled"
@@ -131,4 +134,14 @@ async function askForAudience(
   return audience === "tag"
     ? { ...options, tag: items }
     : { ...options, contacts: [items.join(",")] };
+}
+
+/**
+ * The service's notices as the CLI says them (a button left out of the mapping sends the
+ * template's example): on stderr in every output mode.
+ */
+function noticeLines(notices: readonly Notice[] | undefined): string[] {
+  return (notices ?? []).map(
+    (n) => `${n.field.replace(/^variable_mapping\./, "--var ")}: ${n.message}`,
+  );
 }

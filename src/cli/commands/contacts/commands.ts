@@ -15,7 +15,7 @@ export const csvReadingOptions: OptionSpec[] = [
   },
   {
     flags: "--preset <export>",
-    description: "the mapping of a known export (--map wins for the columns it names)",
+    description: "the mapping of a known export (--map wins for the columns and fields it names)",
     choices: csvPresets,
   },
   {

@@ -119,8 +119,14 @@ export async function resolveCsvOptions(
   const cells = headerOf(head, whole, read);
   if (cells === null) return read;
   if (preset !== undefined) {
-    // --map wins over the preset for the columns it names.
-    return { ...read, mapping: { ...presetMapping(preset, cells).mapping, ...read.mapping } };
+    // --map wins over the preset for the columns and the fields it names: `--preset hubspot
+    // --map "Mobile Phone Number=phone"` reads the phone from that column, not from both.
+    const given = read.mapping ?? {};
+    const fieldsGiven = new Set(Object.values(given));
+    const fromPreset = Object.entries(presetMapping(preset, cells).mapping).filter(
+      ([, field]) => field === null || !fieldsGiven.has(field),
+    );
+    return { ...read, mapping: { ...Object.fromEntries(fromPreset), ...given } };
   }
   try {
     readCsvHead(head, whole, read);

@@ -1,5 +1,5 @@
 import { type Plan, PlanListResponse, type PlanMeta } from "../../../contract/plans.js";
-import { CliError } from "../../cli-error.js";
+import { CliError, usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 
 /** The whole catalogue, private plans included, in the service's order of periods. */
@@ -48,7 +48,14 @@ function notFound(message: string): never {
 
 /** A plan given on the command line by id or slug, as the id the service takes. */
 export async function planIdOf(ctx: Context, given: string, unknown: UnknownPlan): Promise<string> {
+  const text = given.trim();
+  if (text === "") {
+    throw usageError(
+      "The plan must not be empty.",
+      "Give a plan id or slug from `reseller plans list`.",
+    );
+  }
   // An id needs no catalogue: only a slug costs the extra request.
-  if (/^\d+$/.test(given)) return given;
-  return planIdIn((await planCatalogue(ctx)).plans, given, unknown);
+  if (/^\d+$/.test(text)) return text;
+  return planIdIn((await planCatalogue(ctx)).plans, text, unknown);
 }

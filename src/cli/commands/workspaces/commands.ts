@@ -166,7 +166,7 @@ export const workspaceCommands: GroupSpec = {
             "for --import: two-letter country of numbers written without +country, e.g. DE",
         },
         // The columns, separator and encoding of --import, as `contacts import` reads them.
-        ...csvReadingOptions,
+        ...csvReadingOptions.map((o) => ({ ...o, description: `for --import: ${o.description}` })),
         {
           flags: "--pricing-token",
           description:

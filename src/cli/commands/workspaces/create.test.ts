@@ -115,6 +115,17 @@ describe("reseller workspaces create", () => {
     }
   });
 
+  it("refuses an empty --plan as a usage error before any request", async () => {
+    for (const plan of ["", "  "]) {
+      const run = await runCli(
+        ["workspaces", "create", "--name", "Acme", "--email", "owner@acme.test", "--plan", plan],
+        { env: api.env, dispatcher: api.agent },
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("The plan must not be empty.");
+    }
+  });
+
   it("prints only the service's data with --json", async () => {
     stubCreate({ name: "Acme", contact_email: "owner@acme.test", send_invitation: true });
     const run = await runCli(

@@ -642,6 +642,49 @@ describe("reseller workspaces onboard", () => {
     expect(query.get("encoding")).toBe("windows-1252");
   });
 
+  it("names the import's country, columns and separator in the retry line when the import fails", async () => {
+    const file = csvFile("Name;Handset\nAnna;015112345678\n");
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    api.pool
+      .intercept({
+        path: (p: string) => p.startsWith("/api/v1/workspaces/ws_01trial/contacts/import?"),
+        method: "POST",
+      })
+      .reply(
+        409,
+        { status: "error", error_code: "workspace_not_active", message: "Not active." },
+        { headers: jsonHeaders },
+      );
+    const run = await runCli(
+      [
+        ...["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"],
+        ...["--import", file, "--default-country", "DE", "--map", "Handset=phone"],
+        ...["--delimiter", ";"],
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(
+      `Retry with: reseller contacts import ${file} -w ws_01trial --default-country DE --map "Handset=phone" --delimiter ';'`,
+    );
+  });
+
+  it("refuses --map, --delimiter and the like without --import and without a terminal, before any request", async () => {
+    const argv = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test"];
+    const run = await runCli(
+      [...argv, "--plan", "2", "--map", "Handset=phone", "--delimiter", ";"],
+      {
+        env: api.env,
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "--map, --delimiter read the file of --import, which is not given.",
+    );
+  });
+
   it("says on stderr with --json and --quiet that the import refused rows, as `contacts import` does", async () => {
     const refusedRow = {
       ...contactImport("completed", 2),

@@ -12,7 +12,7 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
-import { booleanOption, requireFlags, stringOption } from "../../options.js";
+import { booleanOption, listOption, requireFlags, stringOption } from "../../options.js";
 import { recordView, stackView, type View } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
@@ -256,6 +256,19 @@ export const run: Handler = async (command, { options }) => {
       },
     );
   }
+  const readingFlags = [
+    ...(listOption(options, "map").length > 0 ? ["--map"] : []),
+    ...(["preset", "delimiter", "encoding"] as const)
+      .filter((key) => stringOption(options, key) !== undefined)
+      .map((key) => `--${key}`),
+  ];
+  // Without a file to read they would do nothing: said before anything is asked or created.
+  if (importFlag === undefined && readingFlags.length > 0 && (!ctx.canPrompt || options.yes)) {
+    throw usageError(
+      `${readingFlags.join(", ")} ${readingFlags.length === 1 ? "reads" : "read"} the file of --import, which is not given.`,
+      "Give --import FILE, or leave them out.",
+    );
+  }
   const flagImport =
     importFlag === undefined
       ? undefined
@@ -367,6 +380,7 @@ export const run: Handler = async (command, { options }) => {
       const { delimiter, encoding } = contacts.read;
       const retry = [
         `reseller contacts import ${contacts.path} -w ${workspace.id}`,
+        contacts.country === undefined ? "" : `--default-country ${contacts.country}`,
         mappingFlagsText(contacts.read.mapping),
         delimiter === undefined ? "" : `--delimiter ${delimiterName(delimiter)}`,
         encoding === undefined ? "" : `--encoding ${encoding}`,
@@ -384,9 +398,7 @@ export const run: Handler = async (command, { options }) => {
             wait: true,
             defaultCountry: contacts.country,
             map: mappingFlags(contacts.read.mapping),
-            ...(delimiter === undefined
-              ? {}
-              : { delimiter: delimiter === "\t" ? "tab" : delimiter }),
+            ...(delimiter === undefined ? {} : { delimiter }),
             ...(encoding === undefined ? {} : { encoding }),
           },
         },
