@@ -55,7 +55,7 @@ export const templateCommands: GroupSpec = {
       name: "create",
       summary: "Check a template against WhatsApp's rules, then submit it for review",
       description:
-        "Takes a JSON file (--file, `-` for stdin; WhatsApp Cloud API shapes) or flags for a simple template. Every rule is checked locally first: any problem exits 2 with each one listed and nothing sent. At a terminal it shows a preview on stderr. --draft stores a draft to submit later. Button SPECs: QUICK_REPLY:<text>, URL:<text>:<url>[|<example>] (the example fills a trailing {{1}}), PHONE_NUMBER:<text>:<+E164>, COPY_CODE:<code>, OTP:<COPY_CODE|ONE_TAP|ZERO_TAP>[:<text>]. Texts may not contain ':' except a URL's. At a terminal, without --file, a missing --name, --category, --language or --body is asked for (for an authentication template, its copy-code button's text instead of a body), and so is an example of each variable of the body when no --example gives them; a header, footer or buttons come from flags or the file.",
+        "Takes a JSON file (--file, `-` for stdin; WhatsApp Cloud API shapes) or flags for a simple template. Every rule is checked locally first: any problem exits 6 (validation_failed, as the service would refuse it) with each one listed and nothing sent; a file that is not JSON exits 2. At a terminal it shows a preview on stderr. --draft stores a draft to submit later. Button SPECs: QUICK_REPLY:<text>, URL:<text>:<url>[|<example>] (the example fills a trailing {{1}}), PHONE_NUMBER:<text>:<+E164>, COPY_CODE:<code>, OTP:<COPY_CODE|ONE_TAP|ZERO_TAP>[:<text>]. Texts may not contain ':' except a URL's. At a terminal, without --file, a missing --name, --category, --language or --body is asked for (for an authentication template, its copy-code button's text instead of a body), and so is an example of each variable of the body when no --example gives them; a header, footer or buttons come from flags or the file.",
       inWorkspace: true,
       options: [
         { flags: "--file <file>", description: "the template as JSON (- for stdin)" },
@@ -120,7 +120,7 @@ export const templateCommands: GroupSpec = {
       name: "lint",
       summary: "Check a template file against WhatsApp's rules offline",
       description:
-        "Checks a JSON template file (- for stdin) with the same rules the service applies, without a request. Exit 0 when valid; otherwise every problem is listed with its field and rule, and the exit code is 6 (what the service would answer with a 422); with --json, as the details of the error (error_code validation_failed). A file that cannot be read is a usage error (2).",
+        "Checks a JSON template file (- for stdin) with the same rules the service applies, without a request. Exit 0 when valid; otherwise every problem is listed with its field and rule, and the exit code is 6 (what the service would answer with a 422); with --json, as the details of the error (error_code validation_failed). A file that cannot be read or is not JSON is a usage error (2).",
       arguments: [
         { name: "file", description: "the template as JSON (- for stdin)", required: false },
       ],

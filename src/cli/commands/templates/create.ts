@@ -32,9 +32,7 @@ export const run: Handler = async (ctx, input) => {
     if (mixed.length > 0) {
       throw usageError(`--file cannot be combined with ${mixed.join(", ")}; put them in the file.`);
     }
-    const read = await readTemplateFile(ctx, file);
-    if (!read.ok) throw usageError(read.problem.message);
-    definition = read.value;
+    definition = await readTemplateFile(ctx, file);
   } else {
     // At a terminal, what the flags leave out is asked (a body, unless it is an OTP template).
     // Known to be missing before any question: nothing is asked in vain.
@@ -77,8 +75,10 @@ export const run: Handler = async (ctx, input) => {
   const check = checkTemplate(definition);
   if (!check.ok) {
     const n = check.problems.length;
+    // Exit 6 and validation_failed, as the service's 422 for the same template would be (and
+    // as `templates lint` says): checked here first only so that nothing is sent.
     throw new CliError(
-      "usage",
+      "refused",
       `The template breaks ${counted(n, "rule")} of WhatsApp; nothing was sent.`,
       file
         ? `Fix the file; \`reseller templates lint ${file}\` checks it again offline.`
@@ -88,6 +88,7 @@ export const run: Handler = async (ctx, input) => {
         message: p.message,
         rule: p.rule,
       })),
+      "validation_failed",
     );
   }
   showPreview(ctx, check.template);

@@ -73,14 +73,15 @@ describe("reseller templates lint", () => {
     });
   });
 
-  it("reads standard input with -, and reports text that is not JSON as a problem", async () => {
+  it("reads standard input with -, and exits 2 for text that is not JSON (no template to check)", async () => {
     const ok = await runCli(["templates", "lint", "-"], {
       stdin: JSON.stringify(orderUpdateDefinition),
     });
     expect(ok.code).toBe(0);
     const broken = await runCli(["templates", "lint", "-"], { stdin: "{ nope" });
-    expect(broken.code).toBe(6);
-    expect(broken.stdout).toMatch(/^\(file\)\ttype\t'-' is not valid JSON/);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe("");
+    expect(broken.stderr).toContain("'-' is not valid JSON");
   });
 
   it("exits 2 when the file cannot be read", async () => {

@@ -1,4 +1,4 @@
-import { checkTemplate, type TemplateProblem } from "../../../contract/template-rules.js";
+import { checkTemplate } from "../../../contract/template-rules.js";
 import { exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
@@ -10,7 +10,7 @@ import { readTemplateFile } from "./template-input.js";
 /**
  * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid (the
  * verdict on stderr); otherwise every problem (field, rule, message) on stdout and exit 6, what
- * the service would answer. An unreadable file is a usage error (2).
+ * the service would answer. A file that cannot be read or is not JSON is a usage error (2).
  */
 export const run: Handler = async (ctx, { args, options }) => {
   // `--file` as `templates create` takes it, or the file's name alone.
@@ -25,11 +25,11 @@ export const run: Handler = async (ctx, { args, options }) => {
       "reseller templates lint FILE (or --file FILE).",
     );
   }
-  const read = await readTemplateFile(ctx, file);
-  const problems: TemplateProblem[] = read.ok ? checkTemplate(read.value).problems : [read.problem];
-  if (problems.length === 0 && read.ok) {
-    const value = read.value as { name?: unknown; language?: unknown };
-    showPreview(ctx, read.value);
+  const template = await readTemplateFile(ctx, file);
+  const { problems } = checkTemplate(template);
+  if (problems.length === 0) {
+    const value = template as { name?: unknown; language?: unknown };
+    showPreview(ctx, template);
     // A verdict for people, not data: on stderr, so that piped stdout holds only problems.
     return {
       data: { file, valid: true, problems: [] },

@@ -22,15 +22,13 @@ const serviceFields = [
   "reviewed_at",
 ] as const;
 
-/** What a template file holds: its parsed value, or why it is not JSON. */
-export type TemplateFile = { ok: true; value: unknown } | { ok: false; problem: TemplateProblem };
-
 /**
- * Reads a template file (`-` for stdin). An unreadable file is a usage error; text that is not
- * JSON is a problem of the template. Fields the service sets (from `templates get --json`) are
- * dropped, so a saved template can be edited and created again.
+ * Reads a template file (`-` for stdin). A file that cannot be read or is not JSON is a usage
+ * error (exit 2): no template to check yet, as the service answers such a body 400, not 422.
+ * Fields the service sets (from `templates get --json`) are dropped, so a saved template can be
+ * edited and created again.
  */
-export async function readTemplateFile(ctx: Context, path: string): Promise<TemplateFile> {
+export async function readTemplateFile(ctx: Context, path: string): Promise<unknown> {
   let text: string;
   try {
     text = path === "-" ? await readStdin(ctx.io.stdin) : await readFile(path, "utf8");
@@ -41,21 +39,17 @@ export async function readTemplateFile(ctx: Context, path: string): Promise<Temp
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    return {
-      ok: false,
-      problem: {
-        field: "(file)",
-        rule: "type",
-        message: `'${path}' is not valid JSON: ${(error as Error).message}`,
-      },
-    };
+    throw usageError(
+      `'${path}' is not valid JSON: ${(error as Error).message}`,
+      "A template file is one JSON object in the WhatsApp Cloud API's shapes (see `reseller templates create --help`).",
+    );
   }
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const copy: Json = { ...(value as Json) };
     for (const field of serviceFields) delete copy[field];
     value = copy;
   }
-  return { ok: true, value };
+  return value;
 }
 
 /** Flags that define a template; none may be mixed with --file. */
