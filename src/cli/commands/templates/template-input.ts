@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { buttonTypes, type TemplateProblem } from "../../../contract/template-rules.js";
+import { buttonTypes } from "../../../contract/template-rules.js";
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
