@@ -121,7 +121,7 @@ describe("reseller templates create", () => {
     expect(sent.all).toEqual([orderUpdateDefinition]);
   });
 
-  it("lists every broken rule with the flag it came from, exits 6 as the service would and sends nothing", async () => {
+  it("lists every broken rule with the flag it came from, exits 2 and sends nothing", async () => {
     const run = await runCli(
       [
         "templates",
@@ -141,7 +141,7 @@ describe("reseller templates create", () => {
       ],
       { env: env(), dispatcher: api.agent },
     );
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain("The template breaks 5 rules of WhatsApp; nothing was sent.");
     expect(run.stderr).toContain("  name (--name): must be lowercase letters");
     expect(run.stderr).toContain(
@@ -163,9 +163,9 @@ describe("reseller templates create", () => {
       env: env(),
       dispatcher: api.agent,
     });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout).error).toMatchObject({
-      error_code: "validation_failed",
+      error_code: "usage",
       details: [
         { field: "language", rule: "language_format", message: expect.stringContaining("en_US") },
       ],

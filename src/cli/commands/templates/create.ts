@@ -75,10 +75,9 @@ export const run: Handler = async (ctx, input) => {
   const check = checkTemplate(definition);
   if (!check.ok) {
     const n = check.problems.length;
-    // Exit 6 and validation_failed, as the service's 422 for the same template would be (and
-    // as `templates lint` says): checked here first only so that nothing is sent.
+    // Exit 2: cli-contract.md gives 2 to an invalid value caught before any request.
     throw new CliError(
-      "refused",
+      "usage",
       `The template breaks ${counted(n, "rule")} of WhatsApp; nothing was sent.`,
       file
         ? `Fix the file; \`reseller templates lint ${file}\` checks it again offline.`
@@ -88,7 +87,6 @@ export const run: Handler = async (ctx, input) => {
         message: p.message,
         rule: p.rule,
       })),
-      "validation_failed",
     );
   }
   showPreview(ctx, check.template);

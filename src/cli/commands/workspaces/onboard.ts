@@ -258,9 +258,9 @@ export const run: Handler = async (command, { options }) => {
   }
   const readingFlags = [
     ...(listOption(options, "map").length > 0 ? ["--map"] : []),
-    ...(["preset", "delimiter", "encoding"] as const)
+    ...(["defaultCountry", "preset", "delimiter", "encoding"] as const)
       .filter((key) => stringOption(options, key) !== undefined)
-      .map((key) => `--${key}`),
+      .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`),
   ];
   // Without a file to read they would do nothing: said before anything is asked or created.
   if (importFlag === undefined && readingFlags.length > 0 && (!ctx.canPrompt || options.yes)) {
