@@ -365,4 +365,11 @@ describe("prices and locales", () => {
       "€1,234.50 once",
     );
   });
+
+  it("shows a price with the decimals the catalogue gives it, even where the currency has none", () => {
+    const yen = { code: "JPY", name: "Yen", symbol: "¥" };
+    expect(formatPrice({ ...plan, price: 9.5 }, yen, "en-US")).toBe("¥9.5 / year");
+    expect(formatPrice({ ...plan, price: 980 }, yen, "en-US")).toBe("¥980 / year");
+    expect(formatPrice({ ...plan, price: 4.125 }, euro, "en-US")).toBe("€4.125 / year");
+  });
 });

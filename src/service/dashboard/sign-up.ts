@@ -1,5 +1,6 @@
 import { billingPeriodVocabulary, priceWithPeriod } from "../../contract/billing-periods.js";
 import type { Currency, Plan } from "../../contract/plans.js";
+import { priceDecimals } from "../../contract/price-decimals.js";
 import { firstUnstorableText } from "../../contract/storable-text.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
@@ -152,21 +153,31 @@ export function formatPrice(plan: Plan, currency: Currency | null, locale: strin
   // The service's `is_free` decides; a plan without a price is sold by asking, not free.
   if (plan.is_free) return "Free";
   if (plan.price === null) return "On request";
+  const price = plan.price;
   let amount: string;
   try {
     amount = currency
-      ? new Intl.NumberFormat(locale, { style: "currency", currency: currency.code }).format(
-          plan.price,
-        )
-      : new Intl.NumberFormat(locale).format(plan.price);
+      ? withOwnDecimals(locale, { style: "currency", currency: currency.code }, price)
+      : withOwnDecimals(locale, {}, price);
   } catch {
     // A currency code Intl does not know: the catalogue's own symbol.
-    amount = `${currency?.symbol ?? ""}${new Intl.NumberFormat(locale).format(plan.price)}`;
+    amount = `${currency?.symbol ?? ""}${withOwnDecimals(locale, {}, price)}`;
   }
   return priceWithPeriod(
     amount,
     plan.billing_period ? billingPeriodVocabulary[plan.billing_period] : undefined,
   );
+}
+
+/** An amount in the locale's way, with the decimals priceDecimals gives it. */
+function withOwnDecimals(
+  locale: string,
+  options: Intl.NumberFormatOptions,
+  amount: number,
+): string {
+  const usual = new Intl.NumberFormat(locale, options).resolvedOptions().maximumFractionDigits ?? 0;
+  const maximumFractionDigits = priceDecimals(amount, usual);
+  return new Intl.NumberFormat(locale, { ...options, maximumFractionDigits }).format(amount);
 }
 
 /** A plan feature in words: "Contacts: 5,000", "Messages per month: unlimited", "API access". */

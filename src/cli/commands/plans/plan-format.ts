@@ -1,13 +1,14 @@
 import { priceWithPeriod } from "../../../contract/billing-periods.js";
 import type { Feature, Plan, PlanMeta } from "../../../contract/plans.js";
+import { priceDecimals } from "../../../contract/price-decimals.js";
 import type { Column } from "../../output/view.js";
 
-/** An amount with the catalogue's currency symbol: `$29`, `$4.50`. */
+/** An amount with the catalogue's currency symbol: `$29`, `$4.50`, `$0.125` (never rounded). */
 export function money(amount: number, meta: PlanMeta): string {
   const digits = Number.isInteger(amount) ? 0 : 2;
   const text = amount.toLocaleString("en-US", {
     minimumFractionDigits: digits,
-    maximumFractionDigits: 2,
+    maximumFractionDigits: priceDecimals(amount, 2),
   });
   return meta.currency ? `${meta.currency.symbol}${text}` : text;
 }
