@@ -24,7 +24,13 @@ export function planIdIn(plans: readonly Plan[], given: string, unknown: Unknown
   if (plan) return String(plan.id);
   const slugs = plans.map((p) => p.slug).join(", ");
   if (unknown === "not_found") {
-    return notFound(`No plan has the id or slug '${given}'.`);
+    throw new CliError(
+      "notFound",
+      `No plan has the id or slug '${given}'.`,
+      "See `reseller plans list` for the plans' ids and slugs.",
+      [],
+      "not_found",
+    );
   }
   const message = `No plan has the ${numeric ? "id" : "slug"} '${given}'.`;
   throw new CliError(
@@ -33,16 +39,6 @@ export function planIdIn(plans: readonly Plan[], given: string, unknown: Unknown
     `Give a plan's id or one of: ${slugs} (see \`reseller plans list\`).`,
     [{ field: "plan", message: `expected a plan's id or slug; got '${given}'` }],
     "validation_failed",
-  );
-}
-
-function notFound(message: string): never {
-  throw new CliError(
-    "notFound",
-    message,
-    "See `reseller plans list` for the plans' ids and slugs.",
-    [],
-    "not_found",
   );
 }
 

@@ -683,6 +683,14 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toContain(
       "--map, --delimiter read the file of --import, which is not given.",
     );
+    const country = await runCli([...argv, "--plan", "2", "--default-country", "DE", "--yes"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(country.code).toBe(2);
+    expect(country.stderr).toContain(
+      "--default-country reads the file of --import, which is not given.",
+    );
   });
 
   it("says on stderr with --json and --quiet that the import refused rows, as `contacts import` does", async () => {

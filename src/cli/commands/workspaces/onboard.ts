@@ -256,12 +256,15 @@ export const run: Handler = async (command, { options }) => {
       },
     );
   }
-  const readingFlags = [
-    ...(listOption(options, "map").length > 0 ? ["--map"] : []),
-    ...(["defaultCountry", "preset", "delimiter", "encoding"] as const)
-      .filter((key) => stringOption(options, key) !== undefined)
-      .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`),
-  ];
+  const readingFlags = Object.entries({
+    "--default-country": stringOption(options, "defaultCountry"),
+    "--map": listOption(options, "map")[0],
+    "--preset": stringOption(options, "preset"),
+    "--delimiter": stringOption(options, "delimiter"),
+    "--encoding": stringOption(options, "encoding"),
+  })
+    .filter(([, given]) => given !== undefined)
+    .map(([flag]) => flag);
   // Without a file to read they would do nothing: said before anything is asked or created.
   if (importFlag === undefined && readingFlags.length > 0 && (!ctx.canPrompt || options.yes)) {
     throw usageError(
