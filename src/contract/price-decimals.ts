@@ -4,6 +4,7 @@
  * reseller never set: a yen price of 9.5 as "¥10", a dollar price of 0.125 as "$0.13".
  */
 export function priceDecimals(amount: number, usual: number): number {
-  const own = (String(amount).split(".")[1] ?? "").length;
-  return Math.max(usual, Math.min(own, 6));
+  let own = 0;
+  while (own < 6 && Number(amount.toFixed(own)) !== amount) own += 1;
+  return Math.max(usual, own);
 }
