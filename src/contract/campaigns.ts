@@ -205,8 +205,21 @@ export const CampaignNoticesMeta = z
   })
   .strict();
 
+/** `meta` of a launch: said when no contact of the audience will be messaged. */
+export const CampaignLaunchMeta = z
+  .object({
+    notices: z
+      .array(Notice)
+      .optional()
+      .describe(
+        "Present when no contact of the audience has opted in (field `audience`): the campaign messages no one and completes at once.",
+      ),
+  })
+  .strict();
+
 export const CampaignResponse = successEnvelope(Campaign, EmptyMeta);
 export const CampaignCreateResponse = successEnvelope(Campaign, CampaignNoticesMeta);
+export const CampaignLaunchResponse = successEnvelope(Campaign, CampaignLaunchMeta);
 export const CampaignListResponse = listEnvelope(Campaign);
 export const CampaignStatsResponse = successEnvelope(CampaignStats, EmptyMeta);
 export const CampaignPreviewResponse = successEnvelope(CampaignPreview, CampaignNoticesMeta);

@@ -251,6 +251,28 @@ describe("campaigns", () => {
     expect(await w.stats(byId.id)).toMatchObject({ audience_total: 1, sent: 1 });
   });
 
+  it("says in the launch's meta.notices when no contact of the audience has opted in", async () => {
+    const w = await campaignWorld(t);
+    const nobody = await w.post(
+      "/campaigns",
+      w.body({ audience: { contact_ids: [w.contacts.cy.id, w.contacts.dee.id] } }),
+    );
+    const launched = await t.request("POST", `${w.base}/campaigns/${nobody.id}/launch`);
+    expect(launched.statusCode).toBe(200);
+    expect(launched.json().meta).toEqual({
+      notices: [
+        {
+          field: "audience",
+          message:
+            "none of its 2 contacts has opted in, so the campaign messages no one (only opted_in contacts are messaged).",
+        },
+      ],
+    });
+    const some = await w.post("/campaigns", w.body());
+    const sending = await t.request("POST", `${w.base}/campaigns/${some.id}/launch`);
+    expect(sending.json().meta).toEqual({});
+  });
+
   it("matches an audience's tags whatever their case, as the contact list's tag filter does", async () => {
     const w = await campaignWorld(t);
     await w.contact("+4915112345680", {

@@ -362,7 +362,7 @@ export async function launchCampaign(
   principal: Principal,
   workspaceId: string,
   campaignId: string,
-): Promise<Campaign> {
+): Promise<{ campaign: Campaign; notices: Notice[] }> {
   const { db, clock } = services;
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   const campaign = await loadCampaign(db, workspace.id, campaignId);
@@ -399,7 +399,22 @@ export async function launchCampaign(
     throw new ServiceError("campaign_not_draft", `Campaign '${campaign.id}' was launched already.`);
   }
   services.jobs.poke();
-  return toCampaign(await loadCampaign(db, workspace.id, campaign.id));
+  const notices = counts.with_consent === 0 ? [noOneToMessage(counts.audience_total)] : [];
+  return { campaign: toCampaign(await loadCampaign(db, workspace.id, campaign.id)), notices };
+}
+
+/**
+ * Said when a launch will message no one: a script launching with --yes sees no preview, and
+ * "sending has started" would hide that the campaign ends at once with nothing sent.
+ */
+function noOneToMessage(audienceTotal: number): Notice {
+  return {
+    field: "audience",
+    message:
+      audienceTotal === 0
+        ? "has no contacts, so the campaign messages no one."
+        : `none of its ${audienceTotal.toLocaleString("en-US")} contacts has opted in, so the campaign messages no one (only opted_in contacts are messaged).`,
+  };
 }
 
 /** Rates as fractions, 0 when nothing was sent or delivered yet. */

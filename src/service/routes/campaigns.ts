@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   CampaignCreateResponse,
+  CampaignLaunchResponse,
   CampaignListQuery,
   CampaignListResponse,
   CampaignPreviewResponse,
@@ -144,19 +145,23 @@ export function campaignRoutes(app: App, services: Services): void {
         operationId: "launchCampaign",
         summary: "Launch a draft campaign now",
         description:
-          "The campaign becomes `running` and sending starts at once; 409 campaign_not_draft for any other status, 409 plan_limit_exceeded when the month's message quota cannot carry its audience.",
+          "The campaign becomes `running` and sending starts at once; 409 campaign_not_draft for any other status, 409 plan_limit_exceeded when the month's message quota cannot carry its audience. When no contact of the audience has opted in, `meta.notices` says the campaign messages no one.",
         params: CampaignParams,
-        response: { 200: CampaignResponse, ...errorResponses(...postErrors, 404) },
+        response: { 200: CampaignLaunchResponse, ...errorResponses(...postErrors, 404) },
       },
     },
     async (request) => {
-      const data = await launchCampaign(
+      const { campaign, notices } = await launchCampaign(
         services,
         principalOf(request),
         request.params.id,
         request.params.campaign_id,
       );
-      return { status: "success" as const, data, meta: {} };
+      return {
+        status: "success" as const,
+        data: campaign,
+        meta: notices.length > 0 ? { notices } : {},
+      };
     },
   );
 

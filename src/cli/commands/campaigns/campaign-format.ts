@@ -5,6 +5,7 @@ import type {
   CampaignPreview,
   CampaignStats,
 } from "../../../contract/campaigns.js";
+import type { Notice } from "../../../contract/envelope.js";
 import { count, counted } from "../../output/counts.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, tableView, textView } from "../../output/view.js";
@@ -316,4 +317,14 @@ export function statsView(campaign: Campaign, stats: CampaignStats, table: boole
     },
     field("updated_at"),
   ]);
+}
+
+/**
+ * The service's notices as the CLI says them (a button left out of the mapping sends the
+ * template's example; a launch that messages no one): on stderr in every output mode.
+ */
+export function noticeLines(notices: readonly Notice[] | undefined): string[] {
+  return (notices ?? []).map(
+    (n) => `${n.field.replace(/^variable_mapping\./, "--var ")}: ${n.message}`,
+  );
 }

@@ -1,5 +1,4 @@
 import { CampaignCreateResponse, CampaignPreviewResponse } from "../../../contract/campaigns.js";
-import type { Notice } from "../../../contract/envelope.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
@@ -11,6 +10,7 @@ import {
   campaignLabel,
   campaignsPath,
   campaignView,
+  noticeLines,
   type PreflightInput,
   preflightText,
   previewView,
@@ -134,14 +134,4 @@ async function askForAudience(
   return audience === "tag"
     ? { ...options, tag: items }
     : { ...options, contacts: [items.join(",")] };
-}
-
-/**
- * The service's notices as the CLI says them (a button left out of the mapping sends the
- * template's example): on stderr in every output mode.
- */
-function noticeLines(notices: readonly Notice[] | undefined): string[] {
-  return (notices ?? []).map(
-    (n) => `${n.field.replace(/^variable_mapping\./, "--var ")}: ${n.message}`,
-  );
 }

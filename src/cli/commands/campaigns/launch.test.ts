@@ -63,6 +63,25 @@ describe("reseller campaigns launch", () => {
     expect(run.stderr).toContain(`reseller campaigns stats ${id} --watch`);
   });
 
+  it("says on stderr, --json too, when the launch messages no one", async () => {
+    const notice = {
+      field: "audience",
+      message: "none of its 2 contacts has opted in, so the campaign messages no one.",
+    };
+    for (const mode of [[], ["--json"]]) {
+      stubRequest(api, "POST", `${path}/${id}/launch`, {
+        ...envelope(runningCampaign),
+        meta: { notices: [notice] },
+      });
+      const run = await runCli(["campaigns", "launch", id, "--yes", ...mode], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`audience: ${notice.message}`);
+    }
+  });
+
   it("names the campaign and its recipients at a terminal and asks; no launches nothing", async () => {
     stubRequest(api, "GET", `${path}/${id}`, envelope(draftCampaign));
     const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));

@@ -1,11 +1,21 @@
 import { ApiError } from "../../../client/api-error.js";
-import { CampaignPreviewResponse, CampaignResponse } from "../../../contract/campaigns.js";
+import {
+  CampaignLaunchResponse,
+  CampaignPreviewResponse,
+  CampaignResponse,
+} from "../../../contract/campaigns.js";
 import { CliError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption } from "../../options.js";
 import { count, counted } from "../../output/counts.js";
 import { confirmOrYes } from "../../prompts.js";
-import { audienceText, campaignLabel, campaignsPath, campaignView } from "./campaign-format.js";
+import {
+  audienceText,
+  campaignLabel,
+  campaignsPath,
+  campaignView,
+  noticeLines,
+} from "./campaign-format.js";
 
 /**
  * `reseller campaigns launch <id>`: starts a draft now. At a terminal it names the campaign,
@@ -73,12 +83,13 @@ export const run: Handler = async (ctx, { args, options }) => {
   const response = await client.call(
     "POST",
     campaignsPath(workspaceId, id, "launch"),
-    CampaignResponse,
+    CampaignLaunchResponse,
   );
   const launched = response.body.data;
   return {
     data: response.raw.data,
     view: campaignView(launched),
     message: `Launched campaign ${campaignLabel(launched)}: sending has started. Follow it with \`reseller campaigns stats ${launched.id} --watch\`.`,
+    warnings: noticeLines(response.body.meta.notices),
   };
 };
