@@ -31,7 +31,9 @@ export const WorkspaceMonthUsage = z
       "Messages sent or failed in the month (a campaign across a month's end is split), by the template's category; delivered and read count the latest state.",
     ),
     contacts: Count.describe("Contacts at the month's end (now for the current month)."),
-    active_templates: Count.describe("Approved templates now."),
+    active_templates: Count.describe(
+      "Templates approved by the month's end and still approved (only a template's last review is kept).",
+    ),
   })
   .meta({ id: "WorkspaceMonthUsage" });
 export type WorkspaceMonthUsage = z.infer<typeof WorkspaceMonthUsage>;

@@ -355,6 +355,32 @@ describe("workspace lifecycle", () => {
       expect((await t.request("GET", "/api/v1/usage?month=2026-13")).statusCode).toBe(422);
     });
 
+    it("counts in a month's report only the templates approved by its end", async () => {
+      const id = await t.createWorkspace({ name: "Acme", plan_id: "2" });
+      t.clock.advance(10 * 24 * 3_600_000); // into December
+      const created = await t.request("POST", `/api/v1/workspaces/${id}/templates`, {
+        body: {
+          name: "winter_news",
+          category: "marketing",
+          language: "en_US",
+          components: [{ type: "BODY", text: "Our winter collection is here." }],
+        },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      t.clock.advance(60_000);
+      await t.runJobs();
+      const template = await t.request(
+        "GET",
+        `/api/v1/workspaces/${id}/templates/${created.json().data.id}`,
+      );
+      expect(template.json().data.status).toBe("approved");
+      const usage = async (month: string) =>
+        (await t.request("GET", `/api/v1/usage?month=${month}`)).json();
+      expect((await usage("2026-11")).data[0]).toMatchObject({ active_templates: 0 });
+      expect((await usage("2026-11")).meta.totals).toMatchObject({ active_templates: 0 });
+      expect((await usage("2026-12")).data[0]).toMatchObject({ active_templates: 1 });
+    });
+
     it("pages the report like any list, newest workspace first, with totals over every page", async () => {
       const ids: string[] = [];
       for (const name of ["One", "Two", "Three"]) {

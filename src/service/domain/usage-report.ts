@@ -43,8 +43,8 @@ function monthBounds(month: string): [string, string] {
 
 /**
  * The month's usage of every workspace of the reseller, what it bills clients from: messages by
- * template category (sent or failed that month), contacts at the month's end, approved
- * templates and plan, with totals.
+ * template category (sent or failed that month), contacts at the month's end, templates
+ * approved by then and still approved, and the plan as it is now, with totals.
  */
 export async function monthlyUsage(
   db: Db,
@@ -104,6 +104,9 @@ export async function monthlyUsage(
     .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
     .where("workspace_id", "in", reportIds)
     .where("status", "=", "approved")
+    // Approved by the month's end: a past month's report does not count a template approved
+    // since. Only the last review is kept, so one paused or rejected since is not counted either.
+    .where(sql<string>`coalesce(reviewed_at, updated_at)`, "<", to)
     .groupBy("workspace_id")
     .execute();
 
