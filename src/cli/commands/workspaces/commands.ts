@@ -116,6 +116,8 @@ export const workspaceCommands: GroupSpec = {
     {
       name: "restore",
       summary: "Restore an archived workspace: active again, its tokens work again",
+      description:
+        "Only an archived workspace: a suspended one exits 5 and is lifted with `workspaces activate`; an active one is left as it is (exit 0).",
       arguments: [idArgument],
       examples: ["reseller workspaces restore ws_01JD3F"],
       handler: "workspaces/restore",
