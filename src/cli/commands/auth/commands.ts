@@ -32,6 +32,8 @@ export const authCommands: (CommandSpec | GroupSpec)[] = [
         name: "status",
         summary:
           "Show the base URL, token and workspace in force, where each came from, whether the token works",
+        description:
+          "Exits 0 when the token works; 3 when there is none or the service refuses it; 2 when --profile or RESELLER_PROFILE names no stored profile; 8 when the service cannot be reached.",
         examples: ["reseller auth status", "reseller auth status --json"],
         handler: "auth/status",
       },

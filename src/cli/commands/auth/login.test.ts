@@ -241,11 +241,11 @@ describe("reseller auth status", () => {
     expect(byEnv.stderr).toContain("No profile named 'nope' (from RESELLER_PROFILE).");
   });
 
-  it("names a missing profile in auth status too", async () => {
+  it("names a missing profile in auth status too, with the same exit 2", async () => {
     const run = await runCli(["auth", "status", "--json", "--profile", "nope"], {});
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout).error).toMatchObject({
-      error_code: "unauthenticated",
+      error_code: "usage",
       message:
         "Token not confirmed: no profile named 'nope' (from --profile): create it with `reseller login --profile nope`",
     });

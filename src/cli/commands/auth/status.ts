@@ -35,8 +35,10 @@ export const run: Handler = async (ctx) => {
       : "no token: run `reseller login`";
   // Why the token could not be confirmed, as an exit code: 3 unless the check itself failed
   // for another reason (the service unreachable is 8, as for any command).
-  let failure: ExitKind = "auth";
-  let errorCode = "unauthenticated";
+  // A --profile or RESELLER_PROFILE naming no profile is an invalid value, exit 2 as in every
+  // other command; no token at all is a missing login (3).
+  let failure: ExitKind = !token && missingProfile ? "usage" : "auth";
+  let errorCode = failure === "usage" ? "usage" : "unauthenticated";
   let refusal: ApiError | null = null;
   if (token) {
     try {
