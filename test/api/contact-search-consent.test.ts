@@ -334,6 +334,18 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     });
     expect(bare.statusCode).toBe(422);
     expect(bare.body).toContain("opt_in_source");
+    // A source that says nothing is no source.
+    for (const opt_in_source of ["", "   ", null]) {
+      const blank = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+        body: { opt_in_status: "opted_in", opt_in_source },
+      });
+      expect(blank.statusCode, JSON.stringify(opt_in_source)).toBe(422);
+      expect(blank.json().details).toEqual([
+        expect.objectContaining({ field: "opt_in_source" }),
+      ]);
+    }
+    const still = await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`);
+    expect(still.json().data.opt_in_status).toBe("opted_out");
     const sourced = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
       body: { opt_in_status: "opted_in", opt_in_source: "signed form 2026-11-22" },
     });

@@ -150,7 +150,8 @@ export async function updateContact(
     if (
       existing.opt_in_status === "opted_out" &&
       body.opt_in_status === "opted_in" &&
-      body.opt_in_source === undefined
+      // Null too: the body's check makes a blank source null, and a blank source says nothing.
+      (body.opt_in_source === undefined || body.opt_in_source === null)
     ) {
       throw invalidField(
         "opt_in_source",
