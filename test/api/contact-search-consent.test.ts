@@ -340,9 +340,7 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
         body: { opt_in_status: "opted_in", opt_in_source },
       });
       expect(blank.statusCode, JSON.stringify(opt_in_source)).toBe(422);
-      expect(blank.json().details).toEqual([
-        expect.objectContaining({ field: "opt_in_source" }),
-      ]);
+      expect(blank.json().details).toEqual([expect.objectContaining({ field: "opt_in_source" })]);
     }
     const still = await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`);
     expect(still.json().data.opt_in_status).toBe("opted_out");

@@ -39,7 +39,19 @@ export function contactFields(options: Options): Record<string, unknown> {
     if (problem) throw usageError(`--field: ${problem}.`);
     fields[key] = pair.slice(at + 1);
   }
-  for (const key of listOption(options, "removeField")) fields[key.trim()] = null;
+  for (const given of listOption(options, "removeField")) {
+    const key = given.trim();
+    const problem = customKeyProblem(key);
+    if (problem) throw usageError(`--remove-field: ${problem}.`);
+    // Both for one key would drop the value given: which one was meant is not ours to guess.
+    if (fields[key] !== undefined) {
+      throw usageError(
+        `--field ${key}=… and --remove-field ${key} contradict each other.`,
+        "Give one of them.",
+      );
+    }
+    fields[key] = null;
+  }
   if (Object.keys(fields).length > 0) body.custom_fields = fields;
   const optIn = stringOption(options, "optIn");
   if (optIn !== undefined) body.opt_in_status = optIn;

@@ -275,6 +275,19 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stderr).toContain(words);
   });
 
+  it.each([
+    [["--remove-field", ""], "--remove-field"],
+    [["--remove-field", "k".repeat(65)], "--remove-field"],
+    [["--field", "city=Berlin", "--remove-field", "city"], "contradict"],
+  ])("refuses update %j before any request (exit 2)", async (flags, words) => {
+    const run = await runCli(["contacts", "update", "ct_01anna", ...flags], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(words);
+  });
+
   it("updates only what is given: --clear-tags, --remove-field and an opt-out", async () => {
     const expected = { custom_fields: { city: null }, opt_in_status: "opted_out", tags: [] };
     api.pool
