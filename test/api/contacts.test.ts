@@ -291,6 +291,8 @@ describe("contacts", () => {
         error_code: "plan_limit_exceeded",
         details: [{ field: "contacts", limit: 2, used: 2 }],
       });
+      // Contacts are never deleted, so the advice is the plan alone.
+      expect(over.json().message).toContain("move the workspace to a plan with more contacts");
       expect((await upsert({ phone: anna, first_name: "Anna" })).statusCode).toBe(200);
       const usage = WorkspaceWithUsageResponse.parse(
         (await t.request("GET", `/api/v1/workspaces/${ws}`)).json(),

@@ -503,6 +503,7 @@ describe("templates", () => {
         error_code: "plan_limit_exceeded",
         details: [{ field: "templates", limit: 5, used: 5 }],
       });
+      expect(over.json().message).toContain("delete a draft or rejected template");
       await t.request("DELETE", `/api/v1/workspaces/${trial}/templates/${ids[0]}`);
       expect((await create(orderUpdate({ name: "t_5" }), { workspace: trial })).statusCode).toBe(
         201,

@@ -54,6 +54,13 @@ export async function planAllowance(
   return { key: featureKey, limit, used: await meteredUsage(db, clock, workspace.id, featureKey) };
 }
 
+/** What makes room under each metered feature: only what the API offers (contacts are never deleted). */
+const roomAdvice: Record<string, string> = {
+  contacts: "move the workspace to a plan with more contacts.",
+  templates: "delete a draft or rejected template, or move the workspace to a larger plan.",
+  messages_per_month: "wait for next month's quota, or move the workspace to a larger plan.",
+};
+
 /**
  * The 409 plan_limit_exceeded for a feature, with details naming its limit and usage, and what
  * the refused action needed when it needed more than one (a campaign's messages).
@@ -63,7 +70,7 @@ export function planLimitExceeded(allowance: Allowance, requested = 1): ServiceE
   const needs = requested > 1 ? `; this needs ${requested}` : "";
   return new ServiceError(
     "plan_limit_exceeded",
-    `The workspace's plan allows ${limit} for '${key}' and ${used} are used${needs}; upgrade the plan or free some capacity.`,
+    `The workspace's plan allows ${limit} for '${key}' and ${used} are used${needs}; ${roomAdvice[key] ?? "upgrade the plan or free some capacity."}`,
     {
       details: [
         {
