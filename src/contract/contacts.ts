@@ -101,19 +101,25 @@ function customFields(nullRemoves: string) {
         .nullable(),
       { error: "custom_fields must be an object of string values" },
     )
-    .superRefine((record, ctx) => {
-      const keys = Object.keys(record);
-      if (keys.length > contactLimits.customFieldsPerContact) {
-        ctx.addIssue({
-          code: "custom",
-          message: `at most ${contactLimits.customFieldsPerContact} custom fields`,
-        });
-      }
-      for (const key of keys) {
-        const problem = customKeyProblem(key);
-        if (problem) ctx.addIssue({ code: "custom", message: problem, path: [key] });
-      }
-    })
+    .superRefine(
+      (record, ctx) => {
+        const keys = Object.keys(record);
+        if (keys.length > contactLimits.customFieldsPerContact) {
+          ctx.addIssue({
+            code: "custom",
+            message: `at most ${contactLimits.customFieldsPerContact} custom fields`,
+          });
+        }
+        for (const key of keys) {
+          const problem = customKeyProblem(key);
+          if (problem) ctx.addIssue({ code: "custom", message: problem, path: [key] });
+        }
+      },
+      {
+        // Also when a value is wrong: one answer names every bad key and value.
+        when: ({ value }) => typeof value === "object" && value !== null && !Array.isArray(value),
+      },
+    )
     .describe(`Merged into the contact's custom fields; ${nullRemoves}`);
 }
 

@@ -175,6 +175,21 @@ describe("contacts", () => {
       );
     });
 
+    it("names every bad field in one answer, with a character no text has or a bad custom value among them", async () => {
+      const res = await upsert({
+        phone: anna,
+        first_name: "a\u0000b",
+        email: "not-an-email",
+        custom_fields: { "": "x", n: 1 },
+      });
+      expect(res.statusCode).toBe(422);
+      const fields = (res.json().details as { field: string }[]).map((d) => d.field);
+      expect(fields).toEqual(
+        expect.arrayContaining(["first_name", "email", "custom_fields.", "custom_fields.n"]),
+      );
+      expect(fields).toHaveLength(4);
+    });
+
     it("names a bad phone together with the other bad fields, in one answer", async () => {
       const res = await upsert({ phone: "+4915112345", email: "not-an-email" });
       expect(res.statusCode).toBe(422);

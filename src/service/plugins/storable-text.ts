@@ -34,7 +34,12 @@ export const storableTextValidator: FastifySchemaCompiler<z.ZodType> = (route) =
     if (!checked.error) return validate(data);
     // An id in the path that no row can have is an unknown id, as any other is.
     if (route.httpPart === "params") return { error: unknownId() };
-    return checked;
+    // Every other field's problem too, so one answer lists them all (the text's own field once).
+    const rest = validate(data) as { error?: FastifySchemaValidationError[] };
+    const named = new Set(checked.error.map((e) => e.instancePath));
+    return {
+      error: [...checked.error, ...(rest.error ?? []).filter((e) => !named.has(e.instancePath))],
+    };
   };
 };
 
