@@ -3,7 +3,7 @@ import type { Feature, Plan, PlanMeta } from "../../../contract/plans.js";
 import { priceDecimals } from "../../../contract/price-decimals.js";
 import type { Column } from "../../output/view.js";
 
-/** An amount with the catalogue's currency symbol: `$29`, `$4.50`, `$0.125` (never rounded). */
+/** An amount with the catalogue's currency symbol: `$29`, `$4.50`, `$0.125` (the catalogue's decimals, up to 6). */
 export function money(amount: number, meta: PlanMeta): string {
   const digits = Number.isInteger(amount) ? 0 : 2;
   const text = amount.toLocaleString("en-US", {

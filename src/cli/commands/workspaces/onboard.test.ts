@@ -683,6 +683,13 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toContain(
       "--map, --delimiter read the file of --import, which is not given.",
     );
+    const both = await runCli(
+      [...argv, "--plan", "2", "--default-country", "DE", "--map", "Handset=phone", "--yes"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(both.stderr).toContain(
+      "--map, --default-country read the file of --import, which is not given.",
+    );
     const country = await runCli([...argv, "--plan", "2", "--default-country", "DE", "--yes"], {
       env: api.env,
       dispatcher: api.agent,

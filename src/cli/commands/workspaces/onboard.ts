@@ -257,8 +257,8 @@ export const run: Handler = async (command, { options }) => {
     );
   }
   const readingFlags = Object.entries({
-    "--default-country": stringOption(options, "defaultCountry"),
     "--map": listOption(options, "map")[0],
+    "--default-country": stringOption(options, "defaultCountry"),
     "--preset": stringOption(options, "preset"),
     "--delimiter": stringOption(options, "delimiter"),
     "--encoding": stringOption(options, "encoding"),
