@@ -27,9 +27,12 @@ export function storableCopy(text: string): string {
  */
 const searchedLength = 1024 * 1024;
 
-/** Where the first unstorable text of a request part is, and why, named as a detail names it. */
+/** Where an unstorable text of a request part is, and why, named as a detail names it. */
 export interface UnstorableText {
+  /** The way to the text, an unstorable key shown with U+FFFD as the answer can show it. */
   path: (string | number)[];
+  /** The same way with the key as it was sent, to match the schema's own findings. */
+  sentPath: (string | number)[];
   message: string;
 }
 
@@ -49,24 +52,36 @@ function pathOf(visit: Visit): (string | number)[] {
 }
 
 /**
- * The path of the first string (or object key) in `value` that cannot be stored, and why. It
- * walks with a stack of its own rather than by recursion, and keeps each value's path as a
- * link to its parent: a body nested a million levels deep is read to its end in linear time
- * instead of overflowing the call stack.
+ * A field named as the schema's messages name it, by its own key (`city` of `custom_fields`),
+ * with the item's place when it is one of a list's (`tags.0`).
  */
-export function firstUnstorableText(value: unknown): UnstorableText | null {
+function fieldName(path: (string | number)[]): string {
+  let from = path.length - 1;
+  while (from > 0 && typeof path[from] === "number") from--;
+  return path.slice(from).join(".");
+}
+
+/**
+ * Every string (or object key) in `value` that cannot be stored, up to `limit`, in the order
+ * the body reads. It walks with a stack of its own rather than by recursion, and keeps each
+ * value's path as a link to its parent: a body nested a million levels deep is read to its end
+ * in linear time instead of overflowing the call stack.
+ */
+export function unstorableTexts(value: unknown, limit = 100): UnstorableText[] {
+  const found: UnstorableText[] = [];
   const pending: Visit[] = [{ value, key: null, parent: null }];
   for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    if (found.length >= limit) break;
     const item = visit.value;
     if (typeof item === "string") {
       if (item.length > searchedLength) continue;
       const problem = unstorableTextProblem(item);
       if (problem === null) continue;
+      const path = pathOf(visit);
       // Named as every detail names its field: "first_name contains …".
-      return {
-        path: pathOf(visit),
-        message: visit.key === null ? problem : `${visit.key} ${problem}`,
-      };
+      const message = path.length === 0 ? problem : `${fieldName(path)} ${problem}`;
+      found.push({ path, sentPath: path, message });
+      continue;
     }
     if (item === null || typeof item !== "object") continue;
     if (Array.isArray(item)) {
@@ -76,19 +91,29 @@ export function firstUnstorableText(value: unknown): UnstorableText | null {
       continue;
     }
     const entries = Object.entries(item);
-    for (const [key] of entries) {
+    const readable: [string, unknown][] = [];
+    for (const entry of entries) {
+      const [key] = entry;
       const keyProblem = unstorableTextProblem(key);
-      if (keyProblem) {
-        // The field is named as it can be shown back, the bad character as U+FFFD.
+      if (keyProblem === null) {
+        readable.push(entry);
+      } else if (found.length < limit) {
+        // The field is named as it can be shown back, the bad character as U+FFFD; its value
+        // is not read, its name being refused already.
         const shown = storableCopy(key);
-        return { path: [...pathOf(visit), shown], message: `the name '${shown}' ${keyProblem}` };
+        const at = pathOf(visit);
+        found.push({
+          path: [...at, shown],
+          sentPath: [...at, key],
+          message: `the name '${shown}' ${keyProblem}`,
+        });
       }
     }
     // Pushed last to first, so the first field is looked at first, as the body reads.
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i] as [string, unknown];
+    for (let i = readable.length - 1; i >= 0; i--) {
+      const [key, child] = readable[i] as [string, unknown];
       pending.push({ value: child, key, parent: visit });
     }
   }
-  return null;
+  return found;
 }

@@ -49,6 +49,42 @@ describe("text that cannot be stored", () => {
     expect(list.data).toEqual([]);
   });
 
+  it("names each text that cannot be stored once, beside every other problem of the body", async () => {
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: {
+        phone: "+4915112350091",
+        first_name: "a\u0000",
+        last_name: "b\u0000",
+        email: "not-an-address",
+        tags: ["vip\u0000"],
+        custom_fields: { city: "c\u0000", "k\u0000": "v" },
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    const details: { field: string; message: string }[] = res.json().details;
+    expect(details.map((d) => d.field).sort()).toEqual([
+      "custom_fields.city",
+      "custom_fields.k\ufffd",
+      "email",
+      "first_name",
+      "last_name",
+      "tags",
+    ]);
+    // The answer quotes the refused text with U+FFFD where the bad character was.
+    expect(res.body).not.toContain("\\u0000");
+    expect(details.find((d) => d.field === "tags")?.message).toContain("vip\ufffd");
+  });
+
+  it("names an unknown field whose name holds a NUL once, shown with U+FFFD", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Shop", contact_email: "a@example.com", "x\u0000": 1 },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      { field: "x\ufffd", message: expect.stringContaining("NUL character") },
+    ]);
+  });
+
   it("refuses half of a surrogate pair (a cut emoji) with a 422, and takes whole emoji", async () => {
     const cut = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
       body: { phone: "+4915112350091", first_name: "bad\ud800x" },

@@ -1,7 +1,7 @@
 import { billingPeriodVocabulary, priceWithPeriod } from "../../contract/billing-periods.js";
 import type { Currency, Plan } from "../../contract/plans.js";
 import { priceDecimals } from "../../contract/price-decimals.js";
-import { firstUnstorableText } from "../../contract/storable-text.js";
+import { unstorableTexts } from "../../contract/storable-text.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
@@ -102,11 +102,12 @@ export async function signUp(
   };
   // This form is no route, so the API validator's first check (contract/storable-text.ts) is
   // made here, before the same schema the API's create parses.
-  const unstorable = firstUnstorableText(body);
+  const unstorable = unstorableTexts(body);
   const parsed = CreateWorkspaceBody.safeParse(body);
-  if (unstorable || !parsed.success) {
+  if (unstorable.length > 0 || !parsed.success) {
     const errors: Record<string, string> = {};
-    for (const issue of unstorable ? [unstorable] : (parsed.error?.issues ?? [])) {
+    // The unstorable text first: a field's first problem is the one the form shows.
+    for (const issue of [...unstorable, ...(parsed.error?.issues ?? [])]) {
       const field = issue.path[0] === "name" ? "business_name" : String(issue.path[0]);
       errors[field] ??= issue.message
         .replace(/^name/, "The business name")

@@ -6,6 +6,7 @@ import {
 } from "fastify-type-provider-zod";
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue, quoted } from "../../contract/errors.js";
+import { storableCopy } from "../../contract/storable-text.js";
 import type { App } from "../app-types.js";
 import { isDatabaseUnavailable, PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
@@ -29,7 +30,10 @@ const fastifyCodes: Record<string, ErrorCode> = {
  */
 const answerTextLength = 2000;
 
-function bounded(text: string): string {
+function bounded(said: string): string {
+  // Quoted text is shown as it can be stored and printed: a NUL would end a C string in a
+  // reader's terminal, and half a surrogate pair is not valid UTF-8.
+  const text = storableCopy(said);
   if (text.length <= answerTextLength) return text;
   let cut = text.slice(0, answerTextLength - 1);
   // Never half an emoji: a lone surrogate is not valid text.
