@@ -32,7 +32,7 @@ export const WorkspaceMonthUsage = z
     ),
     contacts: Count.describe("Contacts at the month's end (now for the current month)."),
     active_templates: Count.describe(
-      "Templates approved by the month's end and still approved (only a template's last review is kept).",
+      "Templates approved at the month's end (now for the current month): one paused or disabled then, or approved since, is not counted.",
     ),
   })
   .meta({ id: "WorkspaceMonthUsage" });

@@ -381,6 +381,32 @@ describe("workspace lifecycle", () => {
       expect((await usage("2026-12")).data[0]).toMatchObject({ active_templates: 1 });
     });
 
+    it("counts a template in the months it was approved at their end, not in one it was paused through", async () => {
+      const id = await t.createWorkspace({ name: "Acme", plan_id: "2" });
+      const created = await t.request("POST", `/api/v1/workspaces/${id}/templates`, {
+        body: {
+          name: "autumn_news",
+          category: "marketing",
+          language: "en_US",
+          components: [{ type: "BODY", text: "Our autumn collection is here." }],
+        },
+      });
+      const templateId = created.json().data.id;
+      t.clock.advance(60_000);
+      await t.runJobs(); // approved in November
+      const review = (decision: string) =>
+        t.request("POST", `/api/v1/sandbox/templates/${templateId}/review`, { body: { decision } });
+      t.clock.advance(15 * 24 * 3_600_000); // December
+      expect((await review("pause")).statusCode).toBe(200);
+      t.clock.advance(31 * 24 * 3_600_000); // January
+      expect((await review("approve")).json().data.status).toBe("approved");
+      const count = async (month: string) =>
+        (await t.request("GET", `/api/v1/usage?month=${month}`)).json().data[0].active_templates;
+      expect(await count("2026-11")).toBe(1);
+      expect(await count("2026-12")).toBe(0);
+      expect(await count("2027-01")).toBe(1);
+    });
+
     it("pages the report like any list, newest workspace first, with totals over every page", async () => {
       const ids: string[] = [];
       for (const name of ["One", "Two", "Three"]) {

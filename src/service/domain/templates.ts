@@ -343,6 +343,7 @@ async function recordDecision(
       .selectAll()
       .where("id", "=", templateId)
       .executeTakeFirstOrThrow();
+    await recordApprovalPeriod(trx, row, now);
     await recordWorkspaceEvent(
       trx,
       clock,
@@ -353,6 +354,33 @@ async function recordDecision(
     return true;
   };
   return db.isTransaction ? apply(db) : db.transaction().execute(apply);
+}
+
+/**
+ * Ends the template's approved period, if one is open, and opens one when it is approved now:
+ * the usage report counts the templates approved at a month's end from these periods.
+ */
+async function recordApprovalPeriod(trx: Db, row: TemplateTable, now: string): Promise<void> {
+  await trx
+    .updateTable("template_approvals")
+    .set({ approved_until: now })
+    .where("template_id", "=", row.id)
+    .where("approved_until", "is", null)
+    .execute();
+  if (row.status !== "approved") return;
+  await trx
+    .insertInto("template_approvals")
+    .values({
+      template_id: row.id,
+      workspace_id: row.workspace_id,
+      approved_from: now,
+      approved_until: null,
+    })
+    // Paused and approved again within the second: the period that just ended goes on.
+    .onConflict((oc) =>
+      oc.columns(["template_id", "approved_from"]).doUpdateSet({ approved_until: null }),
+    )
+    .execute();
 }
 
 function underReview(row: TemplateTable): TemplateUnderReview {

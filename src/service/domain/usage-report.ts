@@ -99,14 +99,13 @@ export async function monthlyUsage(
     .where("created_at", "<", to)
     .groupBy("workspace_id")
     .execute();
+  // Approved at the month's end: a template approved since, or paused then, is not counted.
   const templates = await db
-    .selectFrom("templates")
-    .select((eb) => ["workspace_id", eb.fn.countAll<number>().as("n")])
+    .selectFrom("template_approvals")
+    .select((eb) => ["workspace_id", eb.fn.count<number>("template_id").distinct().as("n")])
     .where("workspace_id", "in", reportIds)
-    .where("status", "=", "approved")
-    // Approved by the month's end: a past month's report does not count a template approved
-    // since. Only the last review is kept, so one paused or rejected since is not counted either.
-    .where(sql<string>`coalesce(reviewed_at, updated_at)`, "<", to)
+    .where("approved_from", "<", to)
+    .where((eb) => eb.or([eb("approved_until", "is", null), eb("approved_until", ">=", to)]))
     .groupBy("workspace_id")
     .execute();
 

@@ -17,7 +17,7 @@ export function usageRoutes(app: App, deps: { db: Db; clock: Clock }): void {
         operationId: "getUsage",
         summary: "Usage of every workspace in a month, to bill clients from",
         description:
-          "Per workspace: messages sent, delivered, read and failed by template category (sent or failed in the month, as the quota counts them), contacts at the month's end, approved templates and plan; totals over every workspace in `meta.totals`. A list like any other: newest workspace first, `page`/`per_page` or `cursor`, `meta.pagination`. Reseller tokens only.",
+          "Per workspace: messages sent, delivered, read and failed by template category (sent or failed in the month, as the quota counts them), contacts at the month's end, templates approved at the month's end and plan; totals over every workspace in `meta.totals`. A list like any other: newest workspace first, `page`/`per_page` or `cursor`, `meta.pagination`. Reseller tokens only.",
         querystring: UsageQuery,
         response: { 200: UsageResponse, ...errorResponses(...authErrors, 422) },
       },

@@ -18,6 +18,7 @@ import * as recipientOutcomeMonth from "./0018-recipient-outcome-month.js";
 import * as tagSpellingsOnce from "./0019-tag-spellings-once.js";
 import * as eventOrder from "./0020-event-order.js";
 import * as searchMerges from "./0021-search-merges.js";
+import * as templateApprovals from "./0022-template-approvals.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "0019-tag-spellings-once": tagSpellingsOnce,
   "0020-event-order": eventOrder,
   "0021-search-merges": searchMerges,
+  "0022-template-approvals": templateApprovals,
 };
 
 export const migrationProvider: MigrationProvider = {

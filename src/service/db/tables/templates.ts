@@ -1,6 +1,16 @@
-/** The message templates table (migration 0005). */
+/** The message templates tables (migrations 0005, 0022). */
 export interface TemplateTables {
   templates: TemplateTable;
+  template_approvals: TemplateApprovalTable;
+}
+
+/** A period in which a template was approved (migration 0022), for the usage report's months. */
+export interface TemplateApprovalTable {
+  template_id: string;
+  workspace_id: string;
+  approved_from: string;
+  /** When it stopped being approved (paused, disabled); null while it is. */
+  approved_until: string | null;
 }
 
 export interface TemplateTable {
