@@ -198,11 +198,23 @@ describe("campaign control", () => {
     t.clock.advance(2 * 3_600_000);
     await t.runJobs();
     expect(await w.sentPhones()).toHaveLength(0);
-    // Its time has passed: resume starts it.
-    expect((await w.move(scheduled.id, "resume")).json().data.status).toBe("running");
+    // Its time has passed: resume starts it, now, as a launch does, and says so once.
+    const resumed = (await w.move(scheduled.id, "resume")).json().data;
+    expect(resumed).toMatchObject({
+      status: "running",
+      started_at: t.clock
+        .now()
+        .toISOString()
+        .replace(/\.\d+Z$/, "Z"),
+    });
     await t.runJobs();
     expect(await w.status(scheduled.id)).toBe("completed");
     expect(await w.sentPhones()).toHaveLength(3);
+    const started = await t.request(
+      "GET",
+      `/api/v1/events?workspace_id=${w.ws}&type=campaign.started`,
+    );
+    expect(started.json().data).toHaveLength(1);
   });
 
   it("cancels a draft or scheduled campaign, counting its consenting audience as cancelled", async () => {

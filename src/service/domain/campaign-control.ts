@@ -144,6 +144,9 @@ async function applyMove(
       .set({
         status: to,
         updated_at: now,
+        // Running means started, as a launch is: a scheduled campaign resumed past its time
+        // starts now, not when its run job gets to it a moment later.
+        ...(to === "running" && row.started_at === null ? { started_at: now } : {}),
         ...(to === "cancelled" ? { completed_at: now, stats_updated_at: now } : {}),
       })
       .where("id", "=", row.id)
@@ -158,15 +161,15 @@ async function applyMove(
         .where("id", "=", row.id)
         .executeTakeFirstOrThrow(),
     );
-    // A resume that sends again is told as the campaign starting again, the contract's event
-    // for "it sends now" (there is no campaign.resumed). One back to its schedule, or a
-    // campaign that never started, gets its campaign.started when it does (campaign-engine.ts).
+    // A resume that sends is told as the campaign starting (again), the contract's event for
+    // "it sends now" (there is no campaign.resumed). One back to its schedule gets its
+    // campaign.started when its time comes (campaign-engine.ts).
     const event =
       move === "pause"
         ? "campaign.paused"
         : move === "cancel"
           ? "campaign.cancelled"
-          : to === "running" && row.started_at !== null
+          : to === "running"
             ? "campaign.started"
             : null;
     if (event !== null) await recordWorkspaceEvent(trx, clock, row.workspace_id, event, after);
