@@ -178,9 +178,16 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
     }
     const earlier = seen.get(target);
     if (earlier !== undefined) {
+      // A mapping names a column by its header: it can set one of two spellings aside, not
+      // one of two columns of the same name.
+      const otherWay = !mapping
+        ? ""
+        : earlier === shown
+          ? " or rename one (a mapping names a column by its header, which these two share)"
+          : " or map one of them to null";
       return {
         ok: false,
-        message: `the header names column '${target}' twice ('${earlier}' and '${shown}'); keep one${mapping ? " or map one of them to null" : ""}`,
+        message: `the header names column '${target}' twice ('${earlier}' and '${shown}'); keep one${otherWay}`,
       };
     }
     seen.set(target, shown);

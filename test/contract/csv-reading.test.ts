@@ -282,6 +282,17 @@ describe("reading files", () => {
     });
   });
 
+  it("says to rename one of two columns of the same name, as a mapping cannot tell them apart", () => {
+    const same = readHeader(["Phone", "Phone", "Name"], { Phone: "phone" });
+    expect(same).toMatchObject({ ok: false, message: expect.stringContaining("or rename one") });
+    // Two spellings can be told apart: a mapping may set one aside.
+    const spellings = readHeader(["Phone", "phone"], { Phone: "phone" });
+    expect(spellings).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("or map one of them to null"),
+    });
+  });
+
   it("reads consent as yes/no, true/false and 1/0 in any case", () => {
     const header = readHeader(["phone", "opt_in_status"]);
     if (!header.ok) throw new Error(header.message);
