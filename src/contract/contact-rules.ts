@@ -3,6 +3,7 @@
  * and the CLI's `contacts import --dry-run` check exactly the same things with the same words.
  */
 
+import { unstorableTextProblem } from "./storable-text.js";
 import { contactVariableFields } from "./vocabulary.js";
 
 export const contactLimits = {
@@ -44,6 +45,9 @@ export function tagProblem(tag: string): string | null {
     return `tag '${tag.slice(0, 20)}…' is longer than ${contactLimits.tagLength} characters`;
   }
   if (tagSeparators.test(tag)) return `tag '${tag}' must not contain , ; or |`;
+  // Judged here too, as a list's rule names its items: the body's check leaves a tag to it.
+  const unstorable = unstorableTextProblem(tag);
+  if (unstorable !== null) return `tag '${tag}' ${unstorable}`;
   if (controlCharacters.test(tag)) return `tag '${tag}' must not contain control characters`;
   return null;
 }

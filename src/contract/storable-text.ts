@@ -29,6 +29,8 @@ const searchedLength = 1024 * 1024;
 
 /** Where an unstorable text of a request part is, and why, named as a detail names it. */
 export interface UnstorableText {
+  /** A field's name (`key`) or a value (`value`). */
+  kind: "key" | "value";
   /** The way to the text, an unstorable key shown with U+FFFD as the answer can show it. */
   path: (string | number)[];
   /** The same way with the key as it was sent, to match the schema's own findings. */
@@ -51,27 +53,44 @@ function pathOf(visit: Visit): (string | number)[] {
   return path.reverse();
 }
 
+/** The most list places a message names after its field: a body nested a million lists deep. */
+const namedPlaces = 4;
+
 /**
  * A field named as the schema's messages name it, by its own key (`city` of `custom_fields`),
- * with the item's place when it is one of a list's (`tags.0`).
+ * with the item's place when it is one of a list's (`tags.0`; `mapping.….0.0` deep down).
  */
 function fieldName(path: (string | number)[]): string {
   let from = path.length - 1;
   while (from > 0 && typeof path[from] === "number") from--;
-  return path.slice(from).join(".");
+  const places = path.length - 1 - from;
+  if (places <= namedPlaces) return path.slice(from).join(".");
+  return [path[from], "…", ...path.slice(-namedPlaces)].join(".");
 }
 
 /**
- * Every string (or object key) in `value` that cannot be stored, up to `limit`, in the order
- * the body reads. It walks with a stack of its own rather than by recursion, and keeps each
- * value's path as a link to its parent: a body nested a million levels deep is read to its end
- * in linear time instead of overflowing the call stack.
+ * How many path steps the findings may hold together: each finding copies its whole path (and
+ * zod copies it again), so a body a million levels deep holding a hundred bad strings would
+ * build a hundred million steps. Past the budget the walk stops with what it has found.
+ */
+const pathBudget = 10_000;
+
+/**
+ * Every string (or object key) in `value` that cannot be stored, up to `limit` and as long as
+ * their paths fit the budget, in the order the body reads. It walks with a stack of its own
+ * rather than by recursion, and keeps each value's path as a link to its parent: a body nested a
+ * million levels deep is read in linear time instead of overflowing the call stack.
  */
 export function unstorableTexts(value: unknown, limit = 100): UnstorableText[] {
   const found: UnstorableText[] = [];
+  let steps = 0;
+  const full = () => found.length >= limit || steps >= pathBudget;
+  const add = (finding: UnstorableText) => {
+    found.push(finding);
+    steps += finding.path.length;
+  };
   const pending: Visit[] = [{ value, key: null, parent: null }];
-  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
-    if (found.length >= limit) break;
+  for (let visit = pending.pop(); visit !== undefined && !full(); visit = pending.pop()) {
     const item = visit.value;
     if (typeof item === "string") {
       if (item.length > searchedLength) continue;
@@ -80,7 +99,7 @@ export function unstorableTexts(value: unknown, limit = 100): UnstorableText[] {
       const path = pathOf(visit);
       // Named as every detail names its field: "first_name contains …".
       const message = path.length === 0 ? problem : `${fieldName(path)} ${problem}`;
-      found.push({ path, sentPath: path, message });
+      add({ kind: "value", path, sentPath: path, message });
       continue;
     }
     if (item === null || typeof item !== "object") continue;
@@ -97,12 +116,13 @@ export function unstorableTexts(value: unknown, limit = 100): UnstorableText[] {
       const keyProblem = unstorableTextProblem(key);
       if (keyProblem === null) {
         readable.push(entry);
-      } else if (found.length < limit) {
+      } else if (!full()) {
         // The field is named as it can be shown back, the bad character as U+FFFD; its value
         // is not read, its name being refused already.
         const shown = storableCopy(key);
         const at = pathOf(visit);
-        found.push({
+        add({
+          kind: "key",
           path: [...at, shown],
           sentPath: [...at, key],
           message: `the name '${shown}' ${keyProblem}`,

@@ -189,6 +189,9 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(page.statusCode).toBe(422);
     expect(page.body).toContain('id="business_name-error"');
     expect(page.body).toContain("NUL character");
+    // The form shows the name back as a browser would show it, without the NUL.
+    expect(page.body).toContain('value="Acme\ufffdBakery"');
+    expect(page.body).not.toContain("\u0000");
     expect(await workspaces()).toEqual([]);
   });
 

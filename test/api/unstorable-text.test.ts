@@ -85,6 +85,60 @@ describe("text that cannot be stored", () => {
     ]);
   });
 
+  it("answers a body nested 100,000 lists deep holding a hundred NULs with one short 422", async () => {
+    const depth = 100_000;
+    const nuls = Array.from({ length: 100 }, () => '"\\u0000"').join(",");
+    const payload = `{"name":"Shop","contact_email":"a@example.com","x":${"[".repeat(depth)}${nuls}${"]".repeat(depth)}}`;
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: payload,
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.statusCode).toBe(422);
+    const details: { field: string; message: string }[] = res.json().details;
+    // The field's name says where in short: its key and the last places of the lists.
+    for (const detail of details) expect(detail.message.length).toBeLessThan(200);
+    expect(details).toContainEqual({ field: "x", message: "is not a field this endpoint accepts" });
+  });
+
+  it("names a cut emoji in one tag beside another tag's problem", async () => {
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: "+4915112350091", tags: ["a\ud800", "b,c"] },
+    });
+    expect(res.statusCode).toBe(422);
+    const messages = res.json().details.map((d: { message: string }) => d.message);
+    expect(messages).toEqual([
+      expect.stringContaining("half of a surrogate pair"),
+      expect.stringContaining("must not contain , ; or |"),
+    ]);
+  });
+
+  it("still names an unknown field whose value holds a NUL as unknown", async () => {
+    const res = await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Shop", contact_email: "a@example.com", extra: "a\u0000" },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual(
+      expect.arrayContaining([
+        { field: "extra", message: expect.stringContaining("NUL character") },
+        {
+          field: "extra",
+          message: expect.stringContaining("is not a field this endpoint accepts"),
+        },
+      ]),
+    );
+  });
+
+  it("names a NUL in the query beside the query's other problems", async () => {
+    const res = await t.request("GET", `/api/v1/workspaces/${ws}/contacts?search=%00&per_page=0`);
+    expect(res.statusCode).toBe(422);
+    expect(
+      res
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(["per_page", "search"]);
+  });
+
   it("refuses half of a surrogate pair (a cut emoji) with a 422, and takes whole emoji", async () => {
     const cut = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
       body: { phone: "+4915112350091", first_name: "bad\ud800x" },

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { storableCopy } from "../../contract/storable-text.js";
 import { importMap } from "./static-files.js";
 
 const importMapText = JSON.stringify(importMap);
@@ -39,9 +40,13 @@ export function dashboardShell(): string {
 `;
 }
 
-/** Escapes text for HTML element content and attribute values. */
+/**
+ * Escapes text for HTML element content and attribute values. A NUL character or half of a
+ * surrogate pair (text the service refuses, shown back in a form) becomes U+FFFD, as a browser
+ * would show it: neither is text a page should carry.
+ */
 export function escapeHtml(text: string): string {
-  return text
+  return storableCopy(text)
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
