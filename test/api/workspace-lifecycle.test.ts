@@ -407,6 +407,42 @@ describe("workspace lifecycle", () => {
       expect(await count("2027-01")).toBe(1);
     });
 
+    it("counts templates an older version approved or paused during an upgrade, from the template itself", async () => {
+      const id = await t.createWorkspace({ name: "Acme", plan_id: "2" });
+      const create = async (name: string) =>
+        (
+          await t.request("POST", `/api/v1/workspaces/${id}/templates`, {
+            body: {
+              name,
+              category: "marketing",
+              language: "en_US",
+              components: [{ type: "BODY", text: "News from us." }],
+            },
+          })
+        ).json().data.id as string;
+      const approvedHere = await create("approved_here");
+      t.clock.advance(60_000);
+      await t.runJobs(); // approved by this version: a period is recorded
+      const approvedThere = await create("approved_there");
+      // An instance of the version before approves one and pauses the other, writing no period.
+      const now = t.clock.now().toISOString();
+      const db = t.database.db;
+      const count = async () =>
+        (await t.request("GET", "/api/v1/usage")).json().data[0].active_templates;
+      await db
+        .updateTable("templates")
+        .set({ status: "approved", reviewed_at: now, updated_at: now })
+        .where("id", "=", approvedThere)
+        .execute();
+      expect(await count()).toBe(2);
+      await db
+        .updateTable("templates")
+        .set({ status: "paused", reviewed_at: now, updated_at: now })
+        .where("id", "=", approvedHere)
+        .execute();
+      expect(await count()).toBe(1);
+    });
+
     it("pages the report like any list, newest workspace first, with totals over every page", async () => {
       const ids: string[] = [];
       for (const name of ["One", "Two", "Three"]) {

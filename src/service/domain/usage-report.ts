@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type {
   MessageCounts,
   MessagesByCategory,
@@ -9,6 +9,7 @@ import type {
 import { templateCategories } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
+import type { Database } from "../db/schema.js";
 import type { Clock } from "./clock.js";
 import { monthOf } from "./message-meter.js";
 import type { Principal } from "./tokens.js";
@@ -99,15 +100,7 @@ export async function monthlyUsage(
     .where("created_at", "<", to)
     .groupBy("workspace_id")
     .execute();
-  // Approved at the month's end: a template approved since, or paused then, is not counted.
-  const templates = await db
-    .selectFrom("template_approvals")
-    .select((eb) => ["workspace_id", eb.fn.count<number>("template_id").distinct().as("n")])
-    .where("workspace_id", "in", reportIds)
-    .where("approved_from", "<", to)
-    .where((eb) => eb.or([eb("approved_until", "is", null), eb("approved_until", ">=", to)]))
-    .groupBy("workspace_id")
-    .execute();
+  const templates = await approvedAtMonthEnd(db, reportIds, to);
 
   const totals: UsageMeta["totals"] = {
     workspaces: page.pagination.total,
@@ -151,4 +144,51 @@ export async function monthlyUsage(
     }),
   );
   return { data, meta: { pagination: page.pagination, month: asked, totals } };
+}
+
+/**
+ * How many templates of each workspace were approved at `to` (a month's end), from their
+ * approval periods. Two cases are read from the template itself, for a version of the service
+ * before migration 0022 still running beside this one during an upgrade (it changes a template
+ * without a period): an approved template with no open period counts from its last review, and
+ * an open period of a template no longer approved counts no more.
+ */
+async function approvedAtMonthEnd(
+  db: Db,
+  workspaceIds: SelectQueryBuilder<Database, "workspaces", { id: string }>,
+  to: string,
+) {
+  const periods = db
+    .selectFrom("template_approvals as a")
+    .leftJoin("templates as t", "t.id", "a.template_id")
+    .select(["a.workspace_id", "a.template_id as id"])
+    .where("a.workspace_id", "in", workspaceIds)
+    .where("a.approved_from", "<", to)
+    .where((eb) =>
+      eb.or([
+        eb("a.approved_until", ">=", to),
+        eb.and([eb("a.approved_until", "is", null), eb("t.status", "=", "approved")]),
+      ]),
+    );
+  const unrecorded = db
+    .selectFrom("templates as t")
+    .select(["t.workspace_id", "t.id"])
+    .where("t.workspace_id", "in", workspaceIds)
+    .where("t.status", "=", "approved")
+    .where(sql<string>`coalesce(t.reviewed_at, t.updated_at)`, "<", to)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("template_approvals as o")
+            .select("o.template_id")
+            .whereRef("o.template_id", "=", "t.id")
+            .where("o.approved_until", "is", null),
+        ),
+      ),
+    );
+  return db
+    .selectFrom(periods.union(unrecorded).as("approved"))
+    .select((eb) => ["approved.workspace_id", eb.fn.countAll<number>().as("n")])
+    .groupBy("approved.workspace_id")
+    .execute();
 }
