@@ -202,6 +202,23 @@ describe("reseller serve", () => {
     );
   });
 
+  it("says a --db it cannot open is a usage error (exit 2) naming why, with no stack", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reseller-bad-db-"));
+    const notDb = join(dir, "contacts.csv");
+    writeFileSync(notDb, "phone,first_name\n+4915112345678,Ada\n");
+    const cases: [string, string][] = [
+      [join(dir, "missing", "r.db"), "its folder does not exist"],
+      [notDb, "the file is not a SQLite database"],
+      [dir, "it cannot be opened as a file"],
+    ];
+    for (const [db, why] of cases) {
+      const run = await reseller(["serve", "--port", "0", "--db", db]);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`Cannot open the SQLite database ${db}: ${why}`);
+      expect(run.stderr).not.toContain("Unexpected error");
+    }
+  });
+
   it("says the port is in use as a usage error (exit 2), and creates the account on the start that can show its token", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));

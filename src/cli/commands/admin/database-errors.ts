@@ -74,6 +74,14 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
       `Make the user the database's owner (\`ALTER DATABASE reseller OWNER TO app\`), or \`GRANT CREATE ON SCHEMA ${schema} TO app\`.`,
     );
   }
+  const sqlite = sqliteOpenProblem(code, message);
+  if (sqlite !== null) {
+    return new CliError(
+      "usage",
+      `Cannot open the SQLite database ${label}: ${sqlite}.`,
+      "Point --db at the file `reseller serve --db` uses, or at a new file in a folder that exists (it is created).",
+    );
+  }
   if (code === "28P01" || code === "28000") {
     return new CliError(
       "auth",
@@ -82,4 +90,14 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
     );
   }
   return error;
+}
+
+/** Why better-sqlite3 could not open a file, in words, or null for any other error. */
+function sqliteOpenProblem(code: string | undefined, message: string): string | null {
+  // better-sqlite3 checks the folder itself and says so without a code.
+  if (/directory does not exist/.test(message)) return "its folder does not exist";
+  if (code === "SQLITE_NOTADB") return "the file is not a SQLite database";
+  if (code === "SQLITE_CANTOPEN")
+    return "it cannot be opened as a file (a folder, or no permission)";
+  return null;
 }

@@ -20,7 +20,7 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--db <file>",
       description:
-        "SQLite database file, created when missing (default: reseller.db; serve exec: a temporary one)",
+        "SQLite database file, created when missing in a folder that exists (default: reseller.db; serve exec: a temporary one); one that cannot be opened is a usage error (exit 2)",
     },
     {
       flags: "--database <url>",
