@@ -88,6 +88,8 @@ describe("workspaces and tokens through the binary against a real local service"
     expect(out).toContain("status\tactive");
     expect(out).toContain("plan_id\t2");
     expect(out).toContain("invitation.sent_at\t");
+    expect(out).toContain("invitation.sent\tfalse");
+    expect(out).toContain("suspended_reason\t");
     expect(out.every((line) => line.split("\t").length === 2)).toBe(true);
     expect(run.stderr).toContain("No invitation sent (--no-invite).");
     activeId = (out.find((l) => l.startsWith("id\t")) ?? "").slice(3);

@@ -53,6 +53,13 @@ export const workspaceFields: Column<Workspace>[] = [
     value: (w) => w.status,
     display: (w, paint) => paint.status(w.status),
   },
+  {
+    // Whether a script can tell a trial that ran out from a suspension by the reseller.
+    header: "Suspended because",
+    key: "suspended_reason",
+    value: (w) => w.suspended_reason,
+    display: (w) => w.suspended_reason?.replaceAll("_", " ") ?? "—",
+  },
   { header: "Plan", key: "plan_id", value: (w) => w.plan_id, display: planText },
   { header: "Contact email", key: "contact_email", value: (w) => w.contact_email },
   {
@@ -63,10 +70,16 @@ export const workspaceFields: Column<Workspace>[] = [
   },
   {
     header: "Invitation",
-    key: "invitation.sent_at",
-    value: (w) => w.invitation.sent_at,
+    key: "invitation.sent",
+    value: (w) => w.invitation.sent,
     display: (w, paint) =>
       w.invitation.sent ? `sent ${when(w.invitation.sent_at)}` : paint.dim("not sent"),
+  },
+  {
+    header: "Invitation sent",
+    key: "invitation.sent_at",
+    value: (w) => w.invitation.sent_at,
+    terminal: false,
   },
   {
     header: "Created",
