@@ -47,6 +47,20 @@ describe("contact search as people type it", () => {
     expect(await search("+12345678")).toEqual([]);
   });
 
+  it("finds an address typed up to its @ without the longer names that start the same", async () => {
+    const upsert = (phone: string, email: string) =>
+      t.request("POST", `/api/v1/workspaces/${ws}/contacts`, { body: { phone, email } });
+    await upsert("+4915112398001", "adam@example.com");
+    await upsert("+4915112398002", "ada@example.com");
+    await upsert("+4915112398003", "anna.schmidt@example.de");
+    await upsert("+4915112398004", "anna.schmidtke@example.de");
+    expect(await search("ada@")).toEqual(["+4915112398002"]);
+    expect(await search("ADA@ex")).toEqual(["+4915112398002"]);
+    expect(await search("ada")).toHaveLength(2);
+    expect(await search("anna.schmidt@")).toEqual(["+4915112398003"]);
+    expect(await search("anna.schmidt")).toHaveLength(2);
+  });
+
   it("folds ø, ß and ł to their plain forms, in the index and in the search", async () => {
     expect(await search("orsted")).toEqual([anna]);
     expect(await search("ørsted")).toEqual([anna]);

@@ -177,9 +177,15 @@ const minSuffixDigits = 4;
  * A search as a tree of prefix terms, written out in each engine's syntax by
  * db/contact-rows/search-syntax.ts: the terms and the AND/OR between them are decided here once.
  */
-export type SearchQuery = { term: string } | { all: SearchQuery[] } | { any: SearchQuery[] };
+export type SearchQuery =
+  | { term: string }
+  | { word: string }
+  | { all: SearchQuery[] }
+  | { any: SearchQuery[] };
 
 const prefix = (term: string): SearchQuery => ({ term });
+/** A term matched whole, not as a prefix. */
+const whole = (word: string): SearchQuery => ({ word });
 const any = (queries: SearchQuery[]): SearchQuery =>
   queries.length === 1 ? (queries[0] as SearchQuery) : { any: queries };
 const all = (queries: SearchQuery[]): SearchQuery =>
@@ -234,7 +240,10 @@ export function searchQuery(workspaceId: string, text: string): SearchQuery | nu
     // An email address (or the start of one) is matched whole: its words are too common, and
     // a run of digits (`mueller1`) would start thousands of numbers.
     if (chunk.includes("@") || (found.length > 1 && /\p{N}/u.test(chunk))) {
-      parts.push(joined);
+      // The whole value is indexed without its separators, so `ada@` would also start
+      // `adam@…`: each word typed before the `@` must also be a whole word of the contact.
+      const local = chunk.includes("@") ? words(chunk.slice(0, chunk.indexOf("@"))) : [];
+      parts.push(all([joined, ...[...new Set(local)].map((word) => whole(`${tag}${word}`))]));
       continue;
     }
     const each = all(found.map((word) => prefix(`${tag}${word}`)));

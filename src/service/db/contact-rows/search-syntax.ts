@@ -9,12 +9,14 @@ import { foldDiacritics, type SearchQuery } from "../../domain/contact-search.js
 /** How an engine writes a prefix term and joins terms. */
 interface SearchSyntax {
   prefix(term: string): string;
+  whole(term: string): string;
   all: string;
   any: string;
 }
 
 function written(query: SearchQuery, syntax: SearchSyntax, nested: boolean): string {
   if ("term" in query) return syntax.prefix(query.term);
+  if ("word" in query) return syntax.whole(query.word);
   const children = "all" in query ? query.all : query.any;
   const operator = "all" in query ? syntax.all : syntax.any;
   const text = children.map((child) => written(child, syntax, true)).join(operator);
@@ -23,6 +25,7 @@ function written(query: SearchQuery, syntax: SearchSyntax, nested: boolean): str
 
 const fts5: SearchSyntax = {
   prefix: (term) => `"${term.replaceAll('"', '""')}"*`,
+  whole: (term) => `"${term.replaceAll('"', '""')}"`,
   all: " AND ",
   any: " OR ",
 };
@@ -31,8 +34,12 @@ const fts5: SearchSyntax = {
  * Accents are removed from the terms as SQLite's tokenizer removes them, since no text search
  * parser touches PostgreSQL's (see foldDiacritics).
  */
+const quotedLexeme = (term: string) =>
+  `'${foldDiacritics(term).replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+
 const tsquery: SearchSyntax = {
-  prefix: (term) => `'${foldDiacritics(term).replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`,
+  prefix: (term) => `${quotedLexeme(term)}:*`,
+  whole: quotedLexeme,
   all: " & ",
   any: " | ",
 };
