@@ -151,3 +151,38 @@ describe("the API client's replay notice", () => {
     expect(replays).toEqual([]);
   });
 });
+
+describe("the API client at a base URL that is not the service", () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((r) => (server ? server.close(r) : r(null)));
+  });
+
+  async function answering(body: string, type: string): Promise<unknown> {
+    server = createServer((_req, res) => res.writeHead(200, { "content-type": type }).end(body));
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const client = new ApiClient({ baseUrl: `http://127.0.0.1:${port}`, userAgent: "test" });
+    return client.get("/api/v1/plans", z.object({ data: z.array(z.unknown()) })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+  }
+
+  it("says to check the base URL when the answer is no envelope of the service", async () => {
+    for (const [body, type] of [
+      ["ok", "text/plain"],
+      ['{"hello":"world"}', "application/json"],
+    ] as const) {
+      const error = await answering(body, type);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).message).toContain("without the reseller service's JSON envelope");
+      expect((error as ApiError).message).toContain("--base-url");
+    }
+  });
+
+  it("still says the CLI may be older than the service when the envelope holds other data", async () => {
+    const error = await answering('{"status":"success","data":{}}', "application/json");
+    expect((error as ApiError).message).toContain("is the CLI older than the service?");
+  });
+});

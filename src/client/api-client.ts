@@ -157,6 +157,15 @@ export class ApiClient {
   ): Promise<ApiResponse<z.output<S>>> {
     const response = await this.send(method, path, options);
     const parsed = schema.safeParse(response.json);
+    if (!parsed.success && !isSuccessEnvelope(response.json)) {
+      // Not the service's answer at all: a wrong port or base URL, or a proxy's page.
+      throw new ApiError({
+        kind: "invalid_response",
+        status: response.status,
+        requestId: response.requestId,
+        message: `${this.baseUrl} answered ${method} ${path} without the reseller service's JSON envelope ({"status":"success",…}); is the base URL (--base-url, RESELLER_BASE_URL or the profile's) the reseller service?`,
+      });
+    }
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw new ApiError({
@@ -439,4 +448,11 @@ function errorFromResponse(
     requestId,
     retryAfter,
   });
+}
+
+/** Whether `body` is the service's success envelope, whatever its data. */
+function isSuccessEnvelope(body: unknown): boolean {
+  return (
+    typeof body === "object" && body !== null && (body as { status?: unknown }).status === "success"
+  );
 }
