@@ -17,7 +17,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   if (Object.keys(body).length === 0) {
     throw usageError(
       "Nothing to change.",
-      "Pass at least one of --first-name, --last-name, --email, --tag, --clear-tags, --field, --remove-field, --opt-in.",
+      "Pass at least one of --first-name, --last-name, --email, --tag, --clear-tags, --field, --remove-field, --opt-in, --opt-in-source, --opted-in-at.",
     );
   }
   const workspaceId = await ctx.workspaceId();
