@@ -146,6 +146,15 @@ function renderRecord(labels: string[], values: string[], paint: Paint, colour: 
     .concat("\n");
 }
 
+/** `view` with its records' keys written under `key` (`contact_import.id`), for piped output. */
+function keyedUnder(view: View, key: string): View {
+  if (view.kind === "record") return { ...view, keys: view.keys.map((k) => `${key}.${k}`) };
+  if (view.kind === "stack") {
+    return { ...view, parts: view.parts.map((p) => ({ ...p, view: keyedUnder(p.view, key) })) };
+  }
+  return view;
+}
+
 function ids(view: View): string[] {
   return view.kind === "stack" ? view.parts.flatMap((p) => ids(p.view)) : view.ids;
 }
@@ -189,7 +198,7 @@ function human(
         .map(
           (p) =>
             (p.title && mode === "table" ? `\n${paint.bold(p.title)}\n` : "") +
-            human(p.view, mode, paint, out),
+            human(mode === "plain" && p.key ? keyedUnder(p.view, p.key) : p.view, mode, paint, out),
         )
         .join("");
     case "text": {

@@ -46,8 +46,19 @@ export type View =
       display(paint: Paint): string[];
       ids: string[];
     }
-  | { kind: "stack"; parts: { title?: string; view: View }[] }
+  | { kind: "stack"; parts: StackPart[] }
   | { kind: "text"; text(paint: Paint): string; ids: string[] };
+
+/**
+ * One view of a stack, under an optional title at a terminal. `key` is the field that holds its
+ * data in --json (`contact_import`): piped output writes its fields under it
+ * (`contact_import.id`), so they never read as the first part's.
+ */
+export interface StackPart {
+  title?: string;
+  key?: string;
+  view: View;
+}
 
 /** Plain text of a raw cell. */
 export function cellText(cell: Cell): string {
@@ -101,7 +112,7 @@ export function recordView<T>(data: T, fields: Column<T>[]): View {
 }
 
 /** Several views one after another, each under an optional title. */
-export function stackView(...parts: { title?: string; view: View }[]): View {
+export function stackView(...parts: StackPart[]): View {
   return { kind: "stack", parts };
 }
 

@@ -308,6 +308,35 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toBe("Pricing-page token (shown only this once): wsk_secret_shown_once\n");
   });
 
+  it("writes the pricing-page token's fields under pricing_token. when piped, so `id` stays the workspace's", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubToken();
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--pricing-token",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const keys = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => line.split("\t")[0]);
+    expect(keys.filter((key) => key === "id")).toHaveLength(1);
+    expect(run.stdout).toContain("id\tws_01trial\n");
+    expect(keys).toContain("pricing_token.id");
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
   it("is a usage error naming the missing flag without a terminal, before any request", async () => {
     for (const [argv, flag] of [
       [["--email", "o@acme.test", "--plan", "2"], "--name"],

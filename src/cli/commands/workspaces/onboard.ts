@@ -13,7 +13,7 @@ import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, listOption, requireFlags, stringOption } from "../../options.js";
-import { recordView, stackView, type View } from "../../output/view.js";
+import { recordView, type StackPart, stackView, type View } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
 import { dryRun } from "../contacts/dry-run.js";
@@ -313,9 +313,7 @@ export const run: Handler = async (command, { options }) => {
     options: { ...options, name, email, plan: planId, invite },
   });
   const workspace = Workspace.parse(created.data);
-  const parts: { title?: string; view: View }[] = [
-    { title: "Workspace", view: recordView(workspace, workspaceFields) },
-  ];
+  const parts: StackPart[] = [{ title: "Workspace", view: recordView(workspace, workspaceFields) }];
   const data: Record<string, unknown> = {
     workspace: created.data,
     contact_import: null,
@@ -409,7 +407,12 @@ export const run: Handler = async (command, { options }) => {
       try {
         const imported = await unlessInterrupted("the contact import", importing);
         data.contact_import = imported.data;
-        if (imported.view) parts.push({ title: "Contact import", view: withoutIds(imported.view) });
+        if (imported.view)
+          parts.push({
+            title: "Contact import",
+            key: "contact_import",
+            view: withoutIds(imported.view),
+          });
         if (imported.message) notes.push(imported.message);
         // Rows refused or opt-outs kept reach stderr in every mode, --json and --quiet too.
         warnings.push(...(imported.warnings ?? []));
@@ -445,7 +448,12 @@ export const run: Handler = async (command, { options }) => {
           ),
         );
         data.pricing_token = token.data;
-        if (token.view) parts.push({ title: "Pricing-page token", view: withoutIds(token.view) });
+        if (token.view)
+          parts.push({
+            title: "Pricing-page token",
+            key: "pricing_token",
+            view: withoutIds(token.view),
+          });
         const secret = (token.data as { token?: string } | undefined)?.token;
         if (secret) secrets.push(`Pricing-page token (shown only this once): ${secret}`);
         // A token takes the expiry of the token that made it: a pricing page must know.
