@@ -250,7 +250,15 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       });
     },
     workspaceId: async () => {
-      const workspace = (await ctx.settings()).workspace.value;
+      const settings = await ctx.settings();
+      const workspace = settings.workspace.value;
+      // A workspace token reaches one workspace, its own: where nothing names one, it does.
+      if (!workspace && settings.token.value?.startsWith("wsk_")) {
+        const { CurrentTokenResponse } = await import("../contract/tokens.js");
+        const client = await ctx.client();
+        const current = await client.get("/api/v1/tokens/current", CurrentTokenResponse);
+        if (current.body.data.workspace_id) return current.body.data.workspace_id;
+      }
       if (!workspace) {
         throw usageError(
           "No workspace given.",

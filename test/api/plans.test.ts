@@ -149,7 +149,7 @@ describe("plan catalogue", () => {
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({
         error_code: "unauthenticated",
-        message: "The token is invalid, revoked or expired.",
+        message: "The token is invalid, revoked or expired, or its workspace is archived.",
       });
     });
 

@@ -285,10 +285,12 @@ describe("workspace lifecycle", () => {
         .data;
       expect(onlyArchived.map((w: { id: string }) => w.id)).toEqual([id]);
 
-      expect(
-        (await t.request("GET", `/api/v1/workspaces/${id}/contacts`, { token: wsToken }))
-          .statusCode,
-      ).toBe(401);
+      const refused = await t.request("GET", `/api/v1/workspaces/${id}/contacts`, {
+        token: wsToken,
+      });
+      expect(refused.statusCode).toBe(401);
+      // Its holder (the client) is told the archive is one of the reasons.
+      expect(refused.json().message).toContain("or its workspace is archived");
       const write = await t.request("POST", `/api/v1/workspaces/${id}/contacts`, {
         body: { phone: "+4915112345671" },
       });

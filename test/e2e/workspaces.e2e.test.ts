@@ -268,6 +268,34 @@ describe("workspaces and tokens through the binary against a real local service"
     expect(after.exitCode).toBe(3);
   });
 
+  it("works inside a workspace token's own workspace when nothing names one", async () => {
+    const created = await reseller(
+      [
+        "workspaces",
+        "tokens",
+        "create",
+        "-w",
+        activeId,
+        "--name",
+        "client",
+        "--scope",
+        "contacts:read",
+        "--json",
+      ],
+      { env },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    // The client's own machine: no profile, no default workspace.
+    const client = {
+      ...env,
+      RESELLER_CONFIG_DIR: tempConfigDir(),
+      RESELLER_TOKEN: JSON.parse(created.stdout).token as string,
+    };
+    const run = await reseller(["contacts", "list", "--json"], { env: client });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
   it("creates, uses and revokes a reseller token, its secret captured with --json", async () => {
     const created = await reseller(
       ["tokens", "create", "--name", "read only", "--scope", "workspaces:read", "--json"],

@@ -102,7 +102,7 @@ export function installAuthentication(
       throw new ServiceError(
         "unauthenticated",
         secret
-          ? "The token is invalid, revoked or expired."
+          ? "The token is invalid, revoked or expired, or its workspace is archived."
           : header
             ? "The Authorization header must be 'Bearer <token>'."
             : "Missing bearer token: send 'Authorization: Bearer <token>'.",
