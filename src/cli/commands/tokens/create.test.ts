@@ -48,6 +48,19 @@ describe("reseller tokens create", () => {
     expect(run.stderr).not.toContain(secret);
   });
 
+  it("does not call a secret replayed under its idempotency key shown only once", async () => {
+    api.pool.intercept({ path: "/api/v1/tokens", method: "POST" }).reply(201, envelope(created), {
+      headers: { ...jsonHeaders, "idempotent-replayed": "true" },
+    });
+    const run = await runCli([...argv, "--idempotency-key", "ci-token-1"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("was created by an earlier run with this idempotency key");
+    expect(run.stderr).not.toContain("shown only this once");
+  });
+
   it("asks for the name and the scopes at a terminal when the flags leave them out", async () => {
     stubCreate();
     const prompter = scriptedPrompter({

@@ -168,6 +168,15 @@ export async function createToken(
       display: (t, paint) => paint.bold(t.token),
     },
   ]);
+  // The answer of an earlier run with this idempotency key, the secret with it: not "once".
+  if (response.headers["idempotent-replayed"] === "true") {
+    return {
+      data: response.raw.data,
+      view,
+      secrets: [`Token ${created.id} (as the earlier run was shown it): ${created.token}`],
+      message: `${owner.noun[0]?.toUpperCase()}${owner.noun.slice(1)} ${created.id}${owner.of} was created by an earlier run with this idempotency key; its answer is shown again. Store the token now.`,
+    };
+  }
   return {
     data: response.raw.data,
     view,
