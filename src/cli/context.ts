@@ -150,6 +150,8 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     return keys;
   };
 
+  /** The own workspace of a workspace token, once asked (see workspaceId). */
+  let tokenWorkspace: Promise<string | null> | undefined;
   const ctx: Context = {
     io,
     env,
@@ -254,10 +256,15 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       const workspace = settings.workspace.value;
       // A workspace token reaches one workspace, its own: where nothing names one, it does.
       if (!workspace && settings.token.value?.startsWith("wsk_")) {
-        const { CurrentTokenResponse } = await import("../contract/tokens.js");
-        const client = await ctx.client();
-        const current = await client.get("/api/v1/tokens/current", CurrentTokenResponse);
-        if (current.body.data.workspace_id) return current.body.data.workspace_id;
+        // Asked once per command, however often it needs the workspace.
+        tokenWorkspace ??= (async () => {
+          const { CurrentTokenResponse } = await import("../contract/tokens.js");
+          const client = await ctx.client();
+          return (await client.get("/api/v1/tokens/current", CurrentTokenResponse)).body.data
+            .workspace_id;
+        })();
+        const own = await tokenWorkspace;
+        if (own) return own;
       }
       if (!workspace) {
         throw usageError(

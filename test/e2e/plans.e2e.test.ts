@@ -217,6 +217,11 @@ describe("reseller serve", () => {
       expect(run.stderr).toContain(`Cannot open the SQLite database ${db}: ${why}`);
       expect(run.stderr).not.toContain("Unexpected error");
     }
+    // An admin command wants the service's file: it never suggests a new one.
+    const migrate = await reseller(["admin", "migrate", "--db", notDb]);
+    expect(migrate.exitCode, migrate.stderr).toBe(2);
+    expect(migrate.stderr).toContain("the file is not a SQLite database");
+    expect(migrate.stderr).not.toContain("new file");
   });
 
   it("says the port is in use as a usage error (exit 2), and creates the account on the start that can show its token", async () => {

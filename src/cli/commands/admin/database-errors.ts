@@ -35,7 +35,12 @@ function driverCode(error: unknown): { code: string | undefined; message: string
  * A database that cannot be opened, said as something the operator can fix (server down, no
  * such database, refused login) instead of a driver's stack; other errors pass unchanged.
  */
-export function explainedDatabaseError(error: unknown, label: string): unknown {
+export function explainedDatabaseError(
+  error: unknown,
+  label: string,
+  /** What to do about a SQLite file that cannot be opened; without it, such errors pass. */
+  sqliteHint?: string,
+): unknown {
   if (error instanceof IncompatibleDatabaseError) {
     return new CliError("conflict", `${error.message} (${label})`, error.hint);
   }
@@ -74,12 +79,12 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
       `Make the user the database's owner (\`ALTER DATABASE reseller OWNER TO app\`), or \`GRANT CREATE ON SCHEMA ${schema} TO app\`.`,
     );
   }
-  const sqlite = sqliteOpenProblem(code, message);
+  const sqlite = sqliteHint === undefined ? null : sqliteOpenProblem(code, message);
   if (sqlite !== null) {
     return new CliError(
       "usage",
       `Cannot open the SQLite database ${label}: ${sqlite}.`,
-      "Point --db at the file `reseller serve --db` uses, or at a new file in a folder that exists (it is created).",
+      sqliteHint,
     );
   }
   if (code === "28P01" || code === "28000") {
@@ -91,6 +96,9 @@ export function explainedDatabaseError(error: unknown, label: string): unknown {
   }
   return error;
 }
+
+/** The hint for a SQLite file an admin command cannot open: it must be the service's own. */
+export const existingFileHint = "Point --db at the file `reseller serve --db` uses.";
 
 /** Why better-sqlite3 could not open a file, in words, or null for any other error. */
 function sqliteOpenProblem(code: string | undefined, message: string): string | null {

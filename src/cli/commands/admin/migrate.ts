@@ -3,14 +3,14 @@ import type { Handler } from "../../command-spec.js";
 import { existingDatabaseTarget } from "../../database-target.js";
 import { counted } from "../../output/counts.js";
 import { tableView, textView } from "../../output/view.js";
-import { explainedDatabaseError } from "./database-errors.js";
+import { existingFileHint, explainedDatabaseError } from "./database-errors.js";
 
 /** `reseller admin migrate`: applies the pending migrations and says which. */
 export const run: Handler = async (ctx, { options }) => {
   const target = existingDatabaseTarget(options, ctx.env);
   // Opening migrates (under Kysely's advisory lock on PostgreSQL) and says what it applied.
   const database = await openDatabase(target.target).catch((error: unknown) => {
-    throw explainedDatabaseError(error, target.label);
+    throw explainedDatabaseError(error, target.label, existingFileHint);
   });
   try {
     const { applied } = database;

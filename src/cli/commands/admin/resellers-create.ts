@@ -5,14 +5,14 @@ import type { Handler } from "../../command-spec.js";
 import { existingDatabaseTarget } from "../../database-target.js";
 import { requiredString } from "../../options.js";
 import { recordView } from "../../output/view.js";
-import { explainedDatabaseError } from "./database-errors.js";
+import { existingFileHint, explainedDatabaseError } from "./database-errors.js";
 
 /** `reseller admin resellers create`: a new reseller account, straight in the database. */
 export const run: Handler = async (ctx, { options }) => {
   const target = existingDatabaseTarget(options, ctx.env);
   const name = requiredString(options, "name").trim();
   const database = await openDatabase(target.target).catch((error: unknown) => {
-    throw explainedDatabaseError(error, target.label);
+    throw explainedDatabaseError(error, target.label, existingFileHint);
   });
   try {
     const created = await createReseller(database.db, systemClock, { name });

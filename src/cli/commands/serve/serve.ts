@@ -40,7 +40,11 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
       );
     }
     // One wording and exit code for a database problem, whichever command met it first.
-    const explained = explainedDatabaseError(error, redactedUrl(options.database));
+    const explained = explainedDatabaseError(
+      error,
+      redactedUrl(options.database),
+      "Point --db at the file `reseller serve --db` used before, or at a new file in a folder that exists (it is created).",
+    );
     if (explained instanceof CliError) throw explained;
     if (error instanceof DatabaseUnavailableError) {
       throw new CliError(

@@ -130,7 +130,7 @@ export async function createToken(
   ctx: Context,
   owner: TokenOwner,
   input: HandlerInput,
-): Promise<CommandResult> {
+): Promise<CommandResult & { replayed: boolean }> {
   const named = await askForMissing(ctx, input.options, [
     { key: "name", message: "Token name (what uses it, e.g. pricing page)" },
   ]);
@@ -171,6 +171,7 @@ export async function createToken(
   // The answer of an earlier run with this idempotency key, the secret with it: not "once".
   if (response.headers["idempotent-replayed"] === "true") {
     return {
+      replayed: true,
       data: response.raw.data,
       view,
       secrets: [`Token ${created.id} (as the earlier run was shown it): ${created.token}`],
@@ -178,6 +179,7 @@ export async function createToken(
     };
   }
   return {
+    replayed: false,
     data: response.raw.data,
     view,
     // --quiet prints the id only; the secret, shown only this once, goes to stderr.

@@ -63,14 +63,16 @@ describe("reseller workspaces onboard", () => {
       .reply(201, envelope(answer), { headers: jsonHeaders });
   }
 
-  function stubToken(status = 201, answer: unknown = envelope(createdToken)) {
+  function stubToken(status = 201, answer: unknown = envelope(createdToken), replayed = false) {
     api.pool
       .intercept({
         path: "/api/v1/workspaces/ws_01trial/tokens",
         method: "POST",
         body: JSON.stringify({ name: "pricing page", scopes: ["plans:read"] }),
       })
-      .reply(status, answer as object, { headers: jsonHeaders });
+      .reply(status, answer as object, {
+        headers: replayed ? { ...jsonHeaders, "idempotent-replayed": "true" } : jsonHeaders,
+      });
   }
 
   it("walks through name, email, a plan shown with price and period, invitation and token at a terminal", async () => {
@@ -335,6 +337,30 @@ describe("reseller workspaces onboard", () => {
     expect(run.stdout).toContain("id\tws_01trial\n");
     expect(keys).toContain("pricing_token.id");
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("does not call a pricing-page token replayed under its idempotency key shown only once", async () => {
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    stubToken(201, envelope(createdToken), true);
+    const run = await runCli(
+      [
+        "workspaces",
+        "onboard",
+        "--name",
+        "Acme",
+        "--email",
+        "o@acme.test",
+        "--plan",
+        "2",
+        "--pricing-token",
+        "-q",
+      ],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Pricing-page token (as the earlier run was shown it):");
+    expect(run.stderr).not.toContain("shown only this once");
   });
 
   it("is a usage error naming the missing flag without a terminal, before any request", async () => {

@@ -455,11 +455,13 @@ export const run: Handler = async (command, { options }) => {
             view: withoutIds(token.view),
           });
         const secret = (token.data as { token?: string } | undefined)?.token;
-        if (secret) secrets.push(`Pricing-page token (shown only this once): ${secret}`);
+        // A replay under the idempotency key shows an earlier run's token again: not "once".
+        const once = token.replayed ? "as the earlier run was shown it" : "shown only this once";
+        if (secret) secrets.push(`Pricing-page token (${once}): ${secret}`);
         // A token takes the expiry of the token that made it: a pricing page must know.
         const expiresAt = (token.data as { expires_at?: string | null } | undefined)?.expires_at;
         notes.push(
-          `Created the pricing-page token (${pricingToken.scope}). Store it now: it is shown only this once.${expiresAt ? ` It expires at ${expiresAt}, as the token that created it does.` : ""}`,
+          `${token.replayed ? "The pricing-page token was created by an earlier run with this idempotency key" : "Created the pricing-page token"} (${pricingToken.scope}). Store it now${token.replayed ? "." : ": it is shown only this once."}${expiresAt ? ` It expires at ${expiresAt}, as the token that created it does.` : ""}`,
         );
       } catch (error) {
         failed("create the pricing-page token", retry, error);
