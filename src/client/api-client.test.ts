@@ -181,6 +181,21 @@ describe("the API client at a base URL that is not the service", () => {
     }
   });
 
+  it("asks whether the base URL is right when a 404 is not the service's error envelope", async () => {
+    server = createServer((_req, res) =>
+      res.writeHead(404, { "content-type": "text/html" }).end("<!DOCTYPE HTML><title>404</title>"),
+    );
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const client = new ApiClient({ baseUrl: `http://127.0.0.1:${port}`, userAgent: "test" });
+    const error = await client.get("/api/v1/plans", z.unknown()).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((error as ApiError).status).toBe(404);
+    expect((error as ApiError).message).toContain("is the base URL right?");
+  });
+
   it("still says the CLI may be older than the service when the envelope holds other data", async () => {
     const error = await answering('{"status":"success","data":{}}', "application/json");
     expect((error as ApiError).message).toContain("is the CLI older than the service?");

@@ -435,10 +435,12 @@ function errorFromResponse(
     error_code?: unknown;
     details?: unknown;
   };
+  // A 404 that is not the service's error envelope came from something else at that address.
+  const elsewhere = status === 404 ? " No reseller service answered: is the base URL right?" : "";
   const message =
     typeof body.message === "string"
       ? body.message
-      : `${method} ${path} failed with HTTP ${status}${typeof json === "string" && json ? `: ${json.slice(0, 200)}` : ""}.`;
+      : `${method} ${path} failed with HTTP ${status}${typeof json === "string" && json ? `: ${json.slice(0, 200)}` : ""}.${elsewhere}`;
   return new ApiError({
     kind: "http",
     status,
