@@ -63,6 +63,19 @@ describe("reseller workspaces onboard", () => {
       .reply(201, envelope(answer), { headers: jsonHeaders });
   }
 
+  /** Onboarding Acme on plan 2 with a pricing-page token, from flags alone. */
+  const acmeWithToken = [
+    "workspaces",
+    "onboard",
+    "--name",
+    "Acme",
+    "--email",
+    "o@acme.test",
+    "--plan",
+    "2",
+    "--pricing-token",
+  ];
+
   function stubToken(status = 201, answer: unknown = envelope(createdToken), replayed = false) {
     api.pool
       .intercept({
@@ -291,21 +304,7 @@ describe("reseller workspaces onboard", () => {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     stubToken();
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--pricing-token",
-        "-q",
-      ],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await runCli([...acmeWithToken, "-q"], { env: api.env, dispatcher: api.agent });
     expect(run.stdout).toBe("ws_01trial\n");
     expect(run.stderr).toBe("Pricing-page token (shown only this once): wsk_secret_shown_once\n");
   });
@@ -314,20 +313,7 @@ describe("reseller workspaces onboard", () => {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     stubToken();
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--pricing-token",
-      ],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await runCli(acmeWithToken, { env: api.env, dispatcher: api.agent });
     expect(run.code, run.stderr).toBe(0);
     const keys = run.stdout
       .trimEnd()
@@ -343,21 +329,7 @@ describe("reseller workspaces onboard", () => {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
     stubToken(201, envelope(createdToken), true);
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--pricing-token",
-        "-q",
-      ],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await runCli([...acmeWithToken, "-q"], { env: api.env, dispatcher: api.agent });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("Pricing-page token (as the earlier run was shown it):");
     expect(run.stderr).not.toContain("shown only this once");
