@@ -169,23 +169,22 @@ export async function createToken(
     },
   ]);
   // The answer of an earlier run with this idempotency key, the secret with it: not "once".
-  if (response.headers["idempotent-replayed"] === "true") {
-    return {
-      replayed: true,
-      data: response.raw.data,
-      view,
-      secrets: [`Token ${created.id} (as the earlier run was shown it): ${created.token}`],
-      message: `${owner.noun[0]?.toUpperCase()}${owner.noun.slice(1)} ${created.id}${owner.of} was created by an earlier run with this idempotency key; its answer is shown again. Store the token now.`,
-    };
-  }
+  const replayed = response.headers["idempotent-replayed"] === "true";
   return {
-    replayed: false,
+    replayed,
     data: response.raw.data,
     view,
-    // --quiet prints the id only; the secret, shown only this once, goes to stderr.
-    secrets: [`Token ${created.id} (shown only this once): ${created.token}`],
-    message: `Created ${owner.noun} ${created.id}${owner.of}. Store the token now: it is shown only this once (the service keeps only its hash).`,
+    // --quiet prints the id only; the secret goes to stderr.
+    secrets: [`Token ${created.id} (${secretShown(replayed)}): ${created.token}`],
+    message: replayed
+      ? `${owner.noun[0]?.toUpperCase()}${owner.noun.slice(1)} ${created.id}${owner.of} was created by an earlier run with this idempotency key; its answer is shown again. Store the token now.`
+      : `Created ${owner.noun} ${created.id}${owner.of}. Store the token now: it is shown only this once (the service keeps only its hash).`,
   };
+}
+
+/** How often a token's secret is shown: once, or again for an answer replayed under its key. */
+export function secretShown(replayed: boolean): string {
+  return replayed ? "as the earlier run was shown it" : "shown only this once";
 }
 
 /** `… tokens revoke <token_id>`: asks at a terminal, needs --yes without one. */

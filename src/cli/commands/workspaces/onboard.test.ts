@@ -276,22 +276,10 @@ describe("reseller workspaces onboard", () => {
       plan_id: "2",
     });
     stubToken();
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--no-invite",
-        "--pricing-token",
-        "--json",
-      ],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await runCli([...acmeWithToken, "--no-invite", "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       workspace: starterWorkspace,
@@ -390,13 +378,7 @@ describe("reseller workspaces onboard", () => {
       error_code: "insufficient_scope",
       message: "This token lacks the scope workspaces:write.",
     });
-    return runCli(
-      ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"].concat([
-        "--pricing-token",
-        ...extra,
-      ]),
-      { env: api.env, dispatcher: api.agent },
-    );
+    return runCli([...acmeWithToken, ...extra], { env: api.env, dispatcher: api.agent });
   }
 
   it("still reports the workspace when the token fails, with the exit code of the failure and a retry", async () => {
@@ -493,23 +475,10 @@ describe("reseller workspaces onboard", () => {
       .intercept({ path: (p: string) => p.includes("/contacts/import"), method: "POST" })
       // Ctrl-C while the file goes up.
       .reply(replyAfterCtrlC(envelope(contactImport("queued", 0)), 202));
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--import",
-        file,
-        "--pricing-token",
-        "--yes",
-      ],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await runCli([...acmeWithToken, "--import", file, "--yes"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
     expect(run.code).toBe(130);
     expect(run.stderr).toContain("Interrupted during the contact import.");
     expect(run.stderr).toContain("Created: workspace Acme Bakery (ws_01trial)");

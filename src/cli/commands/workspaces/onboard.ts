@@ -21,7 +21,7 @@ import { run as importContacts } from "../contacts/import.js";
 import { resolveCsvOptions } from "../contacts/import-mapping.js";
 import { periodLabel, priceLabel } from "../plans/plan-format.js";
 import { planCatalogue, planIdIn } from "../plans/plan-lookup.js";
-import { createToken } from "../tokens/token-actions.js";
+import { createToken, secretShown } from "../tokens/token-actions.js";
 import { commandTree } from "../tree.js";
 import { run as createWorkspace } from "./create.js";
 import { when, workspaceFields } from "./workspace-format.js";
@@ -455,9 +455,7 @@ export const run: Handler = async (command, { options }) => {
             view: withoutIds(token.view),
           });
         const secret = (token.data as { token?: string } | undefined)?.token;
-        // A replay under the idempotency key shows an earlier run's token again: not "once".
-        const once = token.replayed ? "as the earlier run was shown it" : "shown only this once";
-        if (secret) secrets.push(`Pricing-page token (${once}): ${secret}`);
+        if (secret) secrets.push(`Pricing-page token (${secretShown(token.replayed)}): ${secret}`);
         // A token takes the expiry of the token that made it: a pricing page must know.
         const expiresAt = (token.data as { expires_at?: string | null } | undefined)?.expires_at;
         notes.push(
