@@ -174,7 +174,7 @@ export function newContactSearchDocument(
 const minSuffixDigits = 4;
 
 /**
- * A search as a tree of prefix terms, written out in each engine's syntax by
+ * A search as a tree of terms (prefixes, and words matched whole), written out in each engine's syntax by
  * db/contact-rows/search-syntax.ts: the terms and the AND/OR between them are decided here once.
  */
 export type SearchQuery =
