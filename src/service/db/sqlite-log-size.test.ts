@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type DatabaseHandle,
   logCopiedByWorker,
+  logLeftToNextWorker,
   openDatabase,
   walFileLimitBytes,
   writerTurnsOf,
@@ -128,5 +129,90 @@ describe("the SQLite log's file on disk", () => {
     expect(pages()).toBe(32_768);
     second();
     expect(pages()).toBe(4000);
+  });
+
+  it("leaves a large upload's pages in the log until the next import thread starts", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    const service = database.sqlite as BetterSqlite3.Database;
+    const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
+    const before = statSync(file).size;
+
+    logLeftToNextWorker(service);
+    // 20 MB written by the service itself: past the 4,000 pages after which it would copy.
+    for (const seq of seqsFrom(0, 20)) await writePieces(database, [seq]);
+    expect(statSync(file).size - before).toBeLessThan(pieceBytes);
+    expect(pages()).toBe(32_768);
+
+    // The thread that starts next copies the log; the service's setting ends with its own hold.
+    const endThread = logCopiedByWorker(service);
+    expect(pages()).toBe(32_768);
+    endThread();
+    expect(pages()).toBe(4000);
+  });
+
+  it("takes the log's copying back after a while when no import thread starts", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    database = await openDatabase(join(dir, "service.db"));
+    const service = database.sqlite as BetterSqlite3.Database;
+    const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
+    logLeftToNextWorker(service, 20);
+    expect(pages()).toBe(32_768);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(pages()).toBe(4000);
+
+    const end = logLeftToNextWorker(service);
+    end();
+    expect(pages()).toBe(4000);
+  });
+
+  it("cuts the log's file to nothing as an import's thread closes, not in the service's next commit", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    const service = database.sqlite as BetterSqlite3.Database;
+    worker = await openDatabase(file, {
+      migrate: false,
+      giveWayTo: writerTurnsOf(service) ?? undefined,
+    });
+    const endCopying = logCopiedByWorker(service);
+    // One batch larger than the file's limit: the log's file grows past it.
+    await writePieces(worker, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
+    const wal = `${file}-wal`;
+    expect(statSync(wal).size).toBeGreaterThan(walFileLimitBytes);
+
+    await worker.close();
+    worker = undefined;
+    expect(statSync(wal).size).toBe(0);
+    endCopying();
+  });
+
+  it("never cuts the log's file in the service's commits while an import's thread handles the log", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
+    const file = join(dir, "service.db");
+    database = await openDatabase(file);
+    const service = database.sqlite as BetterSqlite3.Database;
+    worker = await openDatabase(file, {
+      migrate: false,
+      giveWayTo: writerTurnsOf(service) ?? undefined,
+    });
+    const wal = `${file}-wal`;
+    const limit = () => service.pragma("journal_size_limit", { simple: true });
+
+    const endCopying = logCopiedByWorker(service);
+    await writePieces(worker, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
+    // Copied back in full: the next commit starts the log over, here the service's.
+    worker.sqlite?.pragma("wal_checkpoint(PASSIVE)");
+    const grown = statSync(wal).size;
+    await database.db
+      .insertInto("rate_limit_buckets")
+      .values({ bucket: "during", hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+      .execute();
+    expect(statSync(wal).size).toBe(grown);
+    expect(limit()).toBe(-1);
+
+    endCopying();
+    expect(limit()).toBe(walFileLimitBytes);
   });
 });

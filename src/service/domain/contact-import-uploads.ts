@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CsvRowScanner } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
-import type { Db } from "../db/database.js";
+import { type Db, logLeftToNextWorker } from "../db/database.js";
+import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import { invalidField, ServiceError } from "./service-error.js";
 
 /**
@@ -108,8 +109,17 @@ export class StagedUpload {
     return scanner.rows;
   }
 
-  /** Copies the accepted file into the database, a piece per short write and turn. */
+  /**
+   * Copies the accepted file into the database, a piece per short write and turn. On a SQLite
+   * file, a file of several pieces (which its import reads in a thread of its own) is left in
+   * the log for that thread to copy back (logLeftToNextWorker), not copied by these commits on
+   * the event loop.
+   */
   async store(): Promise<void> {
+    const endLeaving =
+      this.bytes > uploadPieceBytes && engineOf(this.db) === "sqlite"
+        ? logLeftToNextWorker(sqliteHandleOf(this.db))
+        : undefined;
     const input = await open(this.file, "r");
     try {
       for (let seq = 0; ; seq++) {
@@ -127,6 +137,10 @@ export class StagedUpload {
           .execute();
         await nextTurn();
       }
+    } catch (error) {
+      // No import will read these pieces: the service's commits copy the log again.
+      endLeaving?.();
+      throw error;
     } finally {
       await input.close();
     }
