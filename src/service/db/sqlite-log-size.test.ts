@@ -41,38 +41,48 @@ describe("the SQLite log's file on disk", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("shrinks back after a large write once the log starts over, instead of keeping its size", async () => {
+  /** The service's database on a new file, and its raw connection. */
+  async function openService() {
     dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
     const file = join(dir, "service.db");
     database = await openDatabase(file);
-    const { db } = database;
+    return { file, handle: database, service: database.sqlite as BetterSqlite3.Database };
+  }
+
+  /** An import thread's connection to the service's file. */
+  async function openWorker(file: string, service: BetterSqlite3.Database) {
+    worker = await openDatabase(file, {
+      migrate: false,
+      giveWayTo: writerTurnsOf(service) ?? undefined,
+    });
+    return worker;
+  }
+
+  it("shrinks back after a large write once the log starts over, instead of keeping its size", async () => {
+    const { file, handle } = await openService();
     // One transaction longer than the limit: the log must hold all of it until it commits.
-    await writePieces(database, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
+    await writePieces(handle, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
     const wal = `${file}-wal`;
     expect(statSync(wal).size).toBeGreaterThan(walFileLimitBytes);
     // That commit's checkpoint copied the log back; the next writes start it over.
     for (let i = 0; i < 3; i++) {
-      await db.deleteFrom("contact_import_uploads").where("seq", "=", i).execute();
+      await handle.db.deleteFrom("contact_import_uploads").where("seq", "=", i).execute();
     }
     expect(statSync(wal).size).toBeLessThanOrEqual(walFileLimitBytes);
   });
 
   it("starts the log over at each batch of an import's thread, whoever committed last", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    const file = join(dir, "service.db");
-    database = await openDatabase(file);
-    const service = database.sqlite as BetterSqlite3.Database;
-    const turns = writerTurnsOf(service) as SharedArrayBuffer;
-    worker = await openDatabase(file, { migrate: false, giveWayTo: turns });
+    const { file, handle, service } = await openService();
+    const thread = await openWorker(file, service);
     // As when each commit's own checkpoint loses the race to another thread's (two threads
     // write in turn): then only the copy at the batch's start lets the log start over.
     service.pragma("wal_autocheckpoint = 0");
-    worker.sqlite?.pragma("wal_autocheckpoint = 0");
+    thread.sqlite?.pragma("wal_autocheckpoint = 0");
     const batchBytes = 2 * pieceBytes;
     const batches = 10;
     for (let batch = 0; batch < batches; batch++) {
-      await writePieces(worker, [2 * batch, 2 * batch + 1]);
-      await database.db
+      await writePieces(thread, [2 * batch, 2 * batch + 1]);
+      await handle.db
         .insertInto("rate_limit_buckets")
         .values({ bucket: `b${batch}`, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
         .execute();
@@ -82,23 +92,17 @@ describe("the SQLite log's file on disk", () => {
   });
 
   it("leaves the copying of the log to an import's thread while it writes, and takes it back after", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    const file = join(dir, "service.db");
-    database = await openDatabase(file);
-    const service = database.sqlite as BetterSqlite3.Database;
-    worker = await openDatabase(file, {
-      migrate: false,
-      giveWayTo: writerTurnsOf(service) ?? undefined,
-    });
+    const { file, handle, service } = await openService();
+    const thread = await openWorker(file, service);
     // As when the batch's own checkpoint lost the race to a reader: the batch is left in the log.
-    worker.sqlite?.pragma("wal_autocheckpoint = 0");
+    thread.sqlite?.pragma("wal_autocheckpoint = 0");
     const fileSize = () => statSync(file).size;
 
     const endCopying = logCopiedByWorker(service);
     // 20 MB: past the 4,000 pages (16 MB) after which a commit copies the log back.
-    await writePieces(worker, seqsFrom(0, 20));
+    await writePieces(thread, seqsFrom(0, 20));
     const before = fileSize();
-    await database.db
+    await handle.db
       .insertInto("rate_limit_buckets")
       .values({ bucket: "during", hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
       .execute();
@@ -106,21 +110,19 @@ describe("the SQLite log's file on disk", () => {
     expect(fileSize() - before).toBeLessThan(pieceBytes);
 
     // The thread copies its last batch back as it closes its connection.
-    await worker.close();
+    await thread.close();
     worker = undefined;
     expect(fileSize() - before).toBeGreaterThan(20 * pieceBytes);
 
     // Once no thread writes, the service's commits copy the log again.
     endCopying();
     const closed = fileSize();
-    await writePieces(database, seqsFrom(100, 20), "after");
+    await writePieces(handle, seqsFrom(100, 20), "after");
     expect(fileSize() - closed).toBeGreaterThan(16 * pieceBytes);
   });
 
   it("copies the log again only when the last of several import threads has ended", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    database = await openDatabase(join(dir, "service.db"));
-    const service = database.sqlite as BetterSqlite3.Database;
+    const { service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
     const first = logCopiedByWorker(service);
     const second = logCopiedByWorker(service);
@@ -132,16 +134,13 @@ describe("the SQLite log's file on disk", () => {
   });
 
   it("leaves a large upload's pages in the log until the next import thread starts", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    const file = join(dir, "service.db");
-    database = await openDatabase(file);
-    const service = database.sqlite as BetterSqlite3.Database;
+    const { file, handle, service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
     const before = statSync(file).size;
 
     logLeftToNextWorker(service);
     // 20 MB written by the service itself: past the 4,000 pages after which it would copy.
-    for (const seq of seqsFrom(0, 20)) await writePieces(database, [seq]);
+    for (const seq of seqsFrom(0, 20)) await writePieces(handle, [seq]);
     expect(statSync(file).size - before).toBeLessThan(pieceBytes);
     expect(pages()).toBe(32_768);
 
@@ -153,9 +152,7 @@ describe("the SQLite log's file on disk", () => {
   });
 
   it("takes the log's copying back after a while when no import thread starts", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    database = await openDatabase(join(dir, "service.db"));
-    const service = database.sqlite as BetterSqlite3.Database;
+    const { service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
     logLeftToNextWorker(service, 20);
     expect(pages()).toBe(32_768);
@@ -168,44 +165,32 @@ describe("the SQLite log's file on disk", () => {
   });
 
   it("cuts the log's file to nothing as an import's thread closes, not in the service's next commit", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    const file = join(dir, "service.db");
-    database = await openDatabase(file);
-    const service = database.sqlite as BetterSqlite3.Database;
-    worker = await openDatabase(file, {
-      migrate: false,
-      giveWayTo: writerTurnsOf(service) ?? undefined,
-    });
+    const { file, service } = await openService();
+    const thread = await openWorker(file, service);
     const endCopying = logCopiedByWorker(service);
     // One batch larger than the file's limit: the log's file grows past it.
-    await writePieces(worker, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
+    await writePieces(thread, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
     const wal = `${file}-wal`;
     expect(statSync(wal).size).toBeGreaterThan(walFileLimitBytes);
 
-    await worker.close();
+    await thread.close();
     worker = undefined;
     expect(statSync(wal).size).toBe(0);
     endCopying();
   });
 
   it("never cuts the log's file in the service's commits while an import's thread handles the log", async () => {
-    dir = mkdtempSync(join(tmpdir(), "reseller-wal-"));
-    const file = join(dir, "service.db");
-    database = await openDatabase(file);
-    const service = database.sqlite as BetterSqlite3.Database;
-    worker = await openDatabase(file, {
-      migrate: false,
-      giveWayTo: writerTurnsOf(service) ?? undefined,
-    });
+    const { file, handle, service } = await openService();
+    const thread = await openWorker(file, service);
     const wal = `${file}-wal`;
     const limit = () => service.pragma("journal_size_limit", { simple: true });
 
     const endCopying = logCopiedByWorker(service);
-    await writePieces(worker, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
+    await writePieces(thread, seqsFrom(0, Math.ceil(walFileLimitBytes / pieceBytes) + 16));
     // Copied back in full: the next commit starts the log over, here the service's.
-    worker.sqlite?.pragma("wal_checkpoint(PASSIVE)");
+    thread.sqlite?.pragma("wal_checkpoint(PASSIVE)");
     const grown = statSync(wal).size;
-    await database.db
+    await handle.db
       .insertInto("rate_limit_buckets")
       .values({ bucket: "during", hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
       .execute();
