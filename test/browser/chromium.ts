@@ -1,10 +1,35 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Debian's chromium package; `.ci/run` installs it when missing. No browser is downloaded. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** How long installing Debian's chromium may take (the package lists and about 100 MB). */
+export const chromiumInstallMs = 600_000;
+
+/**
+ * Makes sure Debian's chromium is there: when it is missing and the tests run as root (a fresh
+ * CI machine), it is installed with apt-get, as `.ci/run` does, so that `npm test` needs nothing
+ * installed first. Otherwise a missing browser is an error that says how to install it.
+ */
+export function ensureChromium(): void {
+  if (existsSync(chromiumPath)) return;
+  if (process.env.CHROMIUM_PATH === undefined && process.getuid?.() === 0) {
+    spawnSync("sh", ["-c", "apt-get update -qq && apt-get install -y -qq chromium"], {
+      stdio: "ignore",
+      timeout: chromiumInstallMs,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  }
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `Chromium is missing at ${chromiumPath}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`,
+    );
+  }
+}
 
 /** Where `SCREENSHOTS=1` runs write the README's pictures of the main views. */
 export const imagesDir = resolve(import.meta.dirname, "../../docs/images");

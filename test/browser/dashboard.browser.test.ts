@@ -1,9 +1,9 @@
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServedService, startServe } from "../helpers/serve.js";
 import {
-  chromiumPath,
+  chromiumInstallMs,
+  ensureChromium,
   type HeadlessBrowser,
   launchChromium,
   phone,
@@ -52,9 +52,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 }
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(`Chromium is missing at ${chromiumPath}: apt-get install -y chromium`);
-  }
+  ensureChromium();
   service = await startServe({ args: ["--review-delay", "0"] });
   call = async (method, path, body) => {
     const response = await fetch(`${service.url}/api/v1${path}`, {
@@ -121,7 +119,7 @@ beforeAll(async () => {
     (i) => i.status === "completed",
   );
   browser = await launchChromium();
-}, 120_000);
+}, 120_000 + chromiumInstallMs);
 
 afterAll(async () => {
   await browser?.close();
