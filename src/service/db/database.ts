@@ -65,10 +65,13 @@ function copyLogBack(sqlite: BetterSqlite3.Database): void {
  * another connection is on it within 100 ms, starts it over with its file cut to nothing
  * (TRUNCATE), so that the service's next commit neither copies the worker's last batch nor
  * cuts a file of up to 250 MB back (30–110 ms on the event loop at the end of a million-row
- * import). The service's writes wait those 100 ms at most, on the event loop; a reader that
- * stays longer leaves the file to the service's commits, as before.
+ * import). TRUNCATE holds the write lock from its copy to the cut: the copy is made first
+ * without it (PASSIVE), so the lock is held for the wait and the cut alone (80–130 ms
+ * measured with a 160 MB file), and the service's writes wait for it on the event loop, as
+ * for a batch. A reader that stays longer leaves the file to the service's commits, as before.
  */
 function closeWorkerLog(sqlite: BetterSqlite3.Database): void {
+  copyLogBack(sqlite);
   sqlite.pragma("busy_timeout = 100");
   sqlite.pragma("wal_checkpoint(TRUNCATE)");
 }
@@ -82,34 +85,40 @@ const autocheckpointPages = 4000;
 /**
  * The service connection's setting while a worker writes: a backstop, should the worker stop
  * copying (a batch held up long) while the service's commits go on. The log of a million-row
- * import reached 85 MB at most in the runs measured, a third of it.
+ * import reached 85 MB at most in the runs of 26 Nov, and 140–250 MB in those of 28 Nov when
+ * readers kept it from starting over; the worker had copied it back all the same, so a
+ * service's commit past this backstop has little left to copy.
  */
 const workerWritingCheckpointPages = 32_768;
 
 /**
  * Service connections whose commits leave the log to a worker thread: how many holds, the
- * setting before, and the holds that last only until the next worker thread starts.
+ * settings before, and the holds kept for a worker that has not started yet, by key.
  */
 const workersWriting = new WeakMap<
   BetterSqlite3.Database,
-  { count: number; pagesBefore: number; limitBefore: number; untilWorker: Set<() => void> }
+  { count: number; pagesBefore: number; limitBefore: number; awaiting: Map<string, () => void> }
 >();
 
 /**
- * Raises the service connection's checkpoint setting, and lifts its limit on the log file's
- * size, until every hold has ended. The limit cuts the file back at the first commit after the
- * log starts over; when that was the service's commit during a million-row import, cutting a
- * file of 150–250 MB back to 64 MB took 30–85 ms on the event loop. The worker's connection
- * keeps the limit, and cuts the file to nothing as it closes (closeWorkerLog).
+ * For the service's connection `sqlite` while a worker thread writes (an import): its commits
+ * leave the copying of the log to the worker, which copies it before each of its transactions
+ * (copyLogBack). Otherwise the service's first small commit after each of the worker's batches
+ * (a rate-limit count, a heartbeat) copied the batch's pages and synced the file on the event
+ * loop: 28–104 ms each during a million-row import. Nor do they cut the log's file back
+ * (journal_size_limit, which cuts it at the first commit after the log starts over): when that
+ * was the service's commit, cutting a file of 150–250 MB back to 64 MB took 30–85 ms. The
+ * worker's connection keeps the limit, and cuts the file to nothing as it closes
+ * (closeWorkerLog). Holds nest; returns the function that ends this one.
  */
-function holdLogCopying(sqlite: BetterSqlite3.Database): () => void {
+export function logCopiedByWorker(sqlite: BetterSqlite3.Database): () => void {
   let writing = workersWriting.get(sqlite);
   if (!writing) {
     const pagesBefore = Number(sqlite.pragma("wal_autocheckpoint", { simple: true }));
     const limitBefore = Number(sqlite.pragma("journal_size_limit", { simple: true }));
     sqlite.pragma(`wal_autocheckpoint = ${workerWritingCheckpointPages}`);
     sqlite.pragma("journal_size_limit = -1");
-    writing = { count: 0, pagesBefore, limitBefore, untilWorker: new Set() };
+    writing = { count: 0, pagesBefore, limitBefore, awaiting: new Map() };
     workersWriting.set(sqlite, writing);
   }
   writing.count += 1;
@@ -128,39 +137,36 @@ function holdLogCopying(sqlite: BetterSqlite3.Database): () => void {
 }
 
 /**
- * For the service's connection `sqlite` while a worker thread writes (an import): its commits
- * leave the copying of the log to the worker, which copies it before each of its transactions
- * (copyLogBack). Otherwise the service's first small commit after each of the worker's batches
- * (a rate-limit count, a heartbeat) copied the batch's pages and synced the file on the event
- * loop: 28–104 ms each during a million-row import. Returns the function that ends it.
+ * For the service's connection `sqlite` before it writes many pages that the worker thread of
+ * `key` will read (a large upload's pieces, read by its import's thread): its commits leave
+ * them in the log, for that thread to copy back before its first transaction, until
+ * logHandedOver(sqlite, key) (once the thread holds logCopiedByWorker, or the import runs
+ * elsewhere) or `ms` pass. Copied by the service's own commits, the 88 pieces of a 100 MB
+ * upload took five or six copies of 4,000 pages, each 38–78 ms on the event loop. Returns the
+ * function that ends it early (an upload refused).
  */
-export function logCopiedByWorker(sqlite: BetterSqlite3.Database): () => void {
-  const end = holdLogCopying(sqlite);
-  // This worker copies the log from now on: the holds that waited for one end here.
-  for (const endWaiting of [...(workersWriting.get(sqlite)?.untilWorker ?? [])]) endWaiting();
-  return end;
-}
-
-/**
- * For the service's connection `sqlite` before it writes many pages that a worker thread will
- * read next (a large upload's pieces, which its import's thread reads): its commits leave them
- * in the log until the next worker thread starts (and copies the log before its first
- * transaction), or `ms` pass, whichever comes first. Copied by the service's own commits, the
- * 88 pieces of a 100 MB upload took five or six copies of 4,000 pages, each 38–78 ms on the
- * event loop (126 ms once). Returns the function that ends it early (an upload refused).
- */
-export function logLeftToNextWorker(sqlite: BetterSqlite3.Database, ms = 30_000): () => void {
-  const end = holdLogCopying(sqlite);
-  const waiting = workersWriting.get(sqlite)?.untilWorker;
+export function logLeftForWorker(
+  sqlite: BetterSqlite3.Database,
+  key: string,
+  ms = 30_000,
+): () => void {
+  const end = logCopiedByWorker(sqlite);
+  const awaiting = workersWriting.get(sqlite)?.awaiting;
   const timer = setTimeout(() => finish(), ms);
   timer.unref();
   const finish = () => {
     clearTimeout(timer);
-    waiting?.delete(finish);
+    if (awaiting?.get(key) === finish) awaiting.delete(key);
     end();
   };
-  waiting?.add(finish);
+  awaiting?.get(key)?.();
+  awaiting?.set(key, finish);
   return finish;
+}
+
+/** Ends the hold logLeftForWorker took for `key`, if one is left. */
+export function logHandedOver(sqlite: BetterSqlite3.Database, key: string): void {
+  workersWriting.get(sqlite)?.awaiting.get(key)?.();
 }
 
 /** How a connection's writes take turns with another thread's (see sqlite-writer-turns.ts). */

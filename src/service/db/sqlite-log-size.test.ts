@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type DatabaseHandle,
   logCopiedByWorker,
-  logLeftToNextWorker,
+  logHandedOver,
+  logLeftForWorker,
   openDatabase,
   walFileLimitBytes,
   writerTurnsOf,
@@ -133,33 +134,38 @@ describe("the SQLite log's file on disk", () => {
     expect(pages()).toBe(4000);
   });
 
-  it("leaves a large upload's pages in the log until the next import thread starts", async () => {
+  it("leaves a large upload's pages in the log until its import's thread has started", async () => {
     const { file, handle, service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
     const before = statSync(file).size;
 
-    logLeftToNextWorker(service);
+    logLeftForWorker(service, "imp_big");
     // 20 MB written by the service itself: past the 4,000 pages after which it would copy.
     for (const seq of seqsFrom(0, 20)) await writePieces(handle, [seq]);
     expect(statSync(file).size - before).toBeLessThan(pieceBytes);
     expect(pages()).toBe(32_768);
 
-    // The thread that starts next copies the log; the service's setting ends with its own hold.
+    // Another import's thread coming and going leaves them to this upload's own.
+    logCopiedByWorker(service)();
+    expect(pages()).toBe(32_768);
+
+    // Its thread copies the log from its start; the service's setting ends with that thread.
     const endThread = logCopiedByWorker(service);
+    logHandedOver(service, "imp_big");
     expect(pages()).toBe(32_768);
     endThread();
     expect(pages()).toBe(4000);
   });
 
-  it("takes the log's copying back after a while when no import thread starts", async () => {
+  it("takes the log's copying back after a while when the import's thread never starts", async () => {
     const { service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
-    logLeftToNextWorker(service, 20);
+    logLeftForWorker(service, "imp_big", 20);
     expect(pages()).toBe(32_768);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(pages()).toBe(4000);
 
-    const end = logLeftToNextWorker(service);
+    const end = logLeftForWorker(service, "imp_refused");
     end();
     expect(pages()).toBe(4000);
   });
@@ -177,6 +183,22 @@ describe("the SQLite log's file on disk", () => {
     worker = undefined;
     expect(statSync(wal).size).toBe(0);
     endCopying();
+  });
+
+  it("closes an import's thread all the same when a reader stays on the log, leaving the file to the service", async () => {
+    const { file, handle, service } = await openService();
+    const thread = await openWorker(file, service);
+    await writePieces(thread, seqsFrom(0, 20));
+    // A read of the service's in progress: its snapshot keeps the log from starting over.
+    await writePieces(handle, seqsFrom(100, 2), "read");
+    const reading = service.prepare("SELECT seq FROM contact_import_uploads").iterate();
+    reading.next();
+    await writePieces(thread, seqsFrom(200, 4));
+
+    await thread.close();
+    worker = undefined;
+    reading.return?.();
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
   });
 
   it("never cuts the log's file in the service's commits while an import's thread handles the log", async () => {

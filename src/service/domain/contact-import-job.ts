@@ -22,7 +22,12 @@ import {
   type RowReading,
   rowChecker,
 } from "./contact-import-rows.js";
-import { nextTurn, removeUpload, uploadPieceBytes } from "./contact-import-uploads.js";
+import {
+  nextTurn,
+  removeUpload,
+  uploadHandedOver,
+  uploadPieceBytes,
+} from "./contact-import-uploads.js";
 import { type ImportServices, toImport } from "./contact-imports.js";
 import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./contact-store.js";
 import { toContact } from "./contacts.js";
@@ -298,7 +303,7 @@ export async function runContactImport(
   batchRows = importBatchRows,
 ): Promise<JobResult> {
   const { db, clock } = services;
-  const importId = (job.payload as { import_id?: string }).import_id ?? "";
+  const importId = importIdOf(job);
   const imported = await db
     .selectFrom("contact_imports")
     .selectAll()
@@ -438,6 +443,11 @@ export async function runContactImport(
   return { state: "done" };
 }
 
+/** The import a contact import job runs. */
+function importIdOf(job: Job): string {
+  return (job.payload as { import_id?: string }).import_id ?? "";
+}
+
 /**
  * Files up to this size are imported in the service's thread even where worker threads are
  * offered: starting two threads costs more than checking and writing the 12,000-odd rows of one
@@ -454,7 +464,7 @@ export function contactImportJob(services: ImportServices, threaded?: JobHandler
   const inThisThread: JobHandler = (job, ctx) => runContactImport(services, job, ctx);
   const runnerOf = async (job: Job): Promise<JobHandler> => {
     if (!threaded) return inThisThread;
-    const importId = (job.payload as { import_id?: string }).import_id ?? "";
+    const importId = importIdOf(job);
     const row = await services.db
       .selectFrom("contact_imports")
       .select("csv_bytes")
@@ -465,7 +475,11 @@ export function contactImportJob(services: ImportServices, threaded?: JobHandler
   return async (job, ctx) => {
     const run = await runnerOf(job);
     try {
-      const result = await run(job, ctx);
+      const running = run(job, ctx);
+      // A thread took the copying of the log over as it started (before this line); otherwise
+      // this thread's commits copy it, the upload's pieces among it.
+      uploadHandedOver(services.db, importIdOf(job));
+      const result = await running;
       // The import's end was recorded with its event and webhook deliveries: send them now.
       services.jobs.poke();
       return result;
@@ -473,7 +487,7 @@ export function contactImportJob(services: ImportServices, threaded?: JobHandler
       // The runner retries an unexpected failure a few times; after the last, the import fails.
       // A lost lease is no failure: another instance runs the import now.
       if (!(error instanceof LeaseLostError) && (await givesUpOn(services.db, job))) {
-        const importId = (job.payload as { import_id?: string }).import_id ?? "";
+        const importId = importIdOf(job);
         await finish(
           services,
           importId,

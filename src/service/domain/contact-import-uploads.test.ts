@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, logCopiedByWorker, openDatabase } from "../db/database.js";
-import { StagedUpload, uploadPieceBytes } from "./contact-import-uploads.js";
+import { type DatabaseHandle, openDatabase } from "../db/database.js";
+import { StagedUpload, uploadHandedOver, uploadPieceBytes } from "./contact-import-uploads.js";
 
 const row = "+4915112345678,Ada,Lovelace,ada@example.com\n";
 
@@ -42,8 +42,8 @@ describe("an upload stored on a SQLite file", () => {
     await upload.discard();
     expect(statSync(file).size - before).toBeLessThan(uploadPieceBytes);
     expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(32_768);
-    // The import's thread takes the copying over, and gives it back when it ends.
-    logCopiedByWorker(service)();
+    // Once its import has started (in a thread that copies the log itself), the hold ends.
+    uploadHandedOver(database.db, "imp_big");
     expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
   });
 
@@ -53,6 +53,26 @@ describe("an upload stored on a SQLite file", () => {
     const service = database.sqlite as BetterSqlite3.Database;
     const upload = await stage(database, csvOf(uploadPieceBytes / 2), "imp_small");
     await upload.store();
+    await upload.discard();
+    expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
+  });
+
+  it("that fails midway gives the log's copying back to the service at once", async () => {
+    dir = mkdtempSync(join(tmpdir(), "reseller-upload-"));
+    database = await openDatabase(join(dir, "service.db"));
+    const service = database.sqlite as BetterSqlite3.Database;
+    // A piece already stored under the same key: the copy fails at its fourth piece.
+    await database.db
+      .insertInto("contact_import_uploads")
+      .values({
+        upload_id: "imp_clash",
+        seq: 3,
+        data: Buffer.from("x"),
+        created_at: "2026-11-28T00:00:00Z",
+      })
+      .execute();
+    const upload = await stage(database, csvOf(6 * uploadPieceBytes), "imp_clash");
+    await expect(upload.store()).rejects.toThrow();
     await upload.discard();
     expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CsvRowScanner } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
-import { type Db, logLeftToNextWorker } from "../db/database.js";
+import { type Db, logHandedOver, logLeftForWorker } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import { invalidField, ServiceError } from "./service-error.js";
 
@@ -112,16 +112,17 @@ export class StagedUpload {
   /**
    * Copies the accepted file into the database, a piece per short write and turn. On a SQLite
    * file, a file of several pieces (which its import reads in a thread of its own) is left in
-   * the log for that thread to copy back (logLeftToNextWorker), not copied by these commits on
-   * the event loop.
+   * the log for that thread to copy back (logLeftForWorker, under the import's id; the import's
+   * job hands it over as it starts), not copied by these commits on the event loop.
    */
   async store(): Promise<void> {
-    const endLeaving =
-      this.bytes > uploadPieceBytes && engineOf(this.db) === "sqlite"
-        ? logLeftToNextWorker(sqliteHandleOf(this.db))
-        : undefined;
-    const input = await open(this.file, "r");
+    let endLeaving: (() => void) | undefined;
+    let input: FileHandle | undefined;
     try {
+      if (this.bytes > uploadPieceBytes && engineOf(this.db) === "sqlite") {
+        endLeaving = logLeftForWorker(sqliteHandleOf(this.db), this.uploadId);
+      }
+      input = await open(this.file, "r");
       for (let seq = 0; ; seq++) {
         const piece = Buffer.allocUnsafe(uploadPieceBytes);
         const { bytesRead } = await input.read(piece, 0, uploadPieceBytes, null);
@@ -142,7 +143,7 @@ export class StagedUpload {
       endLeaving?.();
       throw error;
     } finally {
-      await input.close();
+      await input?.close();
     }
   }
 
@@ -161,6 +162,14 @@ export class StagedUpload {
       throw invalidField("csv", this.notUtf8());
     }
   }
+}
+
+/**
+ * Says that the import of `uploadId` has started, in a thread that now copies the log itself or
+ * in the service's: either way the log its stored pieces were left in is no longer held for it.
+ */
+export function uploadHandedOver(db: Db, uploadId: string): void {
+  if (engineOf(db) === "sqlite") logHandedOver(sqliteHandleOf(db), uploadId);
 }
 
 /** Deletes an upload's pieces, one short write per turn. */
