@@ -42,12 +42,6 @@ export interface DatabaseHandle {
 }
 
 /**
- * The size the write-ahead log's file is cut back to when the log starts over (at the commit
- * after it; a larger transaction leaves it at its own size).
- */
-export const walFileLimitBytes = 64 * 1024 * 1024;
-
-/**
  * For a worker thread's connection, before each transaction: copies back what is left in the
  * log (the service's commits since the last copy among it), so that this transaction begins
  * after a complete copy and its first write starts the log over (when no reader is on the log
@@ -58,22 +52,6 @@ export const walFileLimitBytes = 64 * 1024 * 1024;
  */
 function copyLogBack(sqlite: BetterSqlite3.Database): void {
   sqlite.pragma("wal_checkpoint(PASSIVE)");
-}
-
-/**
- * For a worker thread's connection as it closes: copies the log back and, when no reader of
- * another connection is on it within 100 ms, starts it over with its file cut to nothing
- * (TRUNCATE), so that the service's next commit neither copies the worker's last batch nor
- * cuts a file of up to 250 MB back (30–110 ms on the event loop at the end of a million-row
- * import). TRUNCATE holds the write lock from its copy to the cut: the copy is made first
- * without it (PASSIVE), so the lock is held for the wait and the cut alone (80–130 ms
- * measured with a 160 MB file), and the service's writes wait for it on the event loop, as
- * for a batch. A reader that stays longer leaves the file to the service's commits, as before.
- */
-function closeWorkerLog(sqlite: BetterSqlite3.Database): void {
-  copyLogBack(sqlite);
-  sqlite.pragma("busy_timeout = 100");
-  sqlite.pragma("wal_checkpoint(TRUNCATE)");
 }
 
 /**
@@ -97,7 +75,7 @@ const workerWritingCheckpointPages = 32_768;
  */
 const workersWriting = new WeakMap<
   BetterSqlite3.Database,
-  { count: number; pagesBefore: number; limitBefore: number; awaiting: Map<string, () => void> }
+  { count: number; pagesBefore: number; awaiting: Map<string, () => void> }
 >();
 
 /**
@@ -105,20 +83,15 @@ const workersWriting = new WeakMap<
  * leave the copying of the log to the worker, which copies it before each of its transactions
  * (copyLogBack). Otherwise the service's first small commit after each of the worker's batches
  * (a rate-limit count, a heartbeat) copied the batch's pages and synced the file on the event
- * loop: 28–104 ms each during a million-row import. Nor do they cut the log's file back
- * (journal_size_limit, which cuts it at the first commit after the log starts over): when that
- * was the service's commit, cutting a file of 150–250 MB back to 64 MB took 30–85 ms. The
- * worker's connection keeps the limit, and cuts the file to nothing as it closes
- * (closeWorkerLog). Holds nest; returns the function that ends this one.
+ * loop: 28–104 ms each during a million-row import. Holds nest; returns the function that ends
+ * this one.
  */
 export function logCopiedByWorker(sqlite: BetterSqlite3.Database): () => void {
   let writing = workersWriting.get(sqlite);
   if (!writing) {
     const pagesBefore = Number(sqlite.pragma("wal_autocheckpoint", { simple: true }));
-    const limitBefore = Number(sqlite.pragma("journal_size_limit", { simple: true }));
     sqlite.pragma(`wal_autocheckpoint = ${workerWritingCheckpointPages}`);
-    sqlite.pragma("journal_size_limit = -1");
-    writing = { count: 0, pagesBefore, limitBefore, awaiting: new Map() };
+    writing = { count: 0, pagesBefore, awaiting: new Map() };
     workersWriting.set(sqlite, writing);
   }
   writing.count += 1;
@@ -130,9 +103,7 @@ export function logCopiedByWorker(sqlite: BetterSqlite3.Database): () => void {
     held.count -= 1;
     if (held.count > 0) return;
     workersWriting.delete(sqlite);
-    if (!sqlite.open) return;
-    sqlite.pragma(`wal_autocheckpoint = ${held.pagesBefore}`);
-    sqlite.pragma(`journal_size_limit = ${held.limitBefore}`);
+    if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${held.pagesBefore}`);
   };
 }
 
@@ -265,9 +236,12 @@ async function openSqlite(
   sqlite.pragma("mmap_size = 268435456");
   sqlite.pragma("temp_store = MEMORY");
   sqlite.pragma(`wal_autocheckpoint = ${autocheckpointPages}`);
-  // The log file otherwise keeps the size of its longest run until the last connection closes
-  // (2.1 GB after a million-row import, before copyLogBack); cut back each time it starts over.
-  sqlite.pragma(`journal_size_limit = ${walFileLimitBytes}`);
+  // The log's file keeps the size of its longest run (SQLite's default), to be written over:
+  // cut back each time the log started over (journal_size_limit, 64 MB), it was freed and grown
+  // again every second or two during an import (64 to 90–250 MB), and the service's commits
+  // that came in meanwhile waited for the disk, 30–151 ms on the event loop. Its longest run is
+  // short now that the log starts over at each batch of an import (copyLogBack): 250 MB at most
+  // in the runs of a million-row import measured, against 2.1 GB before.
   let turns: Turns | null = null;
   if (giveWayTo) {
     turns = { role: "worker", flag: writerTurns(giveWayTo) };
@@ -532,7 +506,7 @@ export async function openDatabase(
         // A worker's last batch is copied back here, so the service's connection, copying again
         // once no worker writes (logCopiedByWorker), starts with a short log (unless a reader
         // of the service held the copy back; its next commit then copies the rest).
-        if (options.giveWayTo && sqlite?.open) closeWorkerLog(sqlite);
+        if (options.giveWayTo && sqlite?.open) copyLogBack(sqlite);
       } finally {
         await db.destroy();
       }
