@@ -71,7 +71,7 @@ const workerWritingCheckpointPages = 32_768;
 
 /**
  * Service connections whose commits leave the log to a worker thread: how many holds, the
- * settings before, and the holds kept for a worker that has not started yet, by key.
+ * setting before, and the holds kept for an import's thread that has not started yet, by key.
  */
 const workersWriting = new WeakMap<
   BetterSqlite3.Database,
