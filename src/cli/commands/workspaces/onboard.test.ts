@@ -63,18 +63,10 @@ describe("reseller workspaces onboard", () => {
       .reply(201, envelope(answer), { headers: jsonHeaders });
   }
 
-  /** Onboarding Acme on plan 2 with a pricing-page token, from flags alone. */
-  const acmeWithToken = [
-    "workspaces",
-    "onboard",
-    "--name",
-    "Acme",
-    "--email",
-    "o@acme.test",
-    "--plan",
-    "2",
-    "--pricing-token",
-  ];
+  /** Onboarding Acme on plan 2, from flags alone. */
+  const acme = ["workspaces", "onboard", "--name", "Acme", "--email", "o@acme.test", "--plan", "2"];
+  /** The same, with a pricing-page token. */
+  const acmeWithToken = [...acme, "--pricing-token"];
 
   function stubToken(status = 201, answer: unknown = envelope(createdToken), replayed = false) {
     api.pool
@@ -500,22 +492,11 @@ describe("reseller workspaces onboard", () => {
       .intercept({ path: (p: string) => p.includes("/contacts/imports/imp_01onboard") })
       // Ctrl-C while the progress bar shows.
       .reply(replyAfterCtrlC(envelope(contactImport("processing", 1))));
-    const run = await runCli(
-      [
-        "workspaces",
-        "onboard",
-        "--name",
-        "Acme",
-        "--email",
-        "o@acme.test",
-        "--plan",
-        "2",
-        "--import",
-        file,
-        "--yes",
-      ],
-      { tty: true, env: { ...api.env, NO_COLOR: "1" }, dispatcher: api.agent },
-    );
+    const run = await runCli([...acme, "--import", file, "--yes"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+    });
     expect(run.code).toBe(130);
     expect(run.stderr).toContain("Interrupted during the contact import.");
     expect(run.stderr).toContain(
