@@ -50,8 +50,25 @@ export interface DatabaseHandle {
  * a million-row import. A checkpoint that forces it (RESTART) would wait for readers, and make
  * the service's reads wait with it.
  */
-function copyLogBack(sqlite: BetterSqlite3.Database): void {
-  sqlite.pragma("wal_checkpoint(PASSIVE)");
+function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
+  const [copy] = sqlite.pragma("wal_checkpoint(PASSIVE)") as {
+    busy: number;
+    log: number;
+    checkpointed: number;
+  }[];
+  return copy !== undefined && copy.busy === 0 && copy.log > 0 && copy.checkpointed === copy.log;
+}
+
+/**
+ * For a worker thread's connection as it closes, after a complete copy: starts the log over
+ * with a commit of its own (the database's unused `user_version` written unchanged, one page).
+ * The first commit into a copied log starts it over, and SQLite then syncs the log's header;
+ * left to the service's next small commit, that sync waited for the disk on the event loop,
+ * 116–119 ms while an import's pages were still being written out.
+ */
+function startLogOver(sqlite: BetterSqlite3.Database): void {
+  const version = Number(sqlite.pragma("user_version", { simple: true }));
+  sqlite.pragma(`user_version = ${version}`);
 }
 
 /**
@@ -62,12 +79,12 @@ const autocheckpointPages = 4000;
 
 /**
  * The service connection's setting while a worker writes: a backstop, should the worker stop
- * copying (a batch held up long) while the service's commits go on. The log of a million-row
- * import reached 85 MB at most in the runs of 26 Nov, and 140–250 MB in those of 28 Nov when
- * readers kept it from starting over; the worker had copied it back all the same, so a
- * service's commit past this backstop has little left to copy.
+ * copying (a batch held up long) while the service's commits go on. Between two of the worker's
+ * copies the log holds its last batch uncopied: up to 266 MB in the runs of a million-row import
+ * of 28 Nov. A backstop below that (32,768 pages, 128 MB) had the service's next commit copy the
+ * batch on the event loop: 0.5–0.66 s.
  */
-const workerWritingCheckpointPages = 32_768;
+export const workerWritingCheckpointPages = 262_144;
 
 /**
  * Service connections whose commits leave the log to a worker thread: how many holds, the
@@ -246,6 +263,12 @@ async function openSqlite(
   if (giveWayTo) {
     turns = { role: "worker", flag: writerTurns(giveWayTo) };
     workerTurns.set(sqlite, turns.flag);
+    // The worker copies the log before each of its transactions (copyLogBack), so its first
+    // write starts the log over and SQLite syncs the log's header on this thread. A commit's own
+    // copy (past 4,000 pages, most of an import's batches) left the log copied for the service's
+    // next small commit, a write that had waited its turn, to start over: that header sync took
+    // 116–119 ms on the event loop while the import's pages were being written out.
+    sqlite.pragma("wal_autocheckpoint = 0");
     // Two imports' threads race for the lock, each asking again right after it commits; one
     // that keeps losing must wait rather than fail (a wait here holds no request).
     sqlite.pragma("busy_timeout = 60000");
@@ -505,8 +528,9 @@ export async function openDatabase(
       try {
         // A worker's last batch is copied back here, so the service's connection, copying again
         // once no worker writes (logCopiedByWorker), starts with a short log (unless a reader
-        // of the service held the copy back; its next commit then copies the rest).
-        if (options.giveWayTo && sqlite?.open) copyLogBack(sqlite);
+        // of the service held the copy back; its next commit then copies the rest), which the
+        // worker starts over itself (startLogOver).
+        if (options.giveWayTo && sqlite?.open && copyLogBack(sqlite)) startLogOver(sqlite);
       } finally {
         await db.destroy();
       }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
@@ -9,6 +9,7 @@ import {
   logHandedOver,
   logLeftForWorker,
   openDatabase,
+  workerWritingCheckpointPages,
   writerTurnsOf,
 } from "./database.js";
 
@@ -26,6 +27,12 @@ async function writePieces(database: DatabaseHandle, seqs: number[], uploadId = 
     }
   });
 }
+
+/**
+ * A count of the times the log of `file` has started over: the first salt of its header, which
+ * SQLite raises by one each time a commit writes the log from its start, whichever connection.
+ */
+const logStarts = (file: string) => readFileSync(`${file}-wal`).readUInt32BE(16);
 
 /** `count` seqs from `first` on. */
 const seqsFrom = (first: number, count: number) =>
@@ -122,6 +129,38 @@ describe("the SQLite log's file on disk", () => {
     expect(fileSize() - closed).toBeGreaterThan(16 * pieceBytes);
   });
 
+  it("has an import's thread start the log over, never the service's next small commit", async () => {
+    const { file, handle, service } = await openService();
+    const thread = await openWorker(file, service);
+    const endCopying = logCopiedByWorker(service);
+    const serviceCommit = (bucket: string) =>
+      handle.db
+        .insertInto("rate_limit_buckets")
+        .values({ bucket, hits: 1, window_ends_at: "2099-01-01T00:00:00.000Z" })
+        .execute();
+
+    // Batches of 20 MB, past the 4,000 pages after which a commit would copy the log itself.
+    await writePieces(thread, seqsFrom(0, 20));
+    const first = logStarts(file);
+    for (let batch = 1; batch < 4; batch++) {
+      const starts = logStarts(file);
+      await serviceCommit(`during-${batch}`);
+      expect(logStarts(file)).toBe(starts);
+      await writePieces(thread, seqsFrom(20 * batch, 20));
+    }
+    // Each of the thread's batches began by copying the log, and started it over.
+    expect(logStarts(file)).toBe((first + 3) >>> 0);
+
+    // Closing, the thread copies its last batch back and starts the log over itself.
+    await thread.close();
+    worker = undefined;
+    endCopying();
+    const starts = logStarts(file);
+    await serviceCommit("after");
+    expect(logStarts(file)).toBe(starts);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+  });
+
   it("copies the log again only when the last of several import threads has ended", async () => {
     const { service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
@@ -129,7 +168,7 @@ describe("the SQLite log's file on disk", () => {
     const second = logCopiedByWorker(service);
     first();
     first();
-    expect(pages()).toBe(32_768);
+    expect(pages()).toBe(workerWritingCheckpointPages);
     second();
     expect(pages()).toBe(4000);
   });
@@ -143,16 +182,16 @@ describe("the SQLite log's file on disk", () => {
     // 20 MB written by the service itself: past the 4,000 pages after which it would copy.
     for (const seq of seqsFrom(0, 20)) await writePieces(handle, [seq]);
     expect(statSync(file).size - before).toBeLessThan(pieceBytes);
-    expect(pages()).toBe(32_768);
+    expect(pages()).toBe(workerWritingCheckpointPages);
 
     // Another import's thread coming and going leaves them to this upload's own.
     logCopiedByWorker(service)();
-    expect(pages()).toBe(32_768);
+    expect(pages()).toBe(workerWritingCheckpointPages);
 
     // Its thread copies the log from its start; the service's setting ends with that thread.
     const endThread = logCopiedByWorker(service);
     logHandedOver(service, "imp_big");
-    expect(pages()).toBe(32_768);
+    expect(pages()).toBe(workerWritingCheckpointPages);
     endThread();
     expect(pages()).toBe(4000);
   });
@@ -161,7 +200,7 @@ describe("the SQLite log's file on disk", () => {
     const { service } = await openService();
     const pages = () => service.pragma("wal_autocheckpoint", { simple: true });
     logLeftForWorker(service, "imp_big", 20);
-    expect(pages()).toBe(32_768);
+    expect(pages()).toBe(workerWritingCheckpointPages);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(pages()).toBe(4000);
 

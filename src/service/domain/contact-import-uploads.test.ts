@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../db/database.js";
+import { type DatabaseHandle, openDatabase, workerWritingCheckpointPages } from "../db/database.js";
 import { StagedUpload, uploadHandedOver, uploadPieceBytes } from "./contact-import-uploads.js";
 
 const row = "+4915112345678,Ada,Lovelace,ada@example.com\n";
@@ -41,7 +41,9 @@ describe("an upload stored on a SQLite file", () => {
     await upload.store();
     await upload.discard();
     expect(statSync(file).size - before).toBeLessThan(uploadPieceBytes);
-    expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(32_768);
+    expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(
+      workerWritingCheckpointPages,
+    );
     // Once its import has started (in a thread that copies the log itself), the hold ends.
     uploadHandedOver(database.db, "imp_big");
     expect(service.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
