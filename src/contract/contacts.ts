@@ -146,7 +146,9 @@ const optedInAt = z
     }
     return normalised;
   })
-  .describe("When consent was given, if not now; not in the future.");
+  .describe(
+    "When consent was given, if not now; not in the future, and not before the opt-out of a contact it re-subscribes.",
+  );
 
 export const UpsertContactBody = z.strictObject({
   phone,

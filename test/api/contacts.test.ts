@@ -372,6 +372,37 @@ describe("contacts", () => {
       expect(tags.map((tag) => tag.name)).toEqual(["c"]);
     });
 
+    it("refuses to re-subscribe a contact with a consent given before their opt-out", async () => {
+      const id = (await upsert({ phone: anna, opt_in_status: "opted_in" })).json().data.id;
+      t.clock.advance(3_600_000);
+      const optedOut = (await patch(id, { opt_in_status: "opted_out" })).json().data;
+      expect(optedOut.opted_out_at).toBe("2026-11-22T10:30:00Z");
+      const stale = await patch(id, {
+        opt_in_status: "opted_in",
+        opt_in_source: "paper form",
+        // A minute before the opt-out, written with an offset.
+        opted_in_at: "2026-11-22T11:29:00+01:00",
+      });
+      expect(stale.statusCode).toBe(422);
+      expect(stale.json().details).toEqual([
+        {
+          field: "opted_in_at",
+          message: expect.stringContaining("earlier than this contact's opt-out"),
+        },
+      ]);
+      expect((await t.request("GET", path(`/${id}`))).json().data.opt_in_status).toBe("opted_out");
+      const fresh = await patch(id, {
+        opt_in_status: "opted_in",
+        opt_in_source: "paper form",
+        opted_in_at: optedOut.opted_out_at,
+      });
+      expect(fresh.statusCode).toBe(200);
+      expect(fresh.json().data).toMatchObject({
+        opt_in_status: "opted_in",
+        opted_in_at: optedOut.opted_out_at,
+      });
+    });
+
     it("takes all three opt-in statuses and records each move's time", async () => {
       const contact = await created();
       t.clock.advance(3_600_000);

@@ -107,7 +107,8 @@ export function nextRow(
 
   const before = existing?.opt_in_status ?? null;
   const status = changes.opt_in_status ?? before ?? "not_set";
-  const consentProblem = consentRecordProblem(before, changes);
+  const consentProblem =
+    consentRecordProblem(before, changes) ?? resubscriptionTimeProblem(existing, changes);
   if (consentProblem) return { row: null, problem: consentProblem };
   row.opt_in_status = status;
   if (changes.opt_in_source !== undefined) row.opt_in_source = changes.opt_in_source;
@@ -148,6 +149,23 @@ function consentRecordProblem(
     field,
     message:
       "is the record of the consent this contact withdrew (opted out): to re-subscribe them, give opt_in_status opted_in with an opt_in_source",
+  };
+}
+
+/**
+ * Why a re-subscription's consent time cannot be taken, or null: consent given before the
+ * contact opted out is the consent they withdrew, so it cannot undo their opt-out.
+ */
+function resubscriptionTimeProblem(
+  existing: Row | null,
+  changes: ContactChanges,
+): ChangeProblem | null {
+  const optedOutAt = existing?.opt_in_status === "opted_out" ? existing.opted_out_at : null;
+  if (changes.opt_in_status !== "opted_in" || !changes.opted_in_at || !optedOutAt) return null;
+  if (Date.parse(changes.opted_in_at) >= Date.parse(optedOutAt)) return null;
+  return {
+    field: "opted_in_at",
+    message: `is earlier than this contact's opt-out (${optedOutAt}): consent given before they opted out was withdrawn; give the time of the new consent, or omit it for now`,
   };
 }
 
