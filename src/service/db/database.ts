@@ -41,22 +41,32 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** The log's length and how much of it is copied back (`wal_checkpoint`'s answer). */
+type LogState = { busy: number; log: number; checkpointed: number };
+
+const logState = (sqlite: BetterSqlite3.Database, mode: "PASSIVE" | "NOOP") =>
+  (sqlite.pragma(`wal_checkpoint(${mode})`) as [LogState])[0];
+
 /**
  * For a worker thread's connection, before each transaction: copies back what is left in the
- * log (the service's commits since the last copy among it), so that this transaction begins
- * after a complete copy and its first write starts the log over (when no reader is on the log
- * then). Left to the commits' own checkpoints, the service's small commits between an import's
- * batches kept SQLite from starting it over for 40 s at a time: the log reached 2.1 GB during
- * a million-row import. A checkpoint that forces it (RESTART) would wait for readers, and make
- * the service's reads wait with it.
+ * log (its last batch and the service's commits since), so that this transaction begins after a
+ * complete copy and its first write starts the log over (when no reader is on the log then).
+ * Returns whether the whole log is copied. Left to the commits' own checkpoints, the service's
+ * small commits between an import's batches kept SQLite from starting it over for 40 s at a
+ * time: the log reached 2.1 GB during a million-row import. A checkpoint that forces it
+ * (RESTART) would wait for readers, and make the service's reads wait with it.
  */
 function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
-  const [copy] = sqlite.pragma("wal_checkpoint(PASSIVE)") as {
-    busy: number;
-    log: number;
-    checkpointed: number;
-  }[];
-  return copy !== undefined && copy.busy === 0 && copy.log > 0 && copy.checkpointed === copy.log;
+  // A copy reaches the log's end as it was when it began. A batch's copy takes up to 0.2 s, and a
+  // commit of the service's meanwhile (one every 250 ms) left the log not quite copied, so it
+  // did not start over, and grew by a batch each time; a second copy is short.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const copy = logState(sqlite, "PASSIVE");
+    if (copy.busy !== 0 || copy.checkpointed !== copy.log) return false;
+    const now = logState(sqlite, "NOOP");
+    if (now.log === now.checkpointed) return now.log > 0;
+  }
+  return false;
 }
 
 /**
@@ -64,11 +74,23 @@ function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
  * with a commit of its own (the database's unused `user_version` written unchanged, one page).
  * The first commit into a copied log starts it over, and SQLite then syncs the log's header;
  * left to the service's next small commit, that sync waited for the disk on the event loop,
- * 116–119 ms while an import's pages were still being written out.
+ * 116–119 ms while an import's pages were still being written out. Unlike a RESTART checkpoint,
+ * a commit never waits for readers: with one on the log, SQLite appends instead.
  */
 function startLogOver(sqlite: BetterSqlite3.Database): void {
-  const version = Number(sqlite.pragma("user_version", { simple: true }));
-  sqlite.pragma(`user_version = ${version}`);
+  try {
+    // Waits briefly for the lock, not for another import's whole batch.
+    sqlite.pragma("busy_timeout = 200");
+    sqlite
+      .transaction(() => {
+        const version = Number(sqlite.pragma("user_version", { simple: true }));
+        sqlite.pragma(`user_version = ${version}`);
+      })
+      .immediate();
+  } catch {
+    // The thread's work is committed: without this commit, the service's next one starts the
+    // log over, as before. A failing disk shows there too.
+  }
 }
 
 /**
@@ -78,11 +100,11 @@ function startLogOver(sqlite: BetterSqlite3.Database): void {
 const autocheckpointPages = 4000;
 
 /**
- * The service connection's setting while a worker writes: a backstop, should the worker stop
- * copying (a batch held up long) while the service's commits go on. Between two of the worker's
- * copies the log holds its last batch uncopied: up to 266 MB in the runs of a million-row import
- * of 28 Nov. A backstop below that (32,768 pages, 128 MB) had the service's next commit copy the
- * batch on the event loop: 0.5–0.66 s.
+ * The service connection's setting while a worker writes (1 GiB of log, copied or not): a
+ * backstop, should the worker stop copying (a batch held up long) while the service's commits go
+ * on. Between two of the worker's copies the log holds its last batch uncopied: up to 266 MB in
+ * the runs of a million-row import of 28 Nov. A backstop below that (32,768 pages, 128 MB) had
+ * the service's next commit copy the batch on the event loop: 0.5–0.66 s.
  */
 export const workerWritingCheckpointPages = 262_144;
 

@@ -30,7 +30,8 @@ async function writePieces(database: DatabaseHandle, seqs: number[], uploadId = 
 
 /**
  * A count of the times the log of `file` has started over: the first salt of its header, which
- * SQLite raises by one each time a commit writes the log from its start, whichever connection.
+ * SQLite raises by one each time a commit writes the log from its start, whichever connection
+ * (a log new to a connection that never started one over gets a random salt: compare within a test).
  */
 const logStarts = (file: string) => readFileSync(`${file}-wal`).readUInt32BE(16);
 
@@ -85,7 +86,6 @@ describe("the SQLite log's file on disk", () => {
     // As when each commit's own checkpoint loses the race to another thread's (two threads
     // write in turn): then only the copy at the batch's start lets the log start over.
     service.pragma("wal_autocheckpoint = 0");
-    thread.sqlite?.pragma("wal_autocheckpoint = 0");
     const batchBytes = 2 * pieceBytes;
     const batches = 10;
     for (let batch = 0; batch < batches; batch++) {
@@ -102,8 +102,7 @@ describe("the SQLite log's file on disk", () => {
   it("leaves the copying of the log to an import's thread while it writes, and takes it back after", async () => {
     const { file, handle, service } = await openService();
     const thread = await openWorker(file, service);
-    // As when the batch's own checkpoint lost the race to a reader: the batch is left in the log.
-    thread.sqlite?.pragma("wal_autocheckpoint = 0");
+    // The thread's commits leave its batches in the log (it copies before its next transaction).
     const fileSize = () => statSync(file).size;
 
     const endCopying = logCopiedByWorker(service);
