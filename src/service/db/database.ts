@@ -51,7 +51,8 @@ const logState = (sqlite: BetterSqlite3.Database, mode: "PASSIVE" | "NOOP") =>
  * For a worker thread's connection, before each transaction: copies back what is left in the
  * log (its last batch and the service's commits since), so that this transaction begins after a
  * complete copy and its first write starts the log over (when no reader is on the log then).
- * Returns whether the whole log is copied. Left to the commits' own checkpoints, the service's
+ * Returns whether the whole log is copied and holds something (so a commit would start it over;
+ * `wal_checkpoint(NOOP)` needs SQLite 3.51, bundled: 3.53). Left to the commits' own checkpoints, the service's
  * small commits between an import's batches kept SQLite from starting it over for 40 s at a
  * time: the log reached 2.1 GB during a million-row import. A checkpoint that forces it
  * (RESTART) would wait for readers, and make the service's reads wait with it.
@@ -59,7 +60,7 @@ const logState = (sqlite: BetterSqlite3.Database, mode: "PASSIVE" | "NOOP") =>
 function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
   // A copy reaches the log's end as it was when it began. A batch's copy takes up to 0.2 s, and a
   // commit of the service's meanwhile (one every 250 ms) left the log not quite copied, so it
-  // did not start over, and grew by a batch each time; a second copy is short.
+  // did not start over, and grew by a batch each time; a second copy (a third at most) is short.
   for (let attempt = 0; attempt < 3; attempt++) {
     const copy = logState(sqlite, "PASSIVE");
     if (copy.busy !== 0 || copy.checkpointed !== copy.log) return false;
@@ -70,15 +71,16 @@ function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
 }
 
 /**
- * For a worker thread's connection as it closes, after a complete copy: starts the log over
- * with a commit of its own (the database's unused `user_version` written unchanged, one page).
- * The first commit into a copied log starts it over, and SQLite then syncs the log's header;
- * left to the service's next small commit, that sync waited for the disk on the event loop,
- * 116–119 ms while an import's pages were still being written out. Unlike a RESTART checkpoint,
- * a commit never waits for readers: with one on the log, SQLite appends instead.
+ * For a worker thread's connection as it closes: copies its last batch back, and after a complete
+ * copy starts the log over with a commit of its own (the database's unused `user_version` written
+ * unchanged, one page). The first commit into a copied log starts it over, and SQLite then syncs
+ * the log's header; left to the service's next small commit, that sync waited for the disk on the
+ * event loop, 116–119 ms while an import's pages were still being written out. Unlike a RESTART
+ * checkpoint, a commit never waits for readers: with one on the log, SQLite appends instead.
  */
-function startLogOver(sqlite: BetterSqlite3.Database): void {
+function handLogBack(sqlite: BetterSqlite3.Database): void {
   try {
+    if (!copyLogBack(sqlite)) return;
     // Waits briefly for the lock, not for another import's whole batch.
     sqlite.pragma("busy_timeout = 200");
     sqlite
@@ -87,9 +89,11 @@ function startLogOver(sqlite: BetterSqlite3.Database): void {
         sqlite.pragma(`user_version = ${version}`);
       })
       .immediate();
-  } catch {
-    // The thread's work is committed: without this commit, the service's next one starts the
-    // log over, as before. A failing disk shows there too.
+  } catch (error) {
+    // The thread's work is committed, and a finished import must not fail here: what is left in
+    // the log is copied by the service's commits, as before. SQLite's own errors only (busy, a
+    // full or failing disk, which the service's next write meets too).
+    if (!String((error as { code?: unknown } | null)?.code).startsWith("SQLITE_")) throw error;
   }
 }
 
@@ -551,8 +555,8 @@ export async function openDatabase(
         // A worker's last batch is copied back here, so the service's connection, copying again
         // once no worker writes (logCopiedByWorker), starts with a short log (unless a reader
         // of the service held the copy back; its next commit then copies the rest), which the
-        // worker starts over itself (startLogOver).
-        if (options.giveWayTo && sqlite?.open && copyLogBack(sqlite)) startLogOver(sqlite);
+        // worker starts over itself (handLogBack).
+        if (options.giveWayTo && sqlite?.open) handLogBack(sqlite);
       } finally {
         await db.destroy();
       }
