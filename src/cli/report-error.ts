@@ -73,8 +73,16 @@ const flagsByCommand: Record<string, Record<string, string>> = {
     audience: "--all, --tag or --contacts",
     scheduled_at: "--schedule",
   },
-  "contacts upsert": { opt_in_status: "--opt-in", opt_in_source: "--opt-in-source" },
-  "contacts update": { opt_in_status: "--opt-in", opt_in_source: "--opt-in-source" },
+  "contacts upsert": {
+    opt_in_status: "--opt-in",
+    opt_in_source: "--opt-in-source",
+    opted_in_at: "--opted-in-at",
+  },
+  "contacts update": {
+    opt_in_status: "--opt-in",
+    opt_in_source: "--opt-in-source",
+    opted_in_at: "--opted-in-at",
+  },
   "workspaces create": { contact_email: "--email", plan_id: "--plan" },
   "workspaces onboard": { contact_email: "--email", plan_id: "--plan" },
 };

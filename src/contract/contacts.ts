@@ -147,7 +147,7 @@ const optedInAt = z
     return normalised;
   })
   .describe(
-    "When consent was given, if not now; not in the future, and not before the opt-out of a contact it re-subscribes.",
+    "When consent was given, if not now; not in the future, and not before the contact's last opt-out when it opts them in.",
   );
 
 export const UpsertContactBody = z.strictObject({

@@ -372,7 +372,7 @@ describe("contacts", () => {
       expect(tags.map((tag) => tag.name)).toEqual(["c"]);
     });
 
-    it("refuses to re-subscribe a contact with a consent given before their opt-out", async () => {
+    it("refuses to opt a contact in with a consent given before their opt-out, directly or by a detour", async () => {
       const id = (await upsert({ phone: anna, opt_in_status: "opted_in" })).json().data.id;
       t.clock.advance(3_600_000);
       const optedOut = (await patch(id, { opt_in_status: "opted_out" })).json().data;
@@ -401,6 +401,16 @@ describe("contacts", () => {
         opt_in_status: "opted_in",
         opted_in_at: optedOut.opted_out_at,
       });
+      // Nor by a detour: moved to not_set, then upserted as opted in with the old consent.
+      expect((await patch(id, { opt_in_status: "not_set" })).statusCode).toBe(200);
+      const detour = await upsert({
+        phone: anna,
+        opt_in_status: "opted_in",
+        opt_in_source: "old form",
+        opted_in_at: "2026-11-22T09:00:00Z",
+      });
+      expect(detour.statusCode).toBe(422);
+      expect(detour.json().details[0].field).toBe("opted_in_at");
     });
 
     it("takes all three opt-in statuses and records each move's time", async () => {

@@ -108,7 +108,7 @@ export function nextRow(
   const before = existing?.opt_in_status ?? null;
   const status = changes.opt_in_status ?? before ?? "not_set";
   const consentProblem =
-    consentRecordProblem(before, changes) ?? resubscriptionTimeProblem(existing, changes);
+    consentRecordProblem(before, changes) ?? withdrawnConsentProblem(existing, status, changes);
   if (consentProblem) return { row: null, problem: consentProblem };
   row.opt_in_status = status;
   if (changes.opt_in_source !== undefined) row.opt_in_source = changes.opt_in_source;
@@ -153,16 +153,19 @@ function consentRecordProblem(
 }
 
 /**
- * Why a re-subscription's consent time cannot be taken, or null: consent given before the
- * contact opted out is the consent they withdrew, so it cannot undo their opt-out.
+ * Why an opted-in contact's consent time cannot be taken, or null: consent given before the
+ * contact's last opt-out is the consent they withdrew, whatever their status since (a START,
+ * then not_set, then an upsert must not bring it back either).
  */
-function resubscriptionTimeProblem(
+function withdrawnConsentProblem(
   existing: Row | null,
+  status: string,
   changes: ContactChanges,
 ): ChangeProblem | null {
-  const optedOutAt = existing?.opt_in_status === "opted_out" ? existing.opted_out_at : null;
-  if (changes.opt_in_status !== "opted_in" || !changes.opted_in_at || !optedOutAt) return null;
-  if (Date.parse(changes.opted_in_at) >= Date.parse(optedOutAt)) return null;
+  const optedOutAt = existing?.opted_out_at;
+  if (status !== "opted_in" || !changes.opted_in_at || !optedOutAt) return null;
+  // Refused only when both times read as times: an unreadable stored one refuses nothing.
+  if (!(Date.parse(changes.opted_in_at) < Date.parse(optedOutAt))) return null;
   return {
     field: "opted_in_at",
     message: `is earlier than this contact's opt-out (${optedOutAt}): consent given before they opted out was withdrawn; give the time of the new consent, or omit it for now`,

@@ -343,6 +343,38 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     );
   });
 
+  it("names --opted-in-at when the service refuses the consent time", async () => {
+    const message = "is earlier than this contact's opt-out (2026-11-22T11:30:00Z)";
+    api.pool.intercept({ path: `${base}/contacts/ct_01anna`, method: "PATCH" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: `opted_in_at: ${message}`,
+        details: [{ field: "opted_in_at", message }],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(
+      [
+        "contacts",
+        "update",
+        "ct_01anna",
+        "--opt-in",
+        "opted_in",
+        "--opt-in-source",
+        "form",
+        "--opted-in-at",
+        "2026-11-22T09:00:00Z",
+      ],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "Hint: With `reseller contacts update`: opted_in_at is --opted-in-at.",
+    );
+  });
+
   it("refuses an update that changes nothing (exit 2)", async () => {
     const run = await runCli(["contacts", "update", "ct_01anna"], {
       env: env(),
