@@ -317,22 +317,21 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(JSON.parse(run.stdout).opt_in_status).toBe("opted_out");
   });
 
-  it("names the flag of a field the service asks for: opting a contact back in needs --opt-in-source", async () => {
+  /** The service refusing the next PATCH of ct_01anna with a 422 naming `field`. */
+  const refuseUpdate = (field: string, message: string) =>
     api.pool.intercept({ path: `${base}/contacts/ct_01anna`, method: "PATCH" }).reply(
       422,
       {
         status: "error",
         error_code: "validation_failed",
-        message: "opt_in_source: is required to opt an opted-out contact back in",
-        details: [
-          {
-            field: "opt_in_source",
-            message: "is required to opt an opted-out contact back in",
-          },
-        ],
+        message: `${field}: ${message}`,
+        details: [{ field, message }],
       },
       { headers: jsonHeaders },
     );
+
+  it("names the flag of a field the service asks for: opting a contact back in needs --opt-in-source", async () => {
+    refuseUpdate("opt_in_source", "is required to opt an opted-out contact back in");
     const run = await runCli(["contacts", "update", "ct_01anna", "--opt-in", "opted_in"], {
       env: env(),
       dispatcher: api.agent,
@@ -344,17 +343,7 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
   });
 
   it("names --opted-in-at when the service refuses the consent time", async () => {
-    const message = "is earlier than this contact's opt-out (2026-11-22T11:30:00Z)";
-    api.pool.intercept({ path: `${base}/contacts/ct_01anna`, method: "PATCH" }).reply(
-      422,
-      {
-        status: "error",
-        error_code: "validation_failed",
-        message: `opted_in_at: ${message}`,
-        details: [{ field: "opted_in_at", message }],
-      },
-      { headers: jsonHeaders },
-    );
+    refuseUpdate("opted_in_at", "is earlier than this contact's opt-out (2026-11-22T11:30:00Z)");
     const run = await runCli(
       [
         "contacts",
