@@ -51,11 +51,12 @@ const logState = (sqlite: BetterSqlite3.Database, mode: "PASSIVE" | "NOOP") =>
  * For a worker thread's connection, before each transaction: copies back what is left in the
  * log (its last batch and the service's commits since), so that this transaction begins after a
  * complete copy and its first write starts the log over (when no reader is on the log then).
- * Returns whether the whole log is copied and holds something (so a commit would start it over;
- * `wal_checkpoint(NOOP)` needs SQLite 3.51, bundled: 3.53). Left to the commits' own checkpoints, the service's
- * small commits between an import's batches kept SQLite from starting it over for 40 s at a
- * time: the log reached 2.1 GB during a million-row import. A checkpoint that forces it
- * (RESTART) would wait for readers, and make the service's reads wait with it.
+ * Returns whether the whole log is copied and holds something (so a commit would start it
+ * over; `wal_checkpoint(NOOP)` needs SQLite 3.51, bundled: 3.53). Left to the commits' own
+ * checkpoints, the service's small commits between an import's batches kept SQLite from
+ * starting it over for 40 s at a time: the log reached 2.1 GB during a million-row import. A
+ * checkpoint that forces it (RESTART) would wait for readers, and make the service's reads wait
+ * with it.
  */
 function copyLogBack(sqlite: BetterSqlite3.Database): boolean {
   // A copy reaches the log's end as it was when it began. A batch's copy takes up to 0.2 s, and a
