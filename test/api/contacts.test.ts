@@ -411,6 +411,19 @@ describe("contacts", () => {
       });
       expect(detour.statusCode).toBe(422);
       expect(detour.json().details[0].field).toBe("opted_in_at");
+      // An import row doing the same is that row's error.
+      const csv = `phone,opt_in_status,opt_in_source,opted_in_at\n${anna},opted_in,old form,2026-11-22T09:00:00Z\n`;
+      const started = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+        body: { csv: Buffer.from(csv).toString("base64") },
+      });
+      await t.runJobs();
+      const imported = await t.request(
+        "GET",
+        `/api/v1/workspaces/${ws}/contacts/imports/${started.json().data.id}`,
+      );
+      expect(imported.json().data).toMatchObject({ status: "completed", error_count: 1 });
+      expect(imported.json().data.errors[0]).toMatchObject({ row: 1, field: "opted_in_at" });
+      expect((await t.request("GET", path(`/${id}`))).json().data.opt_in_status).toBe("not_set");
     });
 
     it("takes all three opt-in statuses and records each move's time", async () => {
