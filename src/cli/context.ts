@@ -17,6 +17,7 @@ import {
   resolveProfileName,
   resolveSettings,
   type Settings,
+  tokenWorkspaceApplies,
 } from "./settings.js";
 import { isTokenText } from "./token-text.js";
 import { cliVersion } from "./version.js";
@@ -83,7 +84,7 @@ export interface Context {
    * a usage error pointing at `reseller login` when there is no token.
    */
   client(overrides?: { baseUrl?: string; token?: string }): Promise<ApiClient>;
-  /** The workspace a command works in: -w, RESELLER_WORKSPACE, then the profile's default. */
+  /** The workspace a command works in: -w, RESELLER_WORKSPACE, a workspace token's own, the profile's. */
   workspaceId(): Promise<string>;
 }
 
@@ -254,8 +255,8 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     workspaceId: async () => {
       const settings = await ctx.settings();
       const workspace = settings.workspace.value;
-      // A workspace token reaches one workspace, its own: where nothing names one, it does.
-      if (!workspace && settings.token.value?.startsWith("wsk_")) {
+      // A workspace token reaches one workspace, its own.
+      if (tokenWorkspaceApplies(settings)) {
         // Asked once per command, however often it needs the workspace.
         tokenWorkspace ??= (async () => {
           const { CurrentTokenResponse } = await import("../contract/tokens.js");

@@ -72,7 +72,7 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
   if (spec.inWorkspace) {
     command.option(
       "-w, --workspace <id>",
-      "workspace to work in (default: RESELLER_WORKSPACE, then the profile's, then a workspace token's own)",
+      "workspace to work in (default: RESELLER_WORKSPACE, then a workspace token's own, then the profile's)",
     );
   }
   for (const opt of spec.options ?? []) {

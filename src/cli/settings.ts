@@ -2,7 +2,8 @@ import { type CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Profile } from "./profile-store.js";
 
-export type Source = "flag" | "env" | "profile" | "default" | "none";
+/** "token": a workspace token's own workspace (see tokenWorkspaceApplies). */
+export type Source = "flag" | "env" | "profile" | "default" | "none" | "token";
 
 /** A setting's value and where it came from, for `auth status`. */
 export interface Sourced<T> {
@@ -73,6 +74,17 @@ export function resolveSettings(
     token: pick(flags.token?.trim(), env.RESELLER_TOKEN?.trim(), profile?.token),
     workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
   };
+}
+
+/**
+ * Whether commands work in the workspace token's own workspace rather than the setting: where
+ * nothing names one, or where the profile's default was chosen for the profile's own token
+ * while this one comes from --token or RESELLER_TOKEN.
+ */
+export function tokenWorkspaceApplies(settings: Settings): boolean {
+  if (!settings.token.value?.startsWith("wsk_")) return false;
+  const { source } = settings.workspace;
+  return source === "none" || (source === "profile" && settings.token.source !== "profile");
 }
 
 /** A token safe to print: its prefix and last four characters. */

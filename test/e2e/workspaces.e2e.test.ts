@@ -296,6 +296,53 @@ describe("workspaces and tokens through the binary against a real local service"
     expect(JSON.parse(run.stdout)).toEqual([]);
   });
 
+  it("works inside a workspace token's own workspace whatever default the profile kept from another token", async () => {
+    const created = await reseller(
+      [
+        "workspaces",
+        "tokens",
+        "create",
+        "-w",
+        activeId,
+        "--name",
+        "desk",
+        "--scope",
+        "contacts:read",
+        "--json",
+      ],
+      { env },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    const wsk = JSON.parse(created.stdout).token as string;
+    // A machine whose profile was set up with the reseller's token, default workspace the trial.
+    const machine = { RESELLER_CONFIG_DIR: tempConfigDir(), RESELLER_BASE_URL: service.url };
+    const used = await reseller(["workspaces", "use", trialId], {
+      env: { ...machine, RESELLER_TOKEN: env.RESELLER_TOKEN as string },
+    });
+    expect(used.exitCode, used.stderr).toBe(0);
+
+    const byEnv = await reseller(["contacts", "list", "--json"], {
+      env: { ...machine, RESELLER_TOKEN: wsk },
+    });
+    expect(byEnv.exitCode, byEnv.stderr).toBe(0);
+    const status = await reseller(["auth", "status", "--json"], {
+      env: { ...machine, RESELLER_TOKEN: wsk },
+    });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      workspace: activeId,
+      workspace_source: "token",
+    });
+
+    const login = await reseller(["login", "--token-stdin"], { env: machine, input: `${wsk}\n` });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(login.stderr).toContain(
+      `Its default workspace is now the token's own, ${activeId} (was ${trialId}).`,
+    );
+    const byProfile = await reseller(["contacts", "list", "--json"], { env: machine });
+    expect(byProfile.exitCode, byProfile.stderr).toBe(0);
+    expect(JSON.parse(byProfile.stdout)).toEqual([]);
+  });
+
   it("creates, uses and revokes a reseller token, its secret captured with --json", async () => {
     const created = await reseller(
       ["tokens", "create", "--name", "read only", "--scope", "workspaces:read", "--json"],

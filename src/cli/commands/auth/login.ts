@@ -73,15 +73,27 @@ export const run: Handler = async (ctx, { options }) => {
   const store = await ctx.profiles();
   const profile = settings.profile.value;
   const wasActive = store.activeName;
-  await store.update(profile, { base_url: baseUrl, token });
-  await store.use(profile);
   const current = response.body.data;
+  // A workspace token reaches its own workspace only: a default left from an earlier token
+  // would make every later command a 404.
+  const ownWorkspace = current.kind === "workspace" ? current.workspace_id : null;
+  const previousWorkspace = store.get(profile)?.workspace;
+  await store.update(profile, {
+    base_url: baseUrl,
+    token,
+    ...(ownWorkspace ? { workspace: ownWorkspace } : {}),
+  });
+  await store.use(profile);
   // Later commands now use this profile: said, since it may not be the one they used before.
   const switched =
     wasActive !== profile ? ` It is now the active profile (was '${wasActive}').` : "";
+  const workspaceNote =
+    ownWorkspace && previousWorkspace && previousWorkspace !== ownWorkspace
+      ? ` Its default workspace is now the token's own, ${ownWorkspace} (was ${previousWorkspace}).`
+      : "";
   return {
     data: response.raw.data,
     view: recordView(current, tokenFields),
-    message: `Logged in to ${redactedUrl(baseUrl)} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).${switched}`,
+    message: `Logged in to ${redactedUrl(baseUrl)} with ${current.kind} token ${current.id}; saved to profile '${profile}' (${store.path}).${switched}${workspaceNote}`,
   };
 };

@@ -5,7 +5,7 @@ import { type ExitKind, exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { recordView } from "../../output/view.js";
 import { exitKindOf } from "../../report-error.js";
-import { maskToken, type Sourced } from "../../settings.js";
+import { maskToken, type Sourced, tokenWorkspaceApplies } from "../../settings.js";
 
 const sourceNames = {
   flag: "flag",
@@ -13,6 +13,7 @@ const sourceNames = {
   profile: "profile",
   default: "default",
   none: "not set",
+  token: "the token's own",
 } as const;
 
 function from(setting: Sourced<string | undefined>): string {
@@ -52,6 +53,11 @@ export const run: Handler = async (ctx) => {
       errorCode = error.errorCode ?? error.kind;
     }
   }
+  // The workspace commands will use: a workspace token's own where it applies.
+  const workspace: Sourced<string | undefined> =
+    current?.kind === "workspace" && current.workspace_id && tokenWorkspaceApplies(settings)
+      ? { value: current.workspace_id, source: "token" }
+      : settings.workspace;
   const status = {
     profile: settings.profile.value,
     profile_source: settings.profile.source,
@@ -59,8 +65,8 @@ export const run: Handler = async (ctx) => {
     base_url_source: settings.baseUrl.source,
     token: token ? maskToken(token) : null,
     token_source: settings.token.source,
-    workspace: settings.workspace.value ?? null,
-    workspace_source: settings.workspace.source,
+    workspace: workspace.value ?? null,
+    workspace_source: workspace.source,
     config_file: store.path,
     valid: current !== null,
     problem,
@@ -98,9 +104,9 @@ export const run: Handler = async (ctx) => {
         header: "Workspace",
         key: "workspace",
         value: (s) => s.workspace,
-        display: (s) => `${s.workspace ?? "—"} (${from(settings.workspace)})`,
+        display: (s) => `${s.workspace ?? "—"} (${from(workspace)})`,
       },
-      ...source("workspace_source", settings.workspace),
+      ...source("workspace_source", workspace),
       {
         header: "Status",
         key: "valid",
