@@ -268,28 +268,20 @@ describe("workspaces and tokens through the binary against a real local service"
     expect(after.exitCode).toBe(3);
   });
 
-  it("works inside a workspace token's own workspace when nothing names one", async () => {
-    const created = await reseller(
-      [
-        "workspaces",
-        "tokens",
-        "create",
-        "-w",
-        activeId,
-        "--name",
-        "client",
-        "--scope",
-        "contacts:read",
-        "--json",
-      ],
-      { env },
-    );
+  /** A contacts:read workspace token of the active workspace: its secret. */
+  async function contactsReadToken(name: string): Promise<string> {
+    const args = ["workspaces", "tokens", "create", "-w", activeId, "--name", name];
+    const created = await reseller([...args, "--scope", "contacts:read", "--json"], { env });
     expect(created.exitCode, created.stderr).toBe(0);
+    return JSON.parse(created.stdout).token as string;
+  }
+
+  it("works inside a workspace token's own workspace when nothing names one", async () => {
     // The client's own machine: no profile, no default workspace.
     const client = {
       ...env,
       RESELLER_CONFIG_DIR: tempConfigDir(),
-      RESELLER_TOKEN: JSON.parse(created.stdout).token as string,
+      RESELLER_TOKEN: await contactsReadToken("client"),
     };
     const run = await reseller(["contacts", "list", "--json"], { env: client });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -297,23 +289,7 @@ describe("workspaces and tokens through the binary against a real local service"
   });
 
   it("works inside a workspace token's own workspace whatever default the profile kept from another token", async () => {
-    const created = await reseller(
-      [
-        "workspaces",
-        "tokens",
-        "create",
-        "-w",
-        activeId,
-        "--name",
-        "desk",
-        "--scope",
-        "contacts:read",
-        "--json",
-      ],
-      { env },
-    );
-    expect(created.exitCode, created.stderr).toBe(0);
-    const wsk = JSON.parse(created.stdout).token as string;
+    const wsk = await contactsReadToken("desk");
     // A machine whose profile was set up with the reseller's token, default workspace the trial.
     const machine = { RESELLER_CONFIG_DIR: tempConfigDir(), RESELLER_BASE_URL: service.url };
     const used = await reseller(["workspaces", "use", trialId], {
