@@ -32,7 +32,9 @@ export function parseRetryAfter(
 
 /**
  * How long to wait before retry number `attempt` (1-based): what the service asked for, or an
- * exponential backoff, capped, plus up to 10% jitter so many clients do not retry in step.
+ * exponential backoff, capped, with up to 10% jitter so many clients do not retry in step. At
+ * the cap the jitter is taken off instead of added, so clients held back by a long Retry-After
+ * do not all come back in the same millisecond.
  */
 export function retryDelayMs(
   policy: RetryPolicy,
@@ -45,5 +47,6 @@ export function retryDelayMs(
       ? retryAfterSeconds * 1000
       : policy.baseBackoffMs * 2 ** (attempt - 1);
   const capped = Math.min(base, policy.maxWaitMs);
-  return Math.round(Math.min(policy.maxWaitMs, capped + capped * 0.1 * random()));
+  const jitter = capped * 0.1 * random();
+  return Math.round(capped + jitter <= policy.maxWaitMs ? capped + jitter : capped - jitter);
 }
