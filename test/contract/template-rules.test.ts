@@ -655,6 +655,15 @@ describe("template rules", () => {
     });
   });
 
+  it("names a media header as it reads: an IMAGE header, a VIDEO header", () => {
+    const messages = ["IMAGE", "VIDEO"].map(
+      (format) =>
+        checkTemplate(template([{ type: "HEADER", format }, plainBody()])).problems[0]?.message,
+    );
+    expect(messages[0]).toMatch(/^an IMAGE header needs one example/);
+    expect(messages[1]).toMatch(/^a VIDEO header needs one example/);
+  });
+
   it("normalises enum spellings and keeps only known fields", () => {
     const check = checkTemplate({
       name: "order_update",

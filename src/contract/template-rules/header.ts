@@ -91,7 +91,7 @@ export function checkHeader(ctx: ComponentContext, input: Json): HeaderComponent
     p.add(
       `${path}.text`,
       "header_media",
-      `a ${format} header has no text; remove it or use format TEXT`,
+      `${withArticle(format)} header has no text; remove it or use format TEXT`,
     );
   }
   if (format === "LOCATION") {
@@ -110,7 +110,7 @@ export function checkHeader(ctx: ComponentContext, input: Json): HeaderComponent
       `${path}.example.`,
       exampleObject,
       ["header_handle"],
-      `a ${format} header's example`,
+      `${withArticle(format)} header's example`,
     );
   }
   const handles = exampleObject?.header_handle;
@@ -123,10 +123,15 @@ export function checkHeader(ctx: ComponentContext, input: Json): HeaderComponent
     p.add(
       `${path}.example.header_handle`,
       "header_media",
-      `a ${format} header needs one example media handle or URL: "example": {"header_handle": ["https://…"]}`,
+      `${withArticle(format)} header needs one example media handle or URL: "example": {"header_handle": ["https://…"]}`,
     );
   } else {
     header.example = { header_handle: [handles[0]] };
   }
   return p.count === before ? header : undefined;
+}
+
+/** "an IMAGE", "a VIDEO": the media formats read as words in messages. */
+function withArticle(format: string): string {
+  return `${/^[AEIOU]/.test(format) ? "an" : "a"} ${format}`;
 }
