@@ -48,7 +48,7 @@ _reseller_options() {
     'workspaces list') REPLY='--status --page --per-page --all -h --help' ;;
     'workspaces create') REPLY='--name --email --plan --no-invite -h --help' ;;
     'workspaces get') REPLY='-h --help' ;;
-    'workspaces update') REPLY='--name --status -y --yes -h --help' ;;
+    'workspaces update') REPLY='--name --status --plan -y --yes -h --help' ;;
     'workspaces suspend') REPLY='-y --yes -h --help' ;;
     'workspaces activate') REPLY='-h --help' ;;
     'workspaces archive') REPLY='-y --yes -h --help' ;;
@@ -140,6 +140,7 @@ _reseller_option_value() {
     'workspaces create|--plan') REPLY='' ;;
     'workspaces update|--name') REPLY='' ;;
     'workspaces update|--status') REPLY='active suspended' ;;
+    'workspaces update|--plan') REPLY='' ;;
     'workspaces onboard|--name') REPLY='' ;;
     'workspaces onboard|--email') REPLY='' ;;
     'workspaces onboard|--plan') REPLY='' ;;

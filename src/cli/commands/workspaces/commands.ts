@@ -54,9 +54,10 @@ export const workspaceCommands: GroupSpec = {
     },
     {
       name: "update",
-      summary: "Rename a workspace or set its status (active or suspended)",
+      summary:
+        "Rename a workspace, set its status (active or suspended) or move it to another plan",
       description:
-        "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service. Suspending asks first at a terminal, as `workspaces suspend` does, and needs --yes without one.",
+        "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service. Suspending asks first at a terminal, as `workspaces suspend` does, and needs --yes without one. --plan does what `workspaces plan` does.",
       arguments: [idArgument],
       options: [
         { flags: "--name <name>", description: "new name" },
@@ -64,6 +65,10 @@ export const workspaceCommands: GroupSpec = {
           flags: "--status <status>",
           description: "new status",
           choices: settableWorkspaceStatuses,
+        },
+        {
+          flags: "--plan <plan>",
+          description: "move to this plan: its id or slug from `reseller plans list`",
         },
         {
           flags: "-y, --yes",
@@ -75,6 +80,7 @@ export const workspaceCommands: GroupSpec = {
         "reseller workspaces update ws_01JD3F --name 'Acme Bakery GmbH'",
         "reseller workspaces update ws_01JD3F --status active --json",
         "reseller workspaces update ws_01JD3F --status suspended --yes",
+        "reseller workspaces update ws_01JD3F --plan growth-quarterly",
       ],
       handler: "workspaces/update",
     },

@@ -97,13 +97,23 @@ describe("reseller workspaces update", () => {
     expect(run.stderr).toContain("Allowed choices are active, suspended");
   });
 
+  it("moves the workspace to another plan with --plan, as `workspaces plan` does", async () => {
+    stubPatch({ name: "Acme", plan_id: "3" }, { name: "Acme", plan_id: "3", status: "active" });
+    const run = await runCli(
+      ["workspaces", "update", "ws_01trial", "--name", "Acme", "--plan", "3", "--json"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ plan_id: "3", status: "active" });
+  });
+
   it("is a usage error when there is nothing to change or the name is empty", async () => {
     const nothing = await runCli(["workspaces", "update", "ws_01trial"], {
       env: api.env,
       dispatcher: api.agent,
     });
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toContain("Nothing to change: pass --name and/or --status.");
+    expect(nothing.stderr).toContain("Nothing to change: pass --name, --status or --plan.");
     const empty = await runCli(["workspaces", "update", "ws_01trial", "--name", " "], {
       env: api.env,
       dispatcher: api.agent,

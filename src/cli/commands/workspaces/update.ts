@@ -2,10 +2,11 @@ import type { UpdateWorkspaceBody } from "../../../contract/workspaces.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { booleanOption, stringOption } from "../../options.js";
+import { planIdOf } from "../plans/plan-lookup.js";
 import { patchWorkspace, refusedSuspension } from "./workspace-actions.js";
 
 /**
- * `reseller workspaces update <id> [--name N] [--status active|suspended]`: only what is given;
+ * `reseller workspaces update <id> [--name N] [--status active|suspended] [--plan P]`: only what is given;
  * suspending asks first (or needs --yes), as `workspaces suspend` does.
  */
 export const run: Handler = async (ctx, { args, options }) => {
@@ -17,9 +18,11 @@ export const run: Handler = async (ctx, { args, options }) => {
     body.name = name;
   }
   if (status === "active" || status === "suspended") body.status = status;
+  const plan = stringOption(options, "plan");
+  if (plan !== undefined) body.plan_id = await planIdOf(ctx, plan, "invalid_flag");
   if (Object.keys(body).length === 0) {
     throw usageError(
-      "Nothing to change: pass --name and/or --status.",
+      "Nothing to change: pass --name, --status or --plan.",
       "See `reseller workspaces update --help`.",
     );
   }
