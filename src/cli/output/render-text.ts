@@ -146,11 +146,20 @@ function renderRecord(labels: string[], values: string[], paint: Paint, colour: 
     .concat("\n");
 }
 
-/** `view` with its records' keys written under `key` (`contact_import.id`), for piped output. */
+/**
+ * `view` written under `key` for piped output: a record's keys as `contact_import.id`, a table's
+ * rows each led by the key (`errors\t2\t+49…`), so no line reads as another part's field.
+ */
 function keyedUnder(view: View, key: string): View {
   if (view.kind === "record") return { ...view, keys: view.keys.map((k) => `${key}.${k}`) };
+  if (view.kind === "table") return { ...view, raw: view.raw.map((row) => [key, ...row]) };
   if (view.kind === "stack") {
-    return { ...view, parts: view.parts.map((p) => ({ ...p, view: keyedUnder(p.view, key) })) };
+    return {
+      ...view,
+      parts: view.parts.map((p) =>
+        p.key ? { ...p, key: `${key}.${p.key}` } : { ...p, view: keyedUnder(p.view, key) },
+      ),
+    };
   }
   return view;
 }

@@ -51,8 +51,9 @@ export type View =
 
 /**
  * One view of a stack, under an optional title at a terminal. `key` is the field that holds its
- * data in --json (`contact_import`): piped output writes its fields under it
- * (`contact_import.id`), so they never read as the first part's.
+ * data in --json (`contact_import`, `errors`): piped output writes its fields under it
+ * (`contact_import.id`) and leads each of its table rows with it, so they never read as the
+ * first part's.
  */
 export interface StackPart {
   title?: string;

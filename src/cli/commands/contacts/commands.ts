@@ -190,6 +190,8 @@ const contactCommands: GroupSpec = {
         {
           name: "get",
           summary: "Show an import's status, counts and first row errors",
+          description:
+            "Piped, the import's fields come one per line, then each of the first row errors on a line led by `errors`: row, phone, field and message, tab-separated.",
           arguments: [{ name: "import_id", description: "the import's id (imp_…)" }],
           inWorkspace: true,
           options: [

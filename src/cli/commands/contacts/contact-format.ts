@@ -2,7 +2,7 @@ import type { ContactImport, ImportRowError } from "../../../contract/contact-im
 import type { Contact, Tag } from "../../../contract/contacts.js";
 import { count, counted } from "../../output/counts.js";
 import { when } from "../../output/time.js";
-import type { Column, View } from "../../output/view.js";
+import type { Column, StackPart, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
 function fullName(c: Contact): string {
@@ -187,10 +187,11 @@ export const errorsShown = 10;
 
 /** An import: its counts, then its first row errors. */
 export function importView(imported: ContactImport): View {
-  const parts: { title?: string; view: View }[] = [{ view: recordView(imported, importFields) }];
+  const parts: StackPart[] = [{ view: recordView(imported, importFields) }];
   if (imported.errors.length > 0) {
     const shown = imported.errors.slice(0, errorsShown);
     parts.push({
+      key: "errors",
       title:
         imported.error_count > shown.length
           ? `First ${shown.length} of ${count(imported.error_count)} row errors`

@@ -82,6 +82,7 @@ async function checkLocally(
       : stackView(
           { view: summary },
           {
+            key: "errors",
             title:
               report.error_count > shown.length
                 ? `First ${shown.length} of ${report.error_count} row errors`

@@ -52,6 +52,24 @@ describe("reseller contacts imports get and list", () => {
     expect(run.stdout).toMatch(/\bDE\b/);
   });
 
+  it("writes each row error piped as a line led by `errors`, so no line reads as a field of the record", async () => {
+    const record = importRecord({
+      error_count: 1,
+      errors: [{ row: 2, phone: "+4915112340002", field: "email", message: "not an address" }],
+    });
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(200, envelope(record), { headers: jsonHeaders });
+    const run = await runCli(["contacts", "imports", "get", "imp_01x"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines.at(-1)).toBe("errors\t2\t+4915112340002\temail\tnot an address");
+    expect(lines.filter((line) => !/^[a-z_.]+\t/.test(line))).toEqual([]);
+  });
+
   it("refuses --errors - (the errors would be mixed into the record on stdout), asking nothing", async () => {
     const run = await runCli(["contacts", "imports", "get", "imp_01x", "--errors", "-"], {
       env: { ...api.env, RESELLER_WORKSPACE: ws },
