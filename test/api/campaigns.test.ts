@@ -420,6 +420,39 @@ describe("campaigns", () => {
       expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
     });
 
+    it("names every bad field of a campaign at once, not only the first", async () => {
+      const w = await campaignWorld(t);
+      const res = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({
+          channel_id: "ch_nope",
+          audience: { contact_ids: ["ct_nope"] },
+          variable_mapping: {},
+          scheduled_at: "2026-01-01T00:00:00Z",
+        }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error_code).toBe("validation_failed");
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual([
+        "channel_id",
+        "audience.contact_ids",
+        "scheduled_at",
+        "variable_mapping",
+      ]);
+    });
+
+    it("keeps template_not_approved for a template not approved, naming the other bad fields too", async () => {
+      const w = await campaignWorld(t);
+      const res = await t.request("POST", `${w.base}/campaigns`, {
+        body: w.body({ template_language: "de", channel_id: "ch_nope" }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error_code).toBe("template_not_approved");
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual([
+        "template_language",
+        "channel_id",
+      ]);
+    });
+
     it("refuses a launch the month's message quota cannot carry with 409 plan_limit_exceeded", async () => {
       const w = await campaignWorld(t);
       await t.database.db

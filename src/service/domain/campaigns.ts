@@ -4,7 +4,7 @@ import type {
   CampaignStats,
   CreateCampaignBody,
 } from "../../contract/campaigns.js";
-import type { Notice } from "../../contract/envelope.js";
+import type { ErrorDetail, Notice } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
 import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
@@ -28,7 +28,7 @@ import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { planAllowance, planLimitExceeded } from "./plan-limits.js";
-import { invalidField, ServiceError } from "./service-error.js";
+import { invalidField, invalidFields, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor, type WorkspaceRow } from "./workspace-access.js";
 
@@ -151,25 +151,59 @@ async function requireQuotaFor(db: Db, clock: Clock, workspace: WorkspaceRow, me
   }
 }
 
-/** Every check of a campaign body against the workspace: channel, template, variables, audience, time. */
+/**
+ * Every check of a campaign body against the workspace: channel, template, variables, audience,
+ * time. Every field's problem is named at once; a template that is not approved keeps its own
+ * code (template_not_approved), with the other fields' problems in its details.
+ */
 async function checkCampaign(
   db: Db,
   clock: Clock,
   workspace: WorkspaceRow,
   body: CreateCampaignBody,
 ) {
-  await loadChannel(db, workspace.id, body.channel_id).catch(() => {
-    throw invalidField(
-      "channel_id",
-      `no channel ${quoted(body.channel_id)} in this workspace (see GET …/channels)`,
-    );
-  });
+  const problems: ErrorDetail[] = [];
+  const channelKnown = await loadChannel(db, workspace.id, body.channel_id).then(
+    () => true,
+    () => false,
+  );
+  if (!channelKnown) {
+    problems.push({
+      field: "channel_id",
+      message: `no channel ${quoted(body.channel_id)} in this workspace (see GET …/channels)`,
+    });
+  }
+  if ("contact_ids" in body.audience) {
+    const unknown = await unknownContactIds(db, workspace.id, body.audience.contact_ids);
+    if (unknown.length > 0) {
+      problems.push({
+        field: "audience.contact_ids",
+        message: `not contacts of this workspace: ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}`,
+      });
+    }
+  }
+  let scheduledAt: string | null = null;
+  if (body.scheduled_at !== undefined && body.scheduled_at !== null) {
+    const when = new Date(body.scheduled_at);
+    if (when.getTime() <= clock.now().getTime()) {
+      problems.push({
+        field: "scheduled_at",
+        message: `must be in the future (now is ${isoSeconds(clock.now())})`,
+      });
+    }
+    scheduledAt = isoSeconds(when);
+  }
   const template = await approvedTemplate(
     db,
     workspace.id,
     body.template_name,
     body.template_language,
-  );
+  ).catch((error: unknown) => {
+    if (!(error instanceof ServiceError) || problems.length === 0) throw error;
+    throw new ServiceError(error.code, error.message, {
+      details: [...(error.details ?? []), ...problems],
+    });
+  });
   const mapping = body.variable_mapping ?? {};
   const texts = templateTexts(template.components);
   const buttons = unmappedButtons(texts, mapping);
@@ -179,10 +213,10 @@ async function checkCampaign(
     ...buttons.filter((b) => !b.example).map((b) => buttonKey(b.index)),
   ];
   if (missing.length > 0) {
-    throw invalidField(
-      "variable_mapping",
-      `must map every variable of the template; missing ${missing.join(", ")}`,
-    );
+    problems.push({
+      field: "variable_mapping",
+      message: `must map every variable of the template; missing ${missing.join(", ")}`,
+    });
   }
   const notices: Notice[] = buttons.map((b) => ({
     field: `variable_mapping.${buttonKey(b.index)}`,
@@ -193,37 +227,20 @@ async function checkCampaign(
   const stray = Object.keys(mapping).filter((key) => !keys.includes(key));
   if (stray.length > 0) {
     const quoted = (list: string[]) => list.map((key) => `"${key}"`).join(", ");
-    throw invalidField(
-      "variable_mapping",
-      `the template has no ${quoted(stray)}; its keys: ${keys.length > 0 ? quoted(keys) : "none (it has no variables)"}`,
-    );
+    problems.push({
+      field: "variable_mapping",
+      message: `the template has no ${quoted(stray)}; its keys: ${keys.length > 0 ? quoted(keys) : "none (it has no variables)"}`,
+    });
   }
   if (texts.media && !texts.media.link) {
-    throw invalidField(
-      "template_name",
-      `the template's ${texts.media.format} header example is an upload handle, not an http(s) link; a campaign can only send a media header whose example is a link`,
-    );
+    problems.push({
+      field: "template_name",
+      message: `the template's ${texts.media.format} header example is an upload handle, not an http(s) link; a campaign can only send a media header whose example is a link`,
+    });
   }
-  if ("contact_ids" in body.audience) {
-    const unknown = await unknownContactIds(db, workspace.id, body.audience.contact_ids);
-    if (unknown.length > 0) {
-      throw invalidField(
-        "audience.contact_ids",
-        `not contacts of this workspace: ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}`,
-      );
-    }
-  }
-  let scheduledAt: string | null = null;
-  if (body.scheduled_at !== undefined && body.scheduled_at !== null) {
-    const when = new Date(body.scheduled_at);
-    if (when.getTime() <= clock.now().getTime()) {
-      throw invalidField(
-        "scheduled_at",
-        `must be in the future (now is ${isoSeconds(clock.now())})`,
-      );
-    }
-    scheduledAt = isoSeconds(when);
-  }
+  const [only, ...more] = problems;
+  if (only)
+    throw more.length === 0 ? invalidField(only.field, only.message) : invalidFields(problems);
   return { template, mapping, scheduledAt, notices };
 }
 
