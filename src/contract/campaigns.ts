@@ -71,8 +71,9 @@ export type Audience = z.infer<typeof Audience>;
 
 const VariableMapping = z
   .record(
-    z.string().regex(/^([1-9]\d*|button\.\d)$/, {
-      error: "keys are variable numbers (1, 2, …) or button.<index> for a URL or COPY_CODE button",
+    z.string().regex(/^([1-9]\d*|header\.1|button\.\d)$/, {
+      error:
+        "keys are variable numbers (1, 2, …), header.1 for a header {{1}} that differs from the body's, or button.<index> for a URL or COPY_CODE button",
     }),
     z.string().refine(isVariableField, {
       error:
@@ -82,12 +83,12 @@ const VariableMapping = z
       // zod reports a bad key as "Invalid key in record" unless the record itself says more.
       error: (issue) =>
         issue.code === "invalid_key"
-          ? "keys are variable numbers (1, 2, …) or button.<index> for a URL or COPY_CODE button"
+          ? "keys are variable numbers (1, 2, …), header.1 for a header {{1}} that differs from the body's, or button.<index> for a URL or COPY_CODE button"
           : undefined,
     },
   )
   .describe(
-    'Template variable → contact field, e.g. `{"1": "first_name", "button.0": "custom.order_id"}`. Keys: a variable number of the header or body text (`{{1}}`), or `button.<index>` (index from 0 among the template\'s buttons) for a URL button whose URL ends in `{{1}}` or a COPY_CODE button (the code to copy); a button left out sends the template\'s example, and the create answer\'s `meta.notices` says so. An IMAGE, VIDEO or DOCUMENT header sends the template\'s example link and needs no key.',
+    'Template variable → contact field, e.g. `{"1": "first_name", "button.0": "custom.order_id"}`. Keys: a variable number of the header or body text (`{{1}}`; Meta numbers the two apart, so `header.1` gives the header\'s `{{1}}` its own field, and without it `1` fills both), or `button.<index>` (index from 0 among the template\'s buttons) for a URL button whose URL ends in `{{1}}` or a COPY_CODE button (the code to copy); a button left out sends the template\'s example, and the create answer\'s `meta.notices` says so. An IMAGE, VIDEO or DOCUMENT header sends the template\'s example link and needs no key.',
   );
 
 export const CreateCampaignBody = z.strictObject({

@@ -162,6 +162,49 @@ describe("campaigns", () => {
     expect(refused.json().details[0]).toMatchObject({ field: "variable_mapping.1" });
   });
 
+  it("fills a header's {{1}} from header.1 and the body's {{1}} from 1, as Meta numbers them apart", async () => {
+    const w = await campaignWorld(t);
+    await w.post("/templates", {
+      name: "order_ready",
+      category: "utility",
+      language: "en_US",
+      components: [
+        { type: "HEADER", format: "TEXT", text: "Hi {{1}}!", example: { header_text: ["Ada"] } },
+        {
+          type: "BODY",
+          text: "Your order {{1}} is ready.",
+          example: { body_text: [["A-17"]] },
+        },
+      ],
+    });
+    t.clock.advance(reviewDelayMs);
+    await t.runJobs();
+    await w.contact("+4915112345675", {
+      first_name: "Eve",
+      opt_in_status: "opted_in",
+      tags: ["orders"],
+      custom_fields: { order: "B-42" },
+    });
+    const order = { template_name: "order_ready", audience: { tags: ["orders"] } };
+    const headerOnly = await t.request("POST", `${w.base}/campaigns`, {
+      body: w.body({ ...order, variable_mapping: { "header.1": "first_name" } }),
+    });
+    expect(headerOnly.json().details).toEqual([
+      {
+        field: "variable_mapping",
+        message: "must map every variable of the template; missing {{1}}",
+      },
+    ]);
+    const draft = await w.post(
+      "/campaigns",
+      w.body({ ...order, variable_mapping: { "1": "custom.order", "header.1": "first_name" } }),
+    );
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    await t.runJobs();
+    const sent = await t.database.db.selectFrom("sandbox_messages").select("body").execute();
+    expect(sent).toEqual([{ body: "Hi Eve!\n\nYour order B-42 is ready." }]);
+  });
+
   it("reports deliveries and reads as the sandbox makes them, as a cumulative funnel", async () => {
     const w = await campaignWorld(t);
     const draft = await w.post("/campaigns", w.body());

@@ -38,18 +38,35 @@ export function buttonKey(index: number): string {
   return `button.${index}`;
 }
 
-/** Every variable number the header and body use; one mapping entry serves both. */
+/**
+ * The variable_mapping key of the header's `{{n}}` when it should differ from the body's: Meta
+ * numbers the header and body apart, so `{{1}}` in each may mean different things.
+ */
+export function headerKey(n: number): string {
+  return `header.${n}`;
+}
+
+/** Every variable number the header and body use; key `n` serves both unless `header.n` is given. */
 export function templateVariables(texts: TemplateTexts): number[] {
   const all = [...variableNumbers(texts.header ?? ""), ...variableNumbers(texts.body)];
   return [...new Set(all)].sort((a, b) => a - b);
 }
 
-/** Every key a mapping of this template may hold: its variable numbers, then `button.<index>`. */
+/**
+ * Every key a mapping of this template may hold: its variable numbers, `header.<n>` for the
+ * header's, then `button.<index>`.
+ */
 export function mappingKeys(texts: TemplateTexts): string[] {
   return [
     ...templateVariables(texts).map(String),
+    ...variableNumbers(texts.header ?? "").map(headerKey),
     ...(texts.buttons ?? []).map((b) => buttonKey(b.index)),
   ];
+}
+
+/** The contact field a header's `{{n}}` takes: its own `header.n`, else the shared `n`. */
+function headerField(mapping: Record<string, string>, n: number): string | undefined {
+  return mapping[headerKey(n)] ?? mapping[String(n)];
 }
 
 /**
@@ -57,8 +74,14 @@ export function mappingKeys(texts: TemplateTexts): string[] {
  * contract asks a mapping to cover those.
  */
 export function unmappedVariables(texts: TemplateTexts, mapping: Record<string, string>): string[] {
+  const header = variableNumbers(texts.header ?? "");
+  const body = variableNumbers(texts.body);
   return templateVariables(texts)
-    .filter((n) => mapping[String(n)] === undefined)
+    .filter(
+      (n) =>
+        (body.includes(n) && mapping[String(n)] === undefined) ||
+        (header.includes(n) && headerField(mapping, n) === undefined),
+    )
     .map((n) => `{{${n}}}`);
 }
 
@@ -102,12 +125,19 @@ export function renderMessage(
 ):
   | { ok: true; body: string; parameters: MessageParameters }
   | { ok: false; reason: "missing_variable"; variable: number | string } {
+  const contactValue = (field: string | undefined) =>
+    field === undefined ? "" : fieldValue(contact, field).trim();
   const values = new Map<number, string>();
-  for (const n of templateVariables(texts)) {
-    const field = mapping[String(n)];
-    const value = field === undefined ? "" : fieldValue(contact, field).trim();
+  for (const n of variableNumbers(texts.body)) {
+    const value = contactValue(mapping[String(n)]);
     if (value === "") return { ok: false, reason: "missing_variable", variable: n };
     values.set(n, value);
+  }
+  const headerValues = new Map<number, string>();
+  for (const n of variableNumbers(texts.header ?? "")) {
+    const value = contactValue(headerField(mapping, n));
+    if (value === "") return { ok: false, reason: "missing_variable", variable: n };
+    headerValues.set(n, value);
   }
   const buttons: (VariableButton & { value: string })[] = [];
   for (const button of texts.buttons ?? []) {
@@ -120,18 +150,21 @@ export function renderMessage(
     }
     buttons.push({ ...button, value });
   }
-  const fill = (text: string) =>
-    text.replace(/\{\{\s*(\d+)\s*\}\}/g, (m, n) => values.get(Number(n)) ?? m);
-  const body = texts.header ? `${fill(texts.header)}\n\n${fill(texts.body)}` : fill(texts.body);
+  const fill = (text: string, from: Map<number, string>) =>
+    text.replace(/\{\{\s*(\d+)\s*\}\}/g, (m, n) => from.get(Number(n)) ?? m);
+  const body = texts.header
+    ? `${fill(texts.header, headerValues)}\n\n${fill(texts.body, values)}`
+    : fill(texts.body, values);
   // The operator fills each text's placeholders in the order they number them.
-  const ordered = (text: string) => variableNumbers(text).map((n) => values.get(n) ?? "");
+  const ordered = (text: string, from: Map<number, string>) =>
+    variableNumbers(text).map((n) => from.get(n) ?? "");
   const media = texts.media?.link ? { format: texts.media.format, link: texts.media.link } : null;
   return {
     ok: true,
     body,
     parameters: {
-      header: texts.header ? ordered(texts.header) : [],
-      body: ordered(texts.body),
+      header: texts.header ? ordered(texts.header, headerValues) : [],
+      body: ordered(texts.body, values),
       ...(buttons.length > 0 ? { buttons } : {}),
       ...(media ? { media } : {}),
     },

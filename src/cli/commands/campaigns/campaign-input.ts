@@ -41,16 +41,18 @@ export function audienceFrom(options: Options): Audience {
   return { contact_ids: [...new Set(contacts)] };
 }
 
-/** `--var 1=first_name --var button.0=custom.order` as `{"1": "first_name", "button.0": "custom.order"}`. */
+/** `--var 1=first_name --var header.1=last_name --var button.0=custom.order` as `{"1": "first_name", "button.0": "custom.order"}`. */
 export function variableMappingFrom(options: Options): Record<string, string> {
   const mapping: Record<string, string> = {};
   for (const given of listOption(options, "var")) {
-    const match = /^\s*(?:\{\{\s*)?(\d+|button\.\d+)(?:\s*\}\})?\s*=\s*(.*?)\s*$/.exec(given);
+    const match = /^\s*(?:\{\{\s*)?(\d+|header\.\d+|button\.\d+)(?:\s*\}\})?\s*=\s*(.*?)\s*$/.exec(
+      given,
+    );
     const number = match?.[1];
     const field = match?.[2] ?? "";
-    if (!match || number === undefined || !/^([1-9]\d*|button\.\d)$/.test(number)) {
+    if (!match || number === undefined || !/^([1-9]\d*|header\.1|button\.\d)$/.test(number)) {
       throw usageError(
-        `--var '${given}' is not n=field: n is the variable's number (1, 2, …) or button.<index> for a URL or COPY_CODE button.`,
+        `--var '${given}' is not n=field: n is the variable's number (1, 2, …), header.1 for a header {{1}} that differs from the body's, or button.<index> for a URL or COPY_CODE button.`,
         "For example --var 1=first_name --var 2=custom.city --var button.0=custom.order_id.",
       );
     }

@@ -35,7 +35,7 @@ export const campaignCommands: GroupSpec = {
     {
       name: "create",
       summary: "Create a campaign: a draft to launch, or scheduled with --schedule",
-      description: `Sends an approved template to an audience: exactly one of --all, --tag T (repeatable; contacts with any of the tags) or --contacts ID,… . Only contacts who opted in are messaged. --var n=field maps the template's variable {{n}} (header and body share the numbers) to a contact field: ${fields}; every variable needs one (and a --var the template lacks is refused), and --var button.<index>=field fills a URL button ending in {{1}} or a COPY_CODE button (index from 0 among the template's buttons; one left out sends the template's example, as a warning on stderr says, --dry-run included). Without --schedule the campaign is a draft that \`reseller campaigns launch\` starts; with it (ISO 8601 with a time zone, in the future) it starts by itself. At a terminal it first shows a preflight summary (recipients with consent, skipped contacts, messages left this month, the template text) and asks; --yes skips the question. --dry-run shows the summary only and creates nothing. At a terminal a missing --name, --channel, --template, --language or audience is asked for.`,
+      description: `Sends an approved template to an audience: exactly one of --all, --tag T (repeatable; contacts with any of the tags) or --contacts ID,… . Only contacts who opted in are messaged. --var n=field maps the template's variable {{n}} (header and body share the numbers) to a contact field: ${fields}; --var header.1=field gives a header's {{1}} its own field where it means something else than the body's; every variable needs one (and a --var the template lacks is refused), and --var button.<index>=field fills a URL button ending in {{1}} or a COPY_CODE button (index from 0 among the template's buttons; one left out sends the template's example, as a warning on stderr says, --dry-run included). Without --schedule the campaign is a draft that \`reseller campaigns launch\` starts; with it (ISO 8601 with a time zone, in the future) it starts by itself. At a terminal it first shows a preflight summary (recipients with consent, skipped contacts, messages left this month, the template text) and asks; --yes skips the question. --dry-run shows the summary only and creates nothing. At a terminal a missing --name, --channel, --template, --language or audience is asked for.`,
       inWorkspace: true,
       options: [
         { flags: "--name <name>", description: "the campaign's name" },
@@ -55,7 +55,7 @@ export const campaignCommands: GroupSpec = {
         },
         {
           flags: "--var <n=field>",
-          description: `template variable n (or button.<index>, a URL or COPY_CODE button) from a contact field (${fields}); repeat per variable`,
+          description: `template variable n (or header.1, the header's own {{1}}; or button.<index>, a URL or COPY_CODE button) from a contact field (${fields}); repeat per variable`,
           repeatable: true,
         },
         {

@@ -138,11 +138,19 @@ describe("reseller campaigns create", () => {
       });
     });
 
+    it("takes --var header.1 for a header {{1}} that differs from the body's", () => {
+      expect(variableMappingFrom({ var: ["1=custom.order", "header.1=first_name"] })).toEqual({
+        "1": "custom.order",
+        "header.1": "first_name",
+      });
+    });
+
     it("refuses a --var that is not n=field or names an unknown field", async () => {
       const cases: [string, string][] = [
         ["first_name", "is not n=field"],
         ["0=first_name", "is not n=field"],
         ["button.x=first_name", "button.<index>"],
+        ["header.2=first_name", "header.1 for a header {{1}}"],
         ["1=nickname", "first_name, last_name, phone, email or custom.<key>"],
         ["1=custom.", "custom.<key>"],
         [`1=custom.${"k".repeat(65)}`, "custom field keys are 1 to 64 characters"],
