@@ -10,6 +10,13 @@ describe("reseller contacts imports get and list", () => {
     api = mockApi();
   });
   const env = () => ({ ...api.env, RESELLER_WORKSPACE: ws, NO_COLOR: "1" });
+  /** `contacts imports get imp_01x`, piped, answered with `record`. */
+  const importsGetPiped = (record: ReturnType<typeof importRecord>) => {
+    api.pool
+      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+      .reply(200, envelope(record), { headers: jsonHeaders });
+    return runCli(["contacts", "imports", "get", "imp_01x"], { env: env(), dispatcher: api.agent });
+  };
 
   it("shows a running import's progress and how to follow it", async () => {
     api.pool
@@ -38,13 +45,7 @@ describe("reseller contacts imports get and list", () => {
       encoding: "windows-1252",
       default_country: "DE",
     });
-    api.pool
-      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
-      .reply(200, envelope(record), { headers: jsonHeaders });
-    const run = await runCli(["contacts", "imports", "get", "imp_01x"], {
-      env: env(),
-      dispatcher: api.agent,
-    });
+    const run = await importsGetPiped(record);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Phone 1 - Value=phone, Name=first_name, Notes=");
     expect(run.stdout).toMatch(/tab/);
@@ -57,13 +58,7 @@ describe("reseller contacts imports get and list", () => {
       error_count: 1,
       errors: [{ row: 2, phone: "+4915112340002", field: "email", message: "not an address" }],
     });
-    api.pool
-      .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
-      .reply(200, envelope(record), { headers: jsonHeaders });
-    const run = await runCli(["contacts", "imports", "get", "imp_01x"], {
-      env: env(),
-      dispatcher: api.agent,
-    });
+    const run = await importsGetPiped(record);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines.at(-1)).toBe("errors\t2\t+4915112340002\temail\tnot an address");
