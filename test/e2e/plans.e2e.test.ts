@@ -173,6 +173,35 @@ describe("reseller serve", () => {
     expect(stderr).toContain("Stopped.");
   });
 
+  it("stops at once on a second SIGTERM while a request in flight holds the first, exit 130", async () => {
+    const served = await startServe();
+    const { request } = await import("node:http");
+    const created = await fetch(`${served.url}/api/v1/workspaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${served.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Held", contact_email: "held@example.com" }),
+    });
+    const workspace = ((await created.json()) as { data: { id: string } }).data.id;
+    // An upload whose body never ends: the first SIGTERM waits for it.
+    const upload = request(`${served.url}/api/v1/workspaces/${workspace}/contacts/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${served.token}`, "content-type": "text/csv" },
+    });
+    upload.on("error", () => {});
+    upload.write("phone\n+4915112345671\n");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    served.process.kill("SIGTERM");
+    await expect.poll(() => served.stderr(), { timeout: 10_000 }).toContain("finishing requests");
+    served.process.kill("SIGTERM");
+    const result = await served.process;
+    upload.destroy();
+    expect(result.exitCode).toBe(130);
+    expect(served.stderr()).toContain(
+      "SIGTERM received again: stopped at once, without waiting for requests in flight.",
+    );
+    expect(served.stderr()).not.toContain("Stopped.");
+  });
+
   it("listening on every address, builds sign-up links on the machine's name and says to set --public-url", async () => {
     const served = await startServe({ args: ["--host", "0.0.0.0"] });
     try {

@@ -4,7 +4,7 @@ import { DatabaseUnavailableError } from "../../../service/db/database.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
-import { CliError } from "../../cli-error.js";
+import { CliError, exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
@@ -111,23 +111,34 @@ export const run: Handler = async (ctx, { options }) => {
       `Log in with: reseller login --base-url ${service.url}   (at a terminal it asks for the token; a script adds --token-stdin)`,
     );
   }
+  // A second signal while closing means "now": the handler returns at once and main() exits,
+  // leaving what is in flight (leases expire; the database is consistent at every commit).
+  let again: (signal: string) => void = () => {};
+  const signalledAgain = new Promise<string>((resolve) => {
+    again = resolve;
+  });
   const stopped = new Promise<string>((resolve) => {
+    let shuttingDown = false;
     const onSignal = (signal: string) => {
-      if (shuttingDown) {
-        ctx.info(`${signal} received again: stopping at once.`);
-        process.exit(130);
-      }
+      if (shuttingDown) return again(signal);
       shuttingDown = true;
       resolve(signal);
     };
-    let shuttingDown = false;
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
   ctx.info(lines.join("\n"));
   const signal = await stopped;
   ctx.info(`${signal} received: finishing requests in flight and closing the database…`);
-  await service.close();
+  const closed = Symbol("closed");
+  const ended = await Promise.race([service.close().then(() => closed), signalledAgain]);
+  if (ended !== closed) {
+    return {
+      message: `${String(ended)} received again: stopped at once, without waiting for requests in flight.`,
+      exitCode: exitCodes.interrupted.code,
+      errorCode: "interrupted",
+    };
+  }
   ctx.info("Stopped.");
   return {};
 };
