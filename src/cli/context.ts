@@ -96,7 +96,7 @@ export function wantsColor(globals: GlobalOptions, env: Env, isTTY: boolean): bo
   if (globals.color === false) return false;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
-  if (env.CI || env.TERM === "dumb") return false;
+  if (env.CI !== undefined || env.TERM === "dumb") return false;
   return isTTY;
 }
 
@@ -116,8 +116,9 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
   const isTTY = io.stdout.isTTY === true;
   // stdin last: touching process.stdin builds its stream (for a file, fs streams and their
   // promises API), which a script or a pipeline never needs.
-  // As cli-contract.md says it: with CI set (to anything, false included) nothing is asked.
-  const canPrompt = io.stderr.isTTY === true && !env.CI && io.stdin.isTTY === true;
+  // As cli-contract.md says it: with CI set (to anything, false and empty included) nothing is
+  // asked.
+  const canPrompt = io.stderr.isTTY === true && env.CI === undefined && io.stdin.isTTY === true;
   let store: ProfileStore | undefined;
   let settings: Settings | undefined;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

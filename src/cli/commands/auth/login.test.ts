@@ -169,15 +169,17 @@ describe("reseller login", () => {
     expect(run.stderr).toContain("--token-stdin");
   });
 
-  it("never prompts when CI is set, even at a terminal", async () => {
-    const prompter = scriptedPrompter({});
-    const run = await runCli(["login", "--base-url", mockBaseUrl], {
-      tty: true,
-      env: { CI: "true" },
-      prompter,
-    });
-    expect(run.code).toBe(2);
-    expect(prompter.asked).toEqual([]);
+  it("never prompts when CI is set, even at a terminal, to anything (false and empty included)", async () => {
+    for (const ci of ["true", "false", ""]) {
+      const prompter = scriptedPrompter({});
+      const run = await runCli(["login", "--base-url", mockBaseUrl], {
+        tty: true,
+        env: { CI: ci },
+        prompter,
+      });
+      expect(run.code, `CI=${ci}`).toBe(2);
+      expect(prompter.asked, `CI=${ci}`).toEqual([]);
+    }
   });
 });
 
