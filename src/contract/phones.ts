@@ -179,6 +179,13 @@ function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   return validOrError(text, national);
 }
 
+/** Why `text` is no default_country (null when it is one): the one wording of that refusal. */
+export function defaultCountryProblem(text: string): string | null {
+  return countryCode(text) === undefined
+    ? `${quoted(text)} is not a two-letter country code such as DE, US or GB`
+    : null;
+}
+
 /** A two-letter country code libphonenumber knows (any case), upper-cased; undefined if not. */
 export function countryCode(text: string): CountryCode | undefined {
   const upper = text.trim().toUpperCase();

@@ -7,6 +7,7 @@ import type {
   RawServerDefault,
 } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { ErrorDetail } from "../contract/envelope.js";
 import type { Scope } from "../contract/scopes.js";
 import type { Principal } from "./domain/tokens.js";
 import type { JobRunner } from "./jobs/job-runner.js";
@@ -59,6 +60,12 @@ declare module "fastify" {
      * is never told to fix a request it can never make.
      */
     resellerOnly?: string;
+    /**
+     * The body's own rules beyond its schema's types (a template's name, components…): when the
+     * schema refuses the body, their problems are named in the same 422, so every bad field is
+     * told at once rather than one stage at a time.
+     */
+    bodyRules?: (body: unknown) => ErrorDetail[];
   }
   interface FastifyRequest {
     /** The authenticated caller; set on every route that names a scope. */

@@ -328,6 +328,24 @@ describe("contact imports", () => {
     expect(list.data).toEqual([]);
   });
 
+  it("names a default_country that is no country along with a bad duplicate_handling", async () => {
+    const res = await t.request("POST", path("/import"), {
+      body: {
+        csv: base64("phone\n+4915112345678\n"),
+        default_country: "XX",
+        duplicate_handling: "x",
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      { field: "duplicate_handling", message: "duplicate_handling must be update or skip" },
+      {
+        field: "default_country",
+        message: "'XX' is not a two-letter country code such as DE, US or GB",
+      },
+    ]);
+  });
+
   it("refuses more than 1,000,000 rows with a 413 and stores nothing", async () => {
     const csv = `phone\n${"+4915112345678\n".repeat(1_000_001)}`;
     const res = await start(csv);

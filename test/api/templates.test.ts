@@ -227,6 +227,19 @@ describe("templates", () => {
       }
     });
 
+    it("names the rule breaks along with a wrong JSON type in one 422, each field once", async () => {
+      const res = await create({
+        name: "BAD NAME",
+        category: "promo",
+        language: "en_US",
+        components: "x",
+      });
+      expect(res.statusCode).toBe(422);
+      const fields = res.json().details.map((d: { field: string }) => d.field);
+      expect(fields).toEqual(["components", "name", "category"]);
+      expect(res.json().details[0].message).toBe("components must be an array");
+    });
+
     it("refuses a second template of the same name and language, but takes another language", async () => {
       await created(orderUpdate());
       const again = await create(orderUpdate());

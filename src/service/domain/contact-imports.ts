@@ -18,7 +18,7 @@ import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
-import { countryCode } from "../../contract/phones.js";
+import { countryCode, defaultCountryProblem } from "../../contract/phones.js";
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
@@ -123,13 +123,9 @@ export async function createImport(
   const workspace = await loadActiveWorkspaceFor(db, principal, workspaceId);
   let defaultCountry: string | null = null;
   if (options.default_country !== undefined) {
+    const problem = defaultCountryProblem(options.default_country);
+    if (problem !== null) throw invalidField("default_country", problem);
     defaultCountry = countryCode(options.default_country) ?? null;
-    if (defaultCountry === null) {
-      throw invalidField(
-        "default_country",
-        `${quoted(options.default_country)} is not a two-letter country code such as DE, US or GB`,
-      );
-    }
   }
   await removeAbandonedUploads(services);
   const id = newId("imp");

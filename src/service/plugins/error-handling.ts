@@ -237,6 +237,22 @@ function sizeLimitOf(request: FastifyRequest): string {
 }
 
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
+/**
+ * The route's body rules' problems (config.bodyRules) at fields its schema did not refuse: a
+ * field the schema refused, or one inside it, is told once, as the schema said it.
+ */
+function bodyRuleProblems(
+  request: FastifyRequest,
+  context: string | undefined,
+  refused: readonly ErrorDetail[],
+): ErrorDetail[] {
+  const rules = request.routeOptions.config.bodyRules;
+  if (context !== "body" || !rules) return [];
+  const told = (field: string) =>
+    refused.some((r) => field === r.field || field.startsWith(`${r.field}.`));
+  return rules(request.body).filter((problem) => !told(problem.field));
+}
+
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
     if (error.headers) reply.headers(error.headers);
@@ -277,6 +293,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
         },
       ];
     });
+    found.push(...bodyRuleProblems(request, error.validationContext, found));
     // A value can break two checks that say the same (page=1e20: not a safe integer, over the
     // maximum): each problem is named once.
     const seen = new Set<string>();

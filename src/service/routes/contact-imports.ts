@@ -9,7 +9,9 @@ import {
   ImportUploadQuery,
   importLimits,
 } from "../../contract/contact-imports.js";
+import type { ErrorDetail } from "../../contract/envelope.js";
 import { PageQuery } from "../../contract/pagination.js";
+import { defaultCountryProblem } from "../../contract/phones.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
 import { bodyLimitBytes } from "../body-limits.js";
@@ -33,6 +35,16 @@ function jsonOrText(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** An import body's rules past its schema's types: a default_country that is no country. */
+function importBodyRules(body: unknown): ErrorDetail[] {
+  const country =
+    typeof body === "object" && body !== null && "default_country" in body
+      ? body.default_country
+      : undefined;
+  const problem = typeof country === "string" ? defaultCountryProblem(country) : null;
+  return problem === null ? [] : [{ field: "default_country", message: problem }];
 }
 
 /** Asynchronous CSV imports of contacts: start one, follow it, read its row errors. */
@@ -81,7 +93,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
     upload.post(
       "/api/v1/workspaces/:id/contacts/import",
       {
-        config: { scope: "contacts:write" },
+        config: { scope: "contacts:write", bodyRules: importBodyRules },
         bodyLimit: bodyLimitBytes,
         schema: {
           tags,

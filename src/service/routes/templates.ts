@@ -1,3 +1,4 @@
+import { checkTemplate } from "../../contract/template-rules.js";
 import {
   CreateTemplateBody,
   DeletedTemplateResponse,
@@ -63,7 +64,7 @@ export function templateRoutes(app: App, services: TemplateServices): void {
   app.post(
     "/api/v1/workspaces/:id/templates",
     {
-      config: { scope: "templates:write" },
+      config: { scope: "templates:write", bodyRules: (body) => checkTemplate(body).problems },
       schema: {
         tags,
         operationId: "createTemplate",
