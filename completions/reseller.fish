@@ -177,7 +177,7 @@ complete -c reseller -n '__reseller_is \'plans get\'' -s h -l help -d 'show help
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'list' -d 'List your client workspaces, newest first'
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'create' -d 'Create a client workspace and send its invitation'
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'get' -d 'Show a workspace and its usage against its plan\'s limits'
-complete -c reseller -n '__reseller_is \'workspaces\'' -a 'update' -d 'Rename a workspace, set its status (active or suspended) or move it to another plan'
+complete -c reseller -n '__reseller_is \'workspaces\'' -a 'update' -d 'Rename a workspace, change its status or plan'
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'suspend' -d 'Suspend a workspace (asks first; --yes without a terminal)'
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'activate' -d 'Make a suspended or archived workspace active'
 complete -c reseller -n '__reseller_is \'workspaces\'' -a 'archive' -d 'Archive a workspace: read-only, sends nothing, its tokens stop (asks first)'

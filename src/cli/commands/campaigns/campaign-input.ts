@@ -41,7 +41,10 @@ export function audienceFrom(options: Options): Audience {
   return { contact_ids: [...new Set(contacts)] };
 }
 
-/** `--var 1=first_name --var header.1=last_name --var button.0=custom.order` as `{"1": "first_name", "button.0": "custom.order"}`. */
+/**
+ * `--var 1=custom.order --var header.1=first_name --var button.0=custom.order` as
+ * `{"1": "custom.order", "header.1": "first_name", "button.0": "custom.order"}`.
+ */
 export function variableMappingFrom(options: Options): Record<string, string> {
   const mapping: Record<string, string> = {};
   for (const given of listOption(options, "var")) {

@@ -54,8 +54,7 @@ export const workspaceCommands: GroupSpec = {
     },
     {
       name: "update",
-      summary:
-        "Rename a workspace, set its status (active or suspended) or move it to another plan",
+      summary: "Rename a workspace, change its status or plan",
       description:
         "Changes only what is given. Status accepts active or suspended; trial and archived are set by the service. Suspending asks first at a terminal, as `workspaces suspend` does, and needs --yes without one. --plan does what `workspaces plan` does.",
       arguments: [idArgument],
