@@ -42,7 +42,7 @@ export function buttonKey(index: number): string {
  * The variable_mapping key of the header's `{{n}}` when it should differ from the body's: Meta
  * numbers the header and body apart, so `{{1}}` in each may mean different things.
  */
-export function headerKey(n: number): string {
+function headerKey(n: number): string {
   return `header.${n}`;
 }
 
