@@ -230,6 +230,13 @@ export class FakeGraph {
         messages: [{ id: `wamid.FAKE${String(this.sequence).padStart(6, "0")}` }],
       });
     }
+    if (request.method === "GET" && id && wabaToken && edge === "phone_numbers") {
+      if (wabaToken !== token) return answer(400, graphError(100, "Unsupported get request."));
+      const data = [...this.numbers.entries()]
+        .filter(([, n]) => n.wabaId === id)
+        .map(([numberId]) => ({ id: numberId }));
+      return answer(200, { data });
+    }
     if (id && wabaToken && edge === "message_templates") {
       if (wabaToken !== token) return answer(400, graphError(100, "Unsupported request."));
       if (request.method === "POST") {

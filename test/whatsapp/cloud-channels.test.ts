@@ -114,6 +114,32 @@ describe("WhatsApp Cloud API channels", () => {
     expect(res.json().details[0].field).toBe("phone_number_id");
   });
 
+  it("refuses a waba_id that is not the number's account with a 422 naming waba_id, storing nothing", async () => {
+    w.graph.addNumber("777000111", {
+      token: accessToken,
+      wabaId: "9002",
+      display: "+4915112340099",
+      verifiedName: "Other Shop",
+    });
+    for (const [waba, words] of [
+      ["9002", "is not a number of WhatsApp Business Account 9002"],
+      ["424242", "Meta does not know this WhatsApp Business Account id"],
+    ]) {
+      const res = await w.t.request("POST", `${w.base}/channels`, {
+        body: {
+          provider: "whatsapp_cloud",
+          phone_number_id: phoneNumberId,
+          waba_id: waba,
+          access_token: accessToken,
+        },
+      });
+      expect(res.statusCode, waba).toBe(422);
+      expect(res.json().details[0]).toMatchObject({ field: "waba_id" });
+      expect(res.json().details[0].message).toContain(words);
+    }
+    expect((await w.t.request("GET", `${w.base}/channels`)).json().data).toEqual([]);
+  });
+
   it("asks for the missing Graph ids of a cloud channel", async () => {
     const res = await w.t.request("POST", `${w.base}/channels`, {
       body: {

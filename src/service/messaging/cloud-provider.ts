@@ -194,6 +194,33 @@ export class WhatsappCloudProvider implements MessagingProvider {
    * Checks the number with the Graph API (GET /<phone_number_id> as the holder of the token)
    * and seals the token; the workspace's cloud channels share one WABA.
    */
+  /**
+   * Refuses a waba_id that is not the number's account: templates go to the WABA and its
+   * webhooks are routed by it, so a wrong one would leave every template pending for good.
+   */
+  private async requireNumberOfWaba(token: string, wabaId: string, phoneNumberId: string) {
+    let numbers: { data?: { id?: string }[] };
+    try {
+      // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+      numbers = await this.deps.graph.get(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
+        fields: "id",
+        limit: "100",
+      });
+    } catch (error) {
+      if (!(error instanceof GraphError)) throw numberCheckFailure(error);
+      throw invalidField(
+        "waba_id",
+        `Meta does not know this WhatsApp Business Account id for that token (code ${error.code})`,
+      );
+    }
+    if (!(numbers.data ?? []).some((n) => n.id === phoneNumberId)) {
+      throw invalidField(
+        "waba_id",
+        `phone number id ${phoneNumberId} is not a number of WhatsApp Business Account ${wabaId}; use the account Meta's WhatsApp Manager shows for it`,
+      );
+    }
+  }
+
   async connectNumber(workspaceId: string, request: NumberRequest): Promise<ConnectedNumber> {
     const secrets = this.deps.secrets;
     if (!secrets) {
@@ -227,6 +254,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
     } catch (error) {
       throw numberCheckFailure(error);
     }
+    await this.requireNumberOfWaba(token, wabaId, phoneNumberId);
     // Asked only once Meta has accepted the token for this number, so the answer goes to the
     // number's holder, never to whoever guesses its id.
     await this.refuseTakenNumber(workspaceId, phoneNumberId);
