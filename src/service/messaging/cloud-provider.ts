@@ -191,10 +191,6 @@ export class WhatsappCloudProvider implements MessagingProvider {
   ) {}
 
   /**
-   * Checks the number with the Graph API (GET /<phone_number_id> as the holder of the token)
-   * and seals the token; the workspace's cloud channels share one WABA.
-   */
-  /**
    * Refuses a waba_id that is not the number's account: templates go to the WABA and its
    * webhooks are routed by it, so a wrong one would leave every template pending for good.
    */
@@ -221,6 +217,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
     }
   }
 
+  /**
+   * Checks the number with the Graph API (GET /<phone_number_id> as the holder of the token)
+   * and seals the token; the workspace's cloud channels share one WABA.
+   */
   async connectNumber(workspaceId: string, request: NumberRequest): Promise<ConnectedNumber> {
     const secrets = this.deps.secrets;
     if (!secrets) {

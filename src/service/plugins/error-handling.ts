@@ -236,7 +236,6 @@ function sizeLimitOf(request: FastifyRequest): string {
   return `this endpoint takes (at most ${size})`;
 }
 
-/** Turns every failure into the error envelope: never HTML, never a stack trace. */
 /**
  * The route's body rules' problems (config.bodyRules) at fields its schema did not refuse: a
  * field the schema refused, or one inside it, is told once, as the schema said it.
@@ -253,6 +252,7 @@ function bodyRuleProblems(
   return rules(request.body).filter((problem) => !told(problem.field));
 }
 
+/** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
     if (error.headers) reply.headers(error.headers);
