@@ -5,14 +5,17 @@ import {
   isResponseSerializationError,
 } from "fastify-type-provider-zod";
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
-import { type ErrorCode, errorCatalogue, quoted } from "../../contract/errors.js";
+import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 import { storableCopy } from "../../contract/storable-text.js";
 import type { App } from "../app-types.js";
 import { isDatabaseUnavailable, PoolExhaustedError } from "../db/database.js";
 import { lockWaitLimitMs } from "../db/sqlite-writer-turns.js";
 import { isWriteConflict } from "../db/write-conflicts.js";
 import { newRequestId } from "../domain/ids.js";
-import { invalidField, invalidFields, ServiceError } from "../domain/service-error.js";
+import { invalidFields, ServiceError } from "../domain/service-error.js";
+import { installJsonBodies, refuseCompressedBodies } from "./json-bodies.js";
+import { refuseBodiesOfBodilessRoutes, refuseEmptyIds } from "./request-guards.js";
+import { validationDetails } from "./validation-messages.js";
 
 /** Fastify's own errors that are the client's fault, by their code. */
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -67,111 +70,6 @@ function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: 
       : {}),
   };
   return reply.code(errorCatalogue[code].status).type("application/json").send(body);
-}
-
-function fieldOf(context: string | undefined, instancePath: string): string {
-  const path = instancePath.replace(/^\//, "").replaceAll("/", ".");
-  if (path !== "") return path;
-  return context === "body" ? "(body)" : (context ?? "(request)");
-}
-
-/** The value a validation error points at, or undefined where the request has none. */
-function valueAt(request: FastifyRequest, context: string | undefined, instancePath: string) {
-  const parts = instancePath.split("/").slice(1);
-  let value: unknown =
-    context === "body" ? request.body : context === "querystring" ? request.query : request.params;
-  for (const part of parts) {
-    if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
-/**
- * Whether the value a validation error points at is missing from the request (rather than there
- * with the wrong type): the two get different messages.
- */
-function isAbsent(request: FastifyRequest, context: string | undefined, instancePath: string) {
-  if (instancePath.split("/").length < 2) return false;
-  return valueAt(request, context, instancePath) === undefined;
-}
-
-const typeNames: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  int: "a whole number",
-  boolean: "true or false",
-  array: "a list",
-  object: "an object",
-  record: "an object",
-  null: "null",
-};
-
-const bounds: Record<string, string> = {
-  ">=": "at least",
-  ">": "more than",
-  "<=": "at most",
-  "<": "less than",
-};
-
-/**
- * zod's own wording, for a field whose schema gives none of its own ("Invalid input: expected
- * array, received string", "Too small: expected string to have >=1 characters"), said as the
- * service's messages say it: "events must be a list; got a string", "cursor must not be empty".
- * Any other message is kept.
- */
-function plainZodMessage(instancePath: string, message: string, value: unknown): string {
-  const leaf = instancePath.split("/").at(-1) || "the body";
-  const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
-  if (wrongType) {
-    const [, expected = "", received = ""] = wrongType;
-    return `${leaf} must be ${typeNames[expected] ?? expected}; got ${typeNames[received] ?? received}`;
-  }
-  const length =
-    /^Too (?:small|big): expected (string|array) to have (>=|>|<=|<)(\d+) (?:characters|items)$/.exec(
-      message,
-    );
-  if (length) {
-    const [, kind = "", bound = "", limit = ""] = length;
-    if (kind === "string" && bound === ">=" && limit === "1") return `${leaf} must not be empty`;
-    const unit = kind === "string" ? "characters" : "items";
-    return `${leaf} must have ${bounds[bound] ?? bound} ${limit} ${unit}`;
-  }
-  const size = /^Too (?:small|big): expected (number|int) to be (>=|>|<=|<)(\S+)$/.exec(message);
-  if (size) {
-    const [, kind = "", bound = "", limit = ""] = size;
-    return `${leaf} must be ${typeNames[kind] ?? kind}, ${bounds[bound] ?? bound} ${limit}`;
-  }
-  const option = /^Invalid option: expected one of (.+)$/.exec(message);
-  if (option) {
-    const choices = (option[1] ?? "").split("|").map((choice) => choice.replace(/^"|"$/g, ""));
-    const got = typeof value === "string" ? `; got ${quoted(value)}` : "";
-    return `${leaf} must be one of ${choices.join(", ")}${got}`;
-  }
-  return message;
-}
-
-/**
- * How many times a query parameter that takes one value was given (`?search=a&search=b` parses
- * to an array), or 0: zod's "expected string, received array" would not say what went wrong.
- */
-function repeatedTimes(request: FastifyRequest, context: string | undefined, instancePath: string) {
-  if (context !== "querystring" || !/^\/[^/]+$/.test(instancePath)) return 0;
-  const value = (request.query as Record<string, unknown> | undefined)?.[instancePath.slice(1)];
-  return Array.isArray(value) ? value.length : 0;
-}
-
-/**
- * A missing field's message: "name is required: a string" from the type's "name must be a
- * string", so a client learns both that the field is missing and what it takes.
- */
-function requiredMessage(instancePath: string, message: string | undefined): string {
-  const leaf = instancePath.split("/").at(-1) ?? "";
-  const expected = message?.startsWith(`${leaf} must be `)
-    ? message.slice(`${leaf} must be `.length)
-    : null;
-  if (message?.startsWith(`${leaf} is required`)) return message;
-  return expected ? `${leaf} is required: ${expected}` : `${leaf} is required`;
 }
 
 /** A 503 of the database's: the log line, the Retry-After and what the client is told. */
@@ -236,22 +134,6 @@ function sizeLimitOf(request: FastifyRequest): string {
   return `this endpoint takes (at most ${size})`;
 }
 
-/**
- * The route's body rules' problems (config.bodyRules) at fields its schema did not refuse: a
- * field the schema refused, or one inside it, is told once, as the schema said it.
- */
-function bodyRuleProblems(
-  request: FastifyRequest,
-  context: string | undefined,
-  refused: readonly ErrorDetail[],
-): ErrorDetail[] {
-  const rules = request.routeOptions.config.bodyRules;
-  if (context !== "body" || !rules) return [];
-  const told = (field: string) =>
-    refused.some((r) => field === r.field || field.startsWith(`${r.field}.`));
-  return rules(request.body).filter((problem) => !told(problem.field));
-}
-
 /** Turns every failure into the error envelope: never HTML, never a stack trace. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ServiceError) {
@@ -259,49 +141,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return send(reply, error.code, error.message, error.details);
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const found = error.validation.flatMap((v): ErrorDetail[] => {
-      // An unknown field is reported on its parent object; name each unknown field instead.
-      const keys = v.keyword === "unrecognized_keys" ? v.params.keys : undefined;
-      if (Array.isArray(keys)) {
-        const parent = v.instancePath.replace(/^\/$/, "");
-        return keys.map((key) => ({
-          field: fieldOf(error.validationContext, `${parent}/${String(key)}`),
-          message: "is not a field this endpoint accepts",
-        }));
-      }
-      const field = fieldOf(error.validationContext, v.instancePath);
-      // No body, or a body that is not an object: zod's "expected object, received null" says
-      // less than what the endpoint wants.
-      const noObject = field === "(body)" && /expected object/.test(v.message ?? "");
-      const missing =
-        v.keyword === "invalid_type" && isAbsent(request, error.validationContext, v.instancePath);
-      const repeated = repeatedTimes(request, error.validationContext, v.instancePath);
-      return [
-        {
-          field,
-          message: noObject
-            ? "the request needs a JSON object as its body (Content-Type: application/json)"
-            : missing
-              ? requiredMessage(v.instancePath, v.message)
-              : repeated > 0
-                ? `is given ${repeated} times in the query; give it once`
-                : plainZodMessage(
-                    v.instancePath,
-                    v.message ?? "is invalid",
-                    valueAt(request, error.validationContext, v.instancePath),
-                  ),
-        },
-      ];
-    });
-    found.push(...bodyRuleProblems(request, error.validationContext, found));
-    // A value can break two checks that say the same (page=1e20: not a safe integer, over the
-    // maximum): each problem is named once.
-    const seen = new Set<string>();
-    const details = found.filter((d) => {
-      const key = `${d.field}\0${d.message}`;
-      return seen.has(key) ? false : Boolean(seen.add(key));
-    });
-    const refused = invalidFields(details);
+    const refused = invalidFields(validationDetails(error, request));
     return send(reply, refused.code, refused.message, refused.details);
   }
   const mapped = error.code ? fastifyCodes[error.code] : undefined;
@@ -404,159 +244,6 @@ export function clientErrorHandlerWith(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${newRequestId()}\r\n${budget}Connection: close\r\n\r\n${body}`,
     );
   };
-}
-
-/** An unsupported_media_type error as fastify raises it, so handleError answers it alike. */
-function unsupportedMediaType(): FastifyError {
-  return Object.assign(new Error("Unsupported Media Type"), {
-    code: "FST_ERR_CTP_INVALID_MEDIA_TYPE",
-    name: "FastifyError",
-    statusCode: 415,
-  }) as FastifyError;
-}
-
-/** An invalid_json error as fastify's own parser raises it, so handleError answers it alike. */
-function invalidJson(message: string): FastifyError {
-  return Object.assign(new Error(message), {
-    code: "FST_ERR_CTP_INVALID_JSON_BODY",
-    name: "FastifyError",
-    statusCode: 400,
-  }) as FastifyError;
-}
-
-/**
- * JSON bodies: an empty body is no body (many HTTP wrappers send Content-Type: application/json
- * with every POST, launch and submit included), and bytes that are not UTF-8 are refused rather
- * than read as U+FFFD. Parsing itself stays fastify's (prototype poisoning refused).
- */
-function installJsonBodies(app: App): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
-  app.removeContentTypeParser("application/json");
-  // Fastify reads text/plain as a string by default, which then failed the body's check (422);
-  // no route takes it, so a text/plain body is refused as every type no route takes (415). An
-  // empty one is no body, as for JSON: a browser's fetch sends one with a body-less POST.
-  app.removeContentTypeParser("text/plain");
-  app.addContentTypeParser("text/plain", { parseAs: "buffer" }, (_request, body, done) => {
-    if ((body as Buffer).length === 0) done(null, undefined);
-    else done(unsupportedMediaType(), undefined);
-  });
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    const bytes = body as Buffer;
-    if (bytes.length === 0) {
-      done(null, undefined);
-      return;
-    }
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      done(invalidJson("The request body is not valid UTF-8."), undefined);
-      return;
-    }
-    parseJson(request, text, (error, parsed) => {
-      // Fastify refuses keys that would reach objects' prototypes with the error of JSON that
-      // does not parse. When the text does parse (JSON.parse only reads it), that was the
-      // reason, and the answer says so: a 422 on a route whose body is checked, a 400 (the
-      // status every route documents for a body it cannot take) on one that takes no body.
-      // An unknown route never reads its body: its 404 says more.
-      if (error && parses(text)) {
-        if (request.is404) done(null, undefined);
-        else if (request.routeOptions.schema?.body !== undefined) {
-          done(invalidField("(body)", prototypeKeys), undefined);
-        } else {
-          done(
-            new ServiceError(
-              "invalid_json",
-              `The request body is JSON, but ${prototypeKeys}; this endpoint takes no body: send none.`,
-            ),
-            undefined,
-          );
-        }
-        return;
-      }
-      done(error, parsed);
-    });
-  });
-}
-
-/** Why a body that parses as JSON is refused all the same (prototype poisoning). */
-const prototypeKeys =
-  "holds a key named __proto__, or constructor with a prototype, which is not accepted anywhere in a body";
-
-/** Whether `text` is JSON (read by JSON.parse, which never touches a prototype). */
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Bodies are read as sent: a compressed one (Content-Encoding: gzip…) was refused as text that
- * is not UTF-8, or as a CSV in the wrong encoding, which sent its client after the wrong fix.
- */
-function refuseCompressedBodies(app: App): void {
-  app.addHook("preParsing", async (request, _reply, payload) => {
-    const encoding = request.headers["content-encoding"]?.trim() ?? "";
-    const length = request.headers["content-length"];
-    // Fastify never reads a GET's body, so neither is it refused there.
-    const hasBody =
-      request.method !== "GET" &&
-      request.method !== "HEAD" &&
-      (request.headers["transfer-encoding"] !== undefined ||
-        (length !== undefined && length !== "0"));
-    if (hasBody && encoding !== "" && encoding.toLowerCase() !== "identity") {
-      throw new ServiceError(
-        "unsupported_media_type",
-        `The body is compressed (Content-Encoding: ${quoted(encoding)}), which the service does not accept: send it uncompressed, without a Content-Encoding header.`,
-      );
-    }
-    return payload;
-  });
-}
-
-/**
- * A path whose id is empty (`/api/v1/workspaces/`, a trailing slash) names no resource of its
- * route: it is no endpoint, as the documented paths say, not "Workspace '' was not found".
- */
-function refuseEmptyIds(app: App): void {
-  app.addHook("preValidation", async (request) => {
-    if (request.is404) return;
-    const params = Object.values((request.params ?? {}) as Record<string, unknown>);
-    if (!params.includes("")) return;
-    throw new ServiceError(
-      "not_found",
-      `No endpoint ${request.method} ${request.url.split("?")[0]}.`,
-    );
-  });
-}
-
-/**
- * An API route that takes no body (launch, cancel, submit, archive, a DELETE) refuses one that
- * says something: `{"dry_run": true}` sent to a launch would otherwise launch, as if the field had
- * been understood. No body, `{}` and `null` (what HTTP wrappers send with every POST) are none.
- */
-function refuseBodiesOfBodilessRoutes(app: App): void {
-  app.addHook("preValidation", async (request) => {
-    if (request.is404 || !request.url.startsWith("/api/")) return;
-    if (request.routeOptions.schema?.body !== undefined) return;
-    const body: unknown = request.body;
-    if (body === undefined || body === null) return;
-    const fields =
-      typeof body === "object" && !Array.isArray(body) ? Object.keys(body as object) : null;
-    if (fields?.length === 0) return;
-    const details = (fields ?? ["(body)"]).map((field) => ({
-      field,
-      message:
-        field === "(body)"
-          ? "this endpoint takes no body: send none (or {})"
-          : "is not a field this endpoint accepts: it takes no body",
-    }));
-    throw invalidFields(details);
-  });
 }
 
 /** Installs the error handler and the JSON 404/405 for unknown routes. */
