@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseUnavailableError, openDatabase } from "../../src/service/db/database.js";
+import { openDatabase } from "../../src/service/db/database.js";
+import { DatabaseUnavailableError } from "../../src/service/db/database-errors.js";
 import { migrationProvider } from "../../src/service/db/migrations/index.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
 

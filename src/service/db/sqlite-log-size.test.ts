@@ -3,15 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openDatabase, writerTurnsOf } from "./database.js";
 import {
-  type DatabaseHandle,
   logCopiedByWorker,
   logHandedOver,
   logLeftForWorker,
-  openDatabase,
   workerWritingCheckpointPages,
-  writerTurnsOf,
-} from "./database.js";
+} from "./sqlite-log.js";
 
 const pieceBytes = 1024 * 1024;
 const piece = Buffer.alloc(pieceBytes, 7);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, workerWritingCheckpointPages } from "../db/database.js";
+import { type DatabaseHandle, openDatabase } from "../db/database.js";
+import { workerWritingCheckpointPages } from "../db/sqlite-log.js";
 import { StagedUpload, uploadHandedOver, uploadPieceBytes } from "./contact-import-uploads.js";
 
 const row = "+4915112345678,Ada,Lovelace,ada@example.com\n";

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CsvRowScanner } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
-import { type Db, logHandedOver, logLeftForWorker } from "../db/database.js";
+import type { Db } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
+import { logHandedOver, logLeftForWorker } from "../db/sqlite-log.js";
 import { invalidField, ServiceError } from "./service-error.js";
 
 /**

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { type Db, logCopiedByWorker, writerTurnsOf } from "../db/database.js";
+import { type Db, writerTurnsOf } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
+import { logCopiedByWorker } from "../db/sqlite-log.js";
 import { type Clock, clockOffsetMs } from "../domain/clock.js";
 import { type Job, LeaseLostError } from "./job-queue.js";
 import type { JobHandler, JobLease, JobResult } from "./job-runner.js";

@@ -1,4 +1,4 @@
-import { IncompatibleDatabaseError } from "../../../service/db/database.js";
+import { IncompatibleDatabaseError } from "../../../service/db/database-errors.js";
 import { CliError } from "../../cli-error.js";
 
 /** Node's socket codes of a server that cannot be reached, in a code or in a wrapper's message. */

@@ -1,6 +1,6 @@
 import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
-import { DatabaseUnavailableError } from "../../../service/db/database.js";
+import { DatabaseUnavailableError } from "../../../service/db/database-errors.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
 import { type RunningService, type ServeOptions, startService } from "../../../service/server.js";
