@@ -1,10 +1,4 @@
-import {
-  type CsvLayout,
-  type CsvRecord,
-  CsvRecordReader,
-  cutErrorValue,
-  readHeader,
-} from "./contact-csv.js";
+import { type CsvLayout, cutErrorValue, readHeader } from "./contact-csv.js";
 import { CsvDecoder } from "./csv-decoding.js";
 import {
   type CsvDelimiter,
@@ -13,6 +7,7 @@ import {
   csvDelimiters,
   delimiterName,
 } from "./csv-options.js";
+import { type CsvRecord, CsvRecordReader } from "./csv-records.js";
 
 /**
  * Opening a contact CSV with its options, in one place for the service's import and the CLI's

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CsvRecordReader, CsvRowScanner } from "../../src/contract/contact-csv.js";
+import { CsvRecordReader } from "../../src/contract/csv-records.js";
+import { CsvRowScanner } from "../../src/contract/csv-row-scanner.js";
 
 /** The data rows the import's own csv-parse reads. */
 function parsed(text: string, delimiter: string) {

@@ -1,6 +1,5 @@
 import {
   type CsvLayout,
-  type CsvRecord,
   phoneCellOf,
   type RowResult,
   readRow,
@@ -9,6 +8,7 @@ import { importLimits } from "../../contract/contact-imports.js";
 import type { CsvMapping } from "../../contract/csv-options.js";
 import { parseDelimiter } from "../../contract/csv-options.js";
 import { openContactCsv } from "../../contract/csv-reader.js";
+import type { CsvRecord } from "../../contract/csv-records.js";
 import { countryCode } from "../../contract/phones.js";
 import type { Clock } from "./clock.js";
 import { nextTurn } from "./contact-import-uploads.js";

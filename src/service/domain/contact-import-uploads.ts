@@ -1,8 +1,8 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CsvRowScanner } from "../../contract/contact-csv.js";
 import { importLimits } from "../../contract/contact-imports.js";
+import { CsvRowScanner } from "../../contract/csv-row-scanner.js";
 import type { Db } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import { logHandedOver, logLeftForWorker } from "../db/sqlite-log.js";

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { CsvRowScanner, phoneCellOf, readRow } from "../../../contract/contact-csv.js";
+import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
 import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
 import {
   CsvDecoder,
@@ -13,6 +13,7 @@ import {
   openContactCsv,
   startsWithSeparatorLine,
 } from "../../../contract/csv-reader.js";
+import { CsvRowScanner } from "../../../contract/csv-row-scanner.js";
 import { CliError } from "../../cli-error.js";
 import { defaultCountryFlag } from "./default-country.js";
 
