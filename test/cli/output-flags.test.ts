@@ -79,6 +79,28 @@ describe("colour and --quiet, the same for every command", () => {
     expect(run.stderr).not.toContain("\u001b");
   });
 
+  it("says each field a 422 names once, not again in the message above it", async () => {
+    api.pool.intercept({ path: "/api/v1/plans", method: "GET" }).reply(
+      422,
+      {
+        status: "error",
+        error_code: "validation_failed",
+        message: "Invalid request. url: must be an http or https URL; events: must not be empty",
+        details: [
+          { field: "url", message: "must be an http or https URL" },
+          { field: "events", message: "must not be empty" },
+        ],
+      },
+      { headers: jsonHeaders },
+    );
+    const run = await runCli(["plans", "list"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "Error: Invalid request. (validation_failed, HTTP 422)\n  url: must be an http or https URL\n  events: must not be empty\n",
+    );
+    expect(run.stderr.split("must not be empty")).toHaveLength(2);
+  });
+
   it("prints ids only with --quiet, at a terminal too", async () => {
     const run = await plansList(["--quiet"], { tty: true });
     expect(run.stdout).toBe("1\n2\n3\n");
@@ -217,6 +239,34 @@ describe("the output writer", () => {
     // No width known (0 from a pseudo-terminal without a size, or none): nothing cut.
     expect((await shown(0)).join("\n")).toContain("A".repeat(90));
     expect(await render(table, "table", false)).toContain("A".repeat(90));
+  });
+
+  it("fits a table of many middling columns to an 80-column terminal too", async () => {
+    const plan = {
+      id: 3,
+      name: "Growth",
+      slug: "growth-quarterly",
+      period: "Quarterly",
+      price: "Free · 14-day trial",
+      visibility: "public",
+      link: "http://127.0.0.1:47820/register?plan=growth-quarterly",
+    };
+    const keys = Object.keys(plan) as (keyof typeof plan)[];
+    const table = tableView(
+      [plan],
+      keys.map((key) => ({ header: key, key, value: (r: typeof plan) => String(r[key]) })),
+    );
+    let text = "";
+    await renderResult({ view: table }, "table", {
+      write: (t) => (text += t),
+      inform: () => {},
+      color: false,
+      columns: 80,
+    });
+    const lines = text.trimEnd().split("\n");
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[1]).toMatch(/^3 +Growth {2}growth-/);
+    expect(lines[1]).toContain("…");
   });
 
   it("prints the ids of every part with --quiet, nothing for free text without ids", async () => {

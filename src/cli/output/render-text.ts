@@ -34,10 +34,12 @@ const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
 /** Space between two columns (the borderless table's `middle`). */
 const gap = borderless.middle.length;
 /**
- * The narrowest a long column is cut to when a table is fitted to the terminal; a column this
- * narrow or narrower (a date, a status) is never cut, nor one of ids, whatever their length.
+ * How narrow a column is cut when a table is fitted to the terminal: long columns first down to
+ * `roomy`, then, when that is not enough (seven columns on 80), any to `narrowest`. A column of
+ * ids is never cut, whatever its length: those values are copied into the next command.
  */
-const narrowest = 24;
+const roomy = 24;
+const narrowest = 8;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: our colour sequences, kept whole.
 const colourCodes = /(\u001b\[[0-9;]*m)/;
 
@@ -76,7 +78,7 @@ const idPattern = /^[a-z]+_[0-9A-Za-z]{20,}$/;
 
 /**
  * Column widths that fit `columns`: the widest cuttable column is narrowed first, one character
- * at a time, never under `narrowest`; undefined when the natural widths fit.
+ * at a time (see `roomy` and `narrowest`); undefined when the natural widths fit.
  */
 function fittedWidths(
   natural: number[],
@@ -87,11 +89,13 @@ function fittedWidths(
   const widths = [...natural];
   const total = () => widths.reduce((sum, width) => sum + width, 0);
   if (total() <= room) return undefined;
-  while (total() > room) {
-    const candidates = widths.map((width, c) => (cuttable[c] ? width : 0));
-    const widest = candidates.indexOf(Math.max(...candidates));
-    if ((candidates[widest] ?? 0) <= narrowest) break;
-    widths[widest] = (widths[widest] ?? 0) - 1;
+  for (const floor of [roomy, narrowest]) {
+    while (total() > room) {
+      const candidates = widths.map((width, c) => (cuttable[c] ? width : 0));
+      const widest = candidates.indexOf(Math.max(...candidates));
+      if ((candidates[widest] ?? 0) <= floor) break;
+      widths[widest] = (widths[widest] ?? 0) - 1;
+    }
   }
   return widths;
 }
