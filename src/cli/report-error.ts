@@ -34,7 +34,7 @@ function hintFor(error: ApiError, command: string, env: Env): string | undefined
       proxy.length > 0
         ? ` ${proxy.join(" and ")} ${proxy.length === 1 ? "is" : "are"} set: the request may have gone through a proxy that is not answering (NO_PROXY exempts a host).`
         : "";
-    return `Is the service running? Start one with \`reseller serve\`, or check --base-url / RESELLER_BASE_URL.${through}`;
+    return `Is the service running? Start one with \`reseller serve\`, or check the address it was sent to (--base-url, RESELLER_BASE_URL or the profile; \`reseller auth status\` shows which is used).${through}`;
   }
   if (error.status === 401)
     return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";
@@ -129,14 +129,16 @@ export function reportError(
       : error.status
         ? ` (HTTP ${error.status})`
         : "";
-    lines.push(`Error: ${error.message}${code}`);
-    // A message that is its one detail already ("csv: is empty …") is said once.
-    const [only] = error.details;
-    const said =
-      error.details.length === 1 &&
-      only !== undefined &&
-      only.rule === undefined &&
-      error.message === `${only.field}: ${only.message}`;
+    // The service's message often is its details joined ("csv: is empty …", "Invalid request.
+    // url: …; events: …"): each is said once, on its own line where there are lines.
+    const summary = error.details.map((d) => `${d.field}: ${d.message}`).join("; ");
+    const ruled = error.details.some((d) => d.rule !== undefined);
+    const said = error.details.length === 1 && !ruled && error.message === summary;
+    const headline =
+      error.details.length > 0 && error.message === `Invalid request. ${summary}`
+        ? "Invalid request."
+        : error.message;
+    lines.push(`Error: ${headline}${code}`);
     for (const d of said ? [] : error.details) {
       lines.push(`  ${d.field}: ${d.message}${d.rule ? ` [${d.rule}]` : ""}`);
     }

@@ -179,6 +179,8 @@ describe("reseller plans list", () => {
     expect(run.code).toBe(8);
     expect(run.stderr).toContain("Cannot reach the service at http://127.0.0.1:9");
     expect(run.stderr).toContain("reseller serve");
+    // The address may come from the flag, the environment or the profile: all three are named.
+    expect(run.stderr).toContain("--base-url, RESELLER_BASE_URL or the profile");
     expect(run.stderr).not.toContain("proxy");
   });
 
