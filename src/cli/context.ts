@@ -154,6 +154,17 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
 
   /** The own workspace of a workspace token, once asked (see workspaceId). */
   let tokenWorkspace: Promise<string | null> | undefined;
+  /** Throws the usage error of a profile named by --profile or RESELLER_PROFILE that is not stored. */
+  const refuseUnknownProfile = async ({ profile }: Settings): Promise<void> => {
+    if (profile.source !== "flag" && profile.source !== "env") return;
+    const store = await ctx.profiles();
+    if (store.get(profile.value)) return;
+    throw noSuchProfile(
+      profile.value,
+      store.list().map((p) => p.name),
+      profile.source,
+    );
+  };
   const ctx: Context = {
     io,
     env,
@@ -187,14 +198,7 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
       const token = overrides.token ?? resolved.token.value;
       if (!token) {
         // A profile named by flag or environment that does not exist is the likelier mistake.
-        const { profile } = resolved;
-        if (profile.source === "flag" || profile.source === "env") {
-          const store = await ctx.profiles();
-          if (!store.get(profile.value)) {
-            const known = store.list().map((p) => p.name);
-            throw noSuchProfile(profile.value, known, profile.source);
-          }
-        }
+        await refuseUnknownProfile(resolved);
         // Exit 3 and the code of the service's 401 for a request without a token, as `auth
         // status` exits: a script tells "log in" apart from a bad flag.
         throw new CliError(
@@ -269,6 +273,8 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
         if (own) return own;
       }
       if (!workspace) {
+        // As for a missing token: a mistyped --profile, not the workspace, is what to fix.
+        await refuseUnknownProfile(settings);
         throw usageError(
           "No workspace given.",
           "Pass -w/--workspace <id>, set RESELLER_WORKSPACE, or run `reseller workspaces use <id>`.",

@@ -243,6 +243,13 @@ describe("reseller auth status", () => {
     expect(byEnv.stderr).toContain("No profile named 'nope' (from RESELLER_PROFILE).");
   });
 
+  it("names the unknown profile before asking for a workspace, which that profile may hold", async () => {
+    const run = await runCli(["--profile", "nope", "contacts", "list"], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("No profile named 'nope' (from --profile).");
+    expect(run.stderr).not.toContain("No workspace given");
+  });
+
   it("names a missing profile in auth status too, with the same exit 2", async () => {
     const run = await runCli(["auth", "status", "--json", "--profile", "nope"], {});
     expect(run.code).toBe(2);
