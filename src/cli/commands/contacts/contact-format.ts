@@ -163,7 +163,7 @@ const importFields: Column<ContactImport>[] = [
   {
     header: "Delimiter",
     key: "delimiter",
-    value: (i) => (i.delimiter === "\t" ? "tab" : i.delimiter),
+    value: (i) => delimiterCell(i.delimiter),
   },
   { header: "Encoding", key: "encoding", value: (i) => i.encoding },
   { header: "Default country", key: "default_country", value: (i) => i.default_country },
@@ -233,4 +233,9 @@ export function importSummary(
       ? ""
       : ` ${count(imported.opt_outs_kept)} ${imported.opt_outs_kept === 1 ? "row says" : "rows say"} opted_in or not_set for a contact who opted out: they stay opted out (only the contact's START or \`reseller contacts update <id> --opt-in opted_in --opt-in-source …\` re-subscribes).`;
   return `Import ${imported.import_id} completed: ${done}.${kept}${errors}`;
+}
+
+/** A separator as a table or a piped line shows it: the character itself, or `tab`. */
+export function delimiterCell(delimiter: string): string {
+  return delimiter === "\t" ? "tab" : delimiter;
 }

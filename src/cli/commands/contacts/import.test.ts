@@ -241,8 +241,20 @@ describe("reseller contacts import", () => {
     expect(run.stdout).toContain("valid_rows\t2");
     expect(run.stdout).toContain("repeated_phones\t1");
     expect(run.stdout).toContain("ignored_columns\tshoe size");
-    expect(run.stderr).toContain("Dry run: 2 of 4 rows would be refused");
+    expect(run.stderr).toContain(
+      "Dry run: 2 of 4 rows would be refused (1 row repeats an earlier row's phone: one contact each, the later row wins)",
+    );
+    expect(run.stdout).toContain("delimiter\t,\n");
     expect(readFileSync(errors, "utf8").split("\n")[1]).toMatch(/^2,015112345679,phone,/);
+  });
+
+  it("says a dry run's single row as one row, not 'all 1 rows'", async () => {
+    const run = await runCli(
+      ["contacts", "import", tempFile("one.csv", "phone\n+4915112345678\n"), "--dry-run"],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("Dry run: the 1 row can be imported; nothing was sent.");
   });
 
   it("refuses in a dry run, as the service would, a file whose quote never closes or whose header is over 64 KB", async () => {
@@ -278,7 +290,10 @@ describe("reseller contacts import", () => {
       { env: env(), dispatcher: api.agent },
     );
     expect(run.code).toBe(6);
-    expect(run.stderr).toContain("Dry run: 2 of 4 rows would be refused");
+    expect(run.stderr).toContain(
+      "Dry run: 2 of 4 rows would be refused (1 row repeats an earlier row's phone: one contact each, the later row wins)",
+    );
+    expect(run.stdout).toContain("delimiter\t,\n");
     expect(run.stderr).toContain("--strict: exit code 6");
   });
 

@@ -7,19 +7,24 @@ import {
   ContactImportResponse,
   importLimits,
 } from "../../../contract/contact-imports.js";
-import { delimiterName } from "../../../contract/csv-options.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, listOption, stringOption } from "../../options.js";
-import { counted } from "../../output/counts.js";
+import { count, counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 import { type InputFile, spooledInput } from "../../spooled-input.js";
 import { workspacePath } from "../workspaces/workspace-path.js";
-import { errorColumns, errorsShown, importSummary, importView } from "./contact-format.js";
+import {
+  delimiterCell,
+  errorColumns,
+  errorsShown,
+  importSummary,
+  importView,
+} from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
 import { columnsLine, lookAlikesLine, resolveCsvOptions } from "./import-mapping.js";
@@ -34,6 +39,12 @@ async function readCsv(file: string): Promise<Buffer> {
   } catch (error) {
     throw cannotRead(`'${file}'`, error);
   }
+}
+
+/** The dry run's word on phones repeated in the file: one contact each, the later row winning. */
+function repeatsSaid(repeats: number): string {
+  if (repeats === 0) return "";
+  return ` (${counted(repeats, "row")} repeat${repeats === 1 ? "s" : ""} an earlier row's phone: one contact each, the later row wins)`;
 }
 
 /**
@@ -72,7 +83,7 @@ async function checkLocally(
       key: "ignored_columns",
       value: (r) => r.ignored_columns.join(","),
     },
-    { header: "Separator", key: "delimiter", value: (r) => delimiterName(r.delimiter) },
+    { header: "Separator", key: "delimiter", value: (r) => delimiterCell(r.delimiter) },
     { header: "Encoding", key: "encoding", value: (r) => r.encoding },
   ]);
   const shown = report.errors.slice(0, errorsShown);
@@ -92,8 +103,8 @@ async function checkLocally(
         );
   const verdict =
     report.error_count === 0
-      ? `Dry run: all ${report.rows} rows can be imported; nothing was sent.`
-      : `Dry run: ${report.error_count} of ${report.rows} rows would be refused${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
+      ? `Dry run: ${report.rows === 1 ? "the 1 row" : `all ${counted(report.rows, "row")}`} can be imported${repeatsSaid(report.repeated_phones)}; nothing was sent.`
+      : `Dry run: ${count(report.error_count)} of ${counted(report.rows, "row")} would be refused${repeatsSaid(report.repeated_phones)}${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
   // As the import: --strict needs its end, so with --no-wait it changes nothing.
   const strict =
     booleanOption(options, "strict") && options.wait !== false && report.error_count > 0;
