@@ -280,6 +280,25 @@ describe("reseller workspaces onboard", () => {
     });
   });
 
+  it("shows a script the next steps with the flags they need, since nothing will ask for them", async () => {
+    stubCatalogue();
+    stubCreate({
+      name: "Acme",
+      contact_email: "o@acme.test",
+      send_invitation: false,
+      plan_id: "2",
+    });
+    stubToken();
+    const run = await runCli([...acmeWithToken, "--no-invite"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`reseller channels add -w ${starterWorkspace.id} --phone +E164`);
+    expect(run.stderr).toContain("--name NAME --category CATEGORY --language LANG --body TEXT");
+    expect(run.stderr).not.toContain("it asks");
+  });
+
   it("prints only the new workspace's id with --quiet, and the pricing-page token's secret on stderr", async () => {
     stubCatalogue();
     stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });

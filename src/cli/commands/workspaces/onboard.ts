@@ -173,7 +173,11 @@ function hasCommand(path: string[]): boolean {
   return true;
 }
 
-function nextSteps(ws: Workspace, imported: boolean): string[] {
+/**
+ * The commands that come next, each with what it is for. At a terminal the creating ones ask
+ * for what they need; without one (a script, CI) they are shown with the flags they need.
+ */
+function nextSteps(ws: Workspace, imported: boolean, asking: boolean): string[] {
   const id = ws.id;
   const steps: [string[], string, string][] = [
     [["workspaces", "use"], `reseller workspaces use ${id}`, "work inside it by default"],
@@ -182,20 +186,33 @@ function nextSteps(ws: Workspace, imported: boolean): string[] {
       `reseller contacts import contacts.csv -w ${id}`,
       "import their CSV (--default-country reads national numbers)",
     ],
-    [
-      ["channels", "add"],
-      `reseller channels add -w ${id}`,
-      "connect the number campaigns send from (it asks for it)",
-    ],
-    // These ask for what they need at a terminal: no file to write first, no number to replace.
-    [
-      ["templates", "create"],
-      `reseller templates create -w ${id}`,
-      "submit a message template (it asks for its name, category, language, body and examples)",
-    ],
+    asking
+      ? [
+          ["channels", "add"],
+          `reseller channels add -w ${id}`,
+          "connect the number campaigns send from (it asks for it)",
+        ]
+      : [
+          ["channels", "add"],
+          `reseller channels add -w ${id} --phone +E164`,
+          "connect the number campaigns send from",
+        ],
+    asking
+      ? [
+          ["templates", "create"],
+          `reseller templates create -w ${id}`,
+          "submit a message template (it asks for its name, category, language, body and examples)",
+        ]
+      : [
+          ["templates", "create"],
+          `reseller templates create -w ${id} --name NAME --category CATEGORY --language LANG --body TEXT`,
+          "submit a message template",
+        ],
     [
       ["campaigns", "create"],
-      `reseller campaigns create -w ${id}`,
+      asking
+        ? `reseller campaigns create -w ${id}`
+        : `reseller campaigns create -w ${id} --name NAME --channel CHANNEL_ID --template NAME --language LANG --all`,
       "send a broadcast once a template is approved",
     ],
     [["workspaces", "get"], `reseller workspaces get ${id}`, "usage against the plan's limits"],
@@ -466,7 +483,11 @@ export const run: Handler = async (command, { options }) => {
       }
     }
 
-    notes.push("", "Next:", ...nextSteps(workspace, data.contact_import !== null));
+    notes.push(
+      "",
+      "Next:",
+      ...nextSteps(workspace, data.contact_import !== null, command.canPrompt),
+    );
     const result: CommandResult = {
       data,
       view: parts.length === 1 ? (parts[0] as { view: View }).view : stackView(...parts),
