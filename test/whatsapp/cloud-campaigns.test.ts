@@ -251,6 +251,22 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.get(`/campaigns/${campaign.id}`)).toMatchObject({ status: "completed" });
   });
 
+  it("fails an unknown outcome at 24 hours, not at the periodic sync's next round after", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    w.t.clock.advance(7 * 60 * 1000); // out of step with the sync's 15-minute rounds
+    w.graph.silentFor.add("4915112345671");
+    const campaign = await w.campaign(channelId);
+    w.t.clock.advance(24 * 3600 * 1000 - 60 * 1000);
+    await w.t.runJobs();
+    expect((await recipients(campaign.id))[0]?.state).toBe("outcome_unknown");
+    w.t.clock.advance(61 * 1000);
+    await w.t.runJobs();
+    expect((await recipients(campaign.id))[0]).toMatchObject({
+      state: "failed",
+      failure_reason: "outcome_unknown",
+    });
+  });
+
   it("never sends again by itself a message whose send was under way when the process died, and sends the rest", async () => {
     const draft = await launchedToAdaAndBob("Crash");
     // The process dies inside the first provider call: that recipient was marked `sending`

@@ -137,6 +137,38 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect(syncs.length).toBeGreaterThan(0);
   });
 
+  it("disconnects the number when Meta refuses its token in the periodic sync, before any campaign meets it", async () => {
+    const channel = (await w.get("/channels"))[0];
+    // The token expired at Meta (code 190 for the stored one), with no campaign sending.
+    w.graph.addNumber(phoneNumberId, {
+      token: "EAAG-token-issued-later",
+      wabaId,
+      display: "+49 1511 2340000",
+      verifiedName: "Acme Shop",
+    });
+    w.t.clock.advance(15 * 60 * 1000);
+    await w.t.runJobs();
+    expect((await w.get(`/channels/${channel.id}`)).status).toBe("disconnected");
+    const events = await w.t.request("GET", "/api/v1/events?type=channel.disconnected");
+    expect(events.json().data.map((e: { data: { id: string } }) => e.data.id)).toEqual([
+      channel.id,
+    ]);
+  });
+
+  it("disconnects the number when Meta refuses its token for a template, which stays pending", async () => {
+    const channel = (await w.get("/channels"))[0];
+    w.graph.addNumber(phoneNumberId, {
+      token: "EAAG-token-issued-later",
+      wabaId,
+      display: "+49 1511 2340000",
+      verifiedName: "Acme Shop",
+    });
+    const { template, graphId } = await w.submitTemplate();
+    expect(graphId).toBe("");
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");
+    expect((await w.get(`/channels/${channel.id}`)).status).toBe("disconnected");
+  });
+
   it("catches a missed pause with the periodic sync for every workspace whose number is on the same WABA", async () => {
     await w.submitTemplate();
     w.graph.addNumber("106540352242923", {

@@ -7,10 +7,11 @@ import {
 } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
+import { disconnectChannel } from "../domain/channels.js";
 import type { Clock } from "../domain/clock.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
-import { isRateLimited, sendOutcomeForCode } from "./graph-errors.js";
+import { isRateLimited, isTokenRefused, sendOutcomeForCode } from "./graph-errors.js";
 import type { OutboundMessage, SendOutcome } from "./message-sender.js";
 import type {
   ConnectedNumber,
@@ -392,6 +393,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
             detail: `Meta refused the submission (code ${error.code}): ${error.details ?? error.message}`,
           };
         }
+      }
+      // The template waits, pending, for the number to be connected again with a fresh token.
+      if (channel && isTokenRefused(error)) {
+        await disconnectChannel(this.deps.db, this.deps.clock, channel.id);
       }
       if (error instanceof GraphError || error instanceof GraphUnreachable) return recheck();
       throw error;

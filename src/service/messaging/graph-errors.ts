@@ -1,3 +1,4 @@
+import { GraphError } from "./graph-client.js";
 import type { SendOutcome } from "./message-sender.js";
 
 /**
@@ -68,4 +69,13 @@ export function sendOutcomeForCode(code: number): SendOutcome {
     case "disconnect":
       return { status: "campaign_failed", reason: meaning.reason, code, disconnectChannel: true };
   }
+}
+
+/**
+ * Whether Meta refused the channel's token (code 190, invalid or expired) in any Graph call: a
+ * send, a template submission or the periodic sync. The channel is then disconnected wherever
+ * it happens, so a token that expires between campaigns is seen before the next one.
+ */
+export function isTokenRefused(error: unknown): boolean {
+  return error instanceof GraphError && sendErrorMeaning(error.code).kind === "disconnect";
 }

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import { completeIfSettled, moveCampaignCounters } from "../domain/campaign-outcomes.js";
+import { disconnectChannel } from "../domain/channels.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
 import { ensureJob } from "../jobs/ensure-job.js";
@@ -10,6 +11,7 @@ import { whatsappWebhooksJob } from "../jobs/job-kinds.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { JobScheduler, Services } from "../services.js";
 import { templateDecisionFromGraph } from "./cloud-provider.js";
+import { isTokenRefused } from "./graph-errors.js";
 import type { MessagingProvider, TemplateStatusReport } from "./provider.js";
 import { applyProviderEvents, type ProviderEvent } from "./provider-events.js";
 
@@ -335,8 +337,11 @@ export function whatsappSyncHandler(
       let listed: TemplateStatusReport[];
       try {
         listed = await cloud.templateStatuses(channel);
-      } catch {
-        continue; // Meta unreachable or refusing: the next round tries again.
+      } catch (error) {
+        // A refused token disconnects its channel (channel.disconnected tells the reseller), and
+        // the WABA's next connected channel is asked next round; anything else is tried again.
+        if (isTokenRefused(error)) await disconnectChannel(db, clock, channel.id);
+        continue;
       }
       await db.transaction().execute(async (trx) => {
         const events: ProviderEvent[] = [];
@@ -360,11 +365,14 @@ export function whatsappSyncHandler(
       .executeTakeFirst();
     const unknown = await db
       .selectFrom("campaign_recipients")
-      .select("campaign_id")
+      .select((eb) => eb.fn.min("sending_at").as("first"))
       .where("state", "=", "outcome_unknown")
       .executeTakeFirst();
-    return anyCloud || unknown
-      ? { state: "retry", at: new Date(clock.now().getTime() + intervalMs) }
-      : { state: "done" };
+    if (!anyCloud && !unknown?.first) return { state: "done" };
+    // Next round in an interval, or sooner when an unknown outcome reaches its 24 h then: it
+    // fails at 24 h, as running-for-real.md says, not up to an interval later.
+    const next = clock.now().getTime() + intervalMs;
+    const due = unknown?.first ? Date.parse(unknown.first) + outcomeUnknownLimitMs : next;
+    return { state: "retry", at: new Date(Math.max(clock.now().getTime(), Math.min(next, due))) };
   };
 }
