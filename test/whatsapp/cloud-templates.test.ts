@@ -137,15 +137,19 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect(syncs.length).toBeGreaterThan(0);
   });
 
-  it("disconnects the number when Meta refuses its token in the periodic sync, before any campaign meets it", async () => {
-    const channel = (await w.get("/channels"))[0];
-    // The token expired at Meta (code 190 for the stored one), with no campaign sending.
+  /** Meta issues the number a new token: the stored one is refused with code 190. */
+  const tokenExpiresAtMeta = () =>
     w.graph.addNumber(phoneNumberId, {
       token: "EAAG-token-issued-later",
       wabaId,
       display: "+49 1511 2340000",
       verifiedName: "Acme Shop",
     });
+
+  it("disconnects the number when Meta refuses its token in the periodic sync, before any campaign meets it", async () => {
+    const channel = (await w.get("/channels"))[0];
+    // The token expired at Meta, with no campaign sending.
+    tokenExpiresAtMeta();
     w.t.clock.advance(15 * 60 * 1000);
     await w.t.runJobs();
     expect((await w.get(`/channels/${channel.id}`)).status).toBe("disconnected");
@@ -157,12 +161,7 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
 
   it("disconnects the number when Meta refuses its token for a template, which stays pending", async () => {
     const channel = (await w.get("/channels"))[0];
-    w.graph.addNumber(phoneNumberId, {
-      token: "EAAG-token-issued-later",
-      wabaId,
-      display: "+49 1511 2340000",
-      verifiedName: "Acme Shop",
-    });
+    tokenExpiresAtMeta();
     const { template, graphId } = await w.submitTemplate();
     expect(graphId).toBe("");
     expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");

@@ -259,7 +259,8 @@ describe("reseller workspaces onboard", () => {
     expect(run.stderr).toContain("Error: Invalid --name: name must be at most 200 characters");
   });
 
-  it("runs without a terminal from flags, --no-invite and --pricing-token included, printing both records as JSON", async () => {
+  /** Acme onboarded from flags, without an invitation, with a pricing-page token. */
+  const onboardAcmeWithoutInvite = (extra: string[]) => {
     stubCatalogue();
     stubCreate({
       name: "Acme",
@@ -268,10 +269,14 @@ describe("reseller workspaces onboard", () => {
       plan_id: "2",
     });
     stubToken();
-    const run = await runCli([...acmeWithToken, "--no-invite", "--json"], {
+    return runCli([...acmeWithToken, "--no-invite", ...extra], {
       env: api.env,
       dispatcher: api.agent,
     });
+  };
+
+  it("runs without a terminal from flags, --no-invite and --pricing-token included, printing both records as JSON", async () => {
+    const run = await onboardAcmeWithoutInvite(["--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       workspace: starterWorkspace,
@@ -281,18 +286,7 @@ describe("reseller workspaces onboard", () => {
   });
 
   it("shows a script the next steps with the flags they need, since nothing will ask for them", async () => {
-    stubCatalogue();
-    stubCreate({
-      name: "Acme",
-      contact_email: "o@acme.test",
-      send_invitation: false,
-      plan_id: "2",
-    });
-    stubToken();
-    const run = await runCli([...acmeWithToken, "--no-invite"], {
-      env: api.env,
-      dispatcher: api.agent,
-    });
+    const run = await onboardAcmeWithoutInvite([]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`reseller channels add -w ${starterWorkspace.id} --phone +E164`);
     expect(run.stderr).toContain("--name NAME --category CATEGORY --language LANG --body TEXT");
