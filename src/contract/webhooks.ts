@@ -65,6 +65,26 @@ const Description = z
   .trim()
   .max(500, { error: "description must be at most 500 characters" });
 
+/** One POST of an event to an endpoint and what came of it. */
+export const WebhookDeliveryAttempt = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    attempt: z.number().int().min(1).describe("1 for the first try of this delivery."),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The receiver's HTTP status; null when none came."),
+    duration_ms: z.number().int().min(0),
+    error: z.string().nullable().describe("Why it failed: timeout, connection refused, status…"),
+    delivered: z.boolean().describe("A 2xx within 10 seconds."),
+    created_at: z.string(),
+  })
+  .meta({ id: "WebhookDeliveryAttempt" });
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
+
 export const WebhookEndpoint = z
   .object({
     id: z.string(),
@@ -75,6 +95,20 @@ export const WebhookEndpoint = z
     secret_hint: z.string().describe("The secret's last characters, to tell secrets apart."),
     created_at: z.string(),
     updated_at: z.string(),
+    pending_deliveries: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "Events owed to this endpoint and not delivered yet: waiting for their first try, or retried with backoff for up to 3 days. A number that grows means the receiver is failing.",
+      )
+      // An answer without it (a service from before it) reads as 0, and last_attempt as null.
+      .default(0),
+    last_attempt: WebhookDeliveryAttempt.nullable()
+      .default(null)
+      .describe(
+        "The latest POST to this endpoint and what came of it (see …/deliveries for all); null before the first.",
+      ),
   })
   .meta({ id: "WebhookEndpoint" });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
@@ -103,26 +137,6 @@ export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody
 export const WebhookEndpointIdParams = z.object({
   id: z.string().describe("The endpoint's id (we_…)."),
 });
-
-/** One POST of an event to an endpoint and what came of it. */
-export const WebhookDeliveryAttempt = z
-  .object({
-    id: z.string(),
-    event_id: z.string(),
-    event_type: z.string(),
-    attempt: z.number().int().min(1).describe("1 for the first try of this delivery."),
-    status_code: z
-      .number()
-      .int()
-      .nullable()
-      .describe("The receiver's HTTP status; null when none came."),
-    duration_ms: z.number().int().min(0),
-    error: z.string().nullable().describe("Why it failed: timeout, connection refused, status…"),
-    delivered: z.boolean().describe("A 2xx within 10 seconds."),
-    created_at: z.string(),
-  })
-  .meta({ id: "WebhookDeliveryAttempt" });
-export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
 
 export const WebhookEndpointResponse = successEnvelope(WebhookEndpoint, EmptyMeta);
 export const CreatedWebhookEndpointResponse = successEnvelope(CreatedWebhookEndpoint, EmptyMeta);

@@ -359,6 +359,32 @@ describe("webhook endpoints and events", () => {
     }
   });
 
+  it("shows on the endpoint what it still owes and how its latest delivery went, so a failing receiver is seen", async () => {
+    const receiver = await startReceiver({ answers: [500, 200] });
+    try {
+      const endpoint = await createEndpoint(receiver.url);
+      expect(endpoint).toMatchObject({ pending_deliveries: 0, last_attempt: null });
+      await t.createWorkspace();
+      await t.runJobs();
+      const failing = (await t.request("GET", `/api/v1/webhook-endpoints/${endpoint.id}`)).json()
+        .data;
+      expect(failing).toMatchObject({
+        pending_deliveries: 1,
+        last_attempt: { attempt: 1, status_code: 500, delivered: false },
+      });
+      t.clock.advance(60_000);
+      await t.runJobs();
+      const [listed] = (await t.request("GET", "/api/v1/webhook-endpoints")).json().data;
+      expect(listed).toMatchObject({
+        id: endpoint.id,
+        pending_deliveries: 0,
+        last_attempt: { attempt: 2, status_code: 200, delivered: true },
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("counts the retry delay from the attempt's end, so a receiver that times out still gets the full wait", async () => {
     // The receiver takes 12 s (past the 10 s limit, as the clock sees it) and then fails.
     const receiver = await startReceiver({

@@ -29,8 +29,14 @@ export interface WebhookEndpointServices {
   secrets?: SecretBox | null | undefined;
 }
 
+/** How deliveries to an endpoint are going: what is owed, and how the latest POST went. */
+type EndpointHealth = Pick<WebhookEndpoint, "pending_deliveries" | "last_attempt">;
+
+/** A new endpoint's health: nothing owed, nothing tried. */
+const untried: EndpointHealth = { pending_deliveries: 0, last_attempt: null };
+
 /** An endpoint as the API shows it (never its secret). */
-export function toWebhookEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
+function toWebhookEndpoint(row: WebhookEndpointTable, health: EndpointHealth): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
@@ -40,7 +46,42 @@ export function toWebhookEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
     secret_hint: signingSecretHint(row.secret),
     created_at: row.created_at,
     updated_at: row.updated_at,
+    ...health,
   };
+}
+
+/** Each endpoint with its health, two indexed reads each (a reseller has a handful). */
+async function withHealth(
+  db: Db,
+  rows: readonly WebhookEndpointTable[],
+): Promise<WebhookEndpoint[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      const owed = await db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("endpoint_id", "=", row.id)
+        .where("state", "=", "pending")
+        .executeTakeFirst();
+      const last = await db
+        .selectFrom("webhook_attempts")
+        .selectAll()
+        .where("endpoint_id", "=", row.id)
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return toWebhookEndpoint(row, {
+        pending_deliveries: Number(owed?.n ?? 0),
+        last_attempt: last ? toAttempt(last) : null,
+      });
+    }),
+  );
+}
+
+/** One endpoint with its health. */
+async function withHealthOne(db: Db, row: WebhookEndpointTable): Promise<WebhookEndpoint> {
+  const [endpoint] = await withHealth(db, [row]);
+  return endpoint as WebhookEndpoint;
 }
 
 function toAttempt(row: WebhookAttemptTable): WebhookDeliveryAttempt {
@@ -107,7 +148,7 @@ export async function createWebhookEndpoint(
     updated_at: now,
   };
   await services.db.insertInto("webhook_endpoints").values(row).execute();
-  return { ...toWebhookEndpoint(row), secret };
+  return { ...toWebhookEndpoint(row, untried), secret };
 }
 
 /** The reseller's endpoints, newest first. */
@@ -122,7 +163,7 @@ export async function listWebhookEndpoints(
     .selectAll()
     .where("reseller_id", "=", principal.resellerId);
   const page = await paginate(select, "id", query);
-  return { data: page.rows.map(toWebhookEndpoint), meta: { pagination: page.pagination } };
+  return { data: await withHealth(db, page.rows), meta: { pagination: page.pagination } };
 }
 
 /** One endpoint. */
@@ -132,7 +173,7 @@ export async function getWebhookEndpoint(
   endpointId: string,
 ): Promise<WebhookEndpoint> {
   requireResellerToken(principal, "manage webhook endpoints");
-  return toWebhookEndpoint(await loadWebhookEndpoint(db, principal, endpointId));
+  return withHealthOne(db, await loadWebhookEndpoint(db, principal, endpointId));
 }
 
 /** Changes only the given fields; a disabled endpoint gets no new deliveries. */
@@ -158,7 +199,7 @@ export async function updateWebhookEndpoint(
       .where("id", "=", row.id)
       .execute();
   }
-  return toWebhookEndpoint(await loadWebhookEndpoint(services.db, principal, row.id));
+  return withHealthOne(services.db, await loadWebhookEndpoint(services.db, principal, row.id));
 }
 
 /** Removes an endpoint; its pending deliveries end unsent, its attempts' history goes with it. */
@@ -169,12 +210,14 @@ export async function deleteWebhookEndpoint(
 ): Promise<WebhookEndpoint> {
   requireResellerToken(principal, "manage webhook endpoints");
   const row = await loadWebhookEndpoint(db, principal, endpointId);
+  // As it was when it went: what it still owed ends unsent.
+  const endpoint = await withHealthOne(db, row);
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom("webhook_attempts").where("endpoint_id", "=", row.id).execute();
     await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", row.id).execute();
     await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
   });
-  return toWebhookEndpoint(row);
+  return endpoint;
 }
 
 /** The endpoint's delivery attempts, newest first. */

@@ -36,7 +36,32 @@ export const endpointColumns: Column<WebhookEndpoint>[] = [
     value: (e) => e.created_at,
     display: (e) => when(e.created_at),
   },
+  // Last, so piped lines keep the columns they had before these two.
+  {
+    header: "Pending",
+    key: "pending_deliveries",
+    value: (e) => e.pending_deliveries,
+    display: (e, paint) =>
+      e.pending_deliveries > 0 ? paint.warn(String(e.pending_deliveries)) : "0",
+  },
+  {
+    header: "Last delivery",
+    key: "last_attempt",
+    value: (e) => lastAttemptText(e.last_attempt),
+    display: (e, paint) => {
+      const last = e.last_attempt;
+      if (!last) return "—";
+      const text = `${lastAttemptText(last)}, ${when(last.created_at)}`;
+      return last.delivered ? paint.good(text) : paint.bad(text);
+    },
+  },
 ];
+
+/** The latest attempt in a word: `200`, `500`, or the error when no status came. */
+function lastAttemptText(last: WebhookDeliveryAttempt | null): string {
+  if (!last) return "";
+  return last.status_code === null ? (last.error ?? "no answer") : String(last.status_code);
+}
 
 export const attemptColumns: Column<WebhookDeliveryAttempt>[] = [
   {

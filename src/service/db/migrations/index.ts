@@ -19,6 +19,7 @@ import * as tagSpellingsOnce from "./0019-tag-spellings-once.js";
 import * as eventOrder from "./0020-event-order.js";
 import * as searchMerges from "./0021-search-merges.js";
 import * as templateApprovals from "./0022-template-approvals.js";
+import * as webhookDeliveriesByEndpoint from "./0023-webhook-deliveries-by-endpoint.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   "0020-event-order": eventOrder,
   "0021-search-merges": searchMerges,
   "0022-template-approvals": templateApprovals,
+  "0023-webhook-deliveries-by-endpoint": webhookDeliveriesByEndpoint,
 };
 
 export const migrationProvider: MigrationProvider = {
