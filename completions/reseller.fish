@@ -453,7 +453,7 @@ complete -c reseller -n '__reseller_is \'campaigns cancel\'' -s w -l workspace -
 complete -c reseller -n '__reseller_is \'campaigns cancel\'' -s y -l yes -d 'cancel without asking (needed without a terminal)'
 complete -c reseller -n '__reseller_is \'campaigns cancel\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'webhooks\'' -a 'create' -d 'Add an endpoint; prints its signing secret (whsec_…) once'
-complete -c reseller -n '__reseller_is \'webhooks\'' -a 'list' -d 'List the webhook endpoints, newest first'
+complete -c reseller -n '__reseller_is \'webhooks\'' -a 'list' -d 'List the webhook endpoints, newest first, with what each owes and its latest answer'
 complete -c reseller -n '__reseller_is \'webhooks\'' -a 'get' -d 'Show an endpoint (never its secret)'
 complete -c reseller -n '__reseller_is \'webhooks\'' -a 'update' -d 'Change an endpoint\'s URL, events, description, or enable/disable it'
 complete -c reseller -n '__reseller_is \'webhooks\'' -a 'delete' -d 'Delete an endpoint (asks first; --yes without a terminal)'

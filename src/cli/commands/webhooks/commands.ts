@@ -27,9 +27,13 @@ export const webhookCommands: GroupSpec = {
     },
     {
       name: "list",
-      summary: "List the webhook endpoints, newest first",
+      summary:
+        "List the webhook endpoints, newest first, with what each owes and its latest answer",
       paged: true,
-      examples: ["reseller webhooks list", "reseller webhooks list --json | jq -r '.[].url'"],
+      examples: [
+        "reseller webhooks list",
+        "reseller webhooks list --json | jq -r '.[] | select(.pending_deliveries > 0) | .url'",
+      ],
       handler: "webhooks/list",
     },
     {
