@@ -365,14 +365,18 @@ export function whatsappSyncHandler(
       .executeTakeFirst();
     const unknown = await db
       .selectFrom("campaign_recipients")
-      .select((eb) => eb.fn.min("sending_at").as("first"))
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("sending_at").as("first")])
       .where("state", "=", "outcome_unknown")
       .executeTakeFirst();
-    if (!anyCloud && !unknown?.first) return { state: "done" };
+    if (!anyCloud && Number(unknown?.n ?? 0) === 0) return { state: "done" };
     // Next round in an interval, or sooner when an unknown outcome reaches its 24 h then: it
-    // fails at 24 h, as running-for-real.md says, not up to an interval later.
-    const next = clock.now().getTime() + intervalMs;
-    const due = unknown?.first ? Date.parse(unknown.first) + outcomeUnknownLimitMs : next;
-    return { state: "retry", at: new Date(Math.max(clock.now().getTime(), Math.min(next, due))) };
+    // fails at 24 h, as running-for-real.md says, not up to an interval later. A second past
+    // it, as times are stored in whole seconds; never sooner than a second from now.
+    const now = clock.now().getTime();
+    const first = unknown?.first ? Date.parse(unknown.first) : Number.NaN;
+    const due = Number.isNaN(first)
+      ? Number.POSITIVE_INFINITY
+      : first + outcomeUnknownLimitMs + 1000;
+    return { state: "retry", at: new Date(Math.max(now + 1000, Math.min(now + intervalMs, due))) };
   };
 }
