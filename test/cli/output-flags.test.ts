@@ -241,6 +241,37 @@ describe("the output writer", () => {
     expect(await render(table, "table", false)).toContain("A".repeat(90));
   });
 
+  it("cuts short values only when that makes the table fit, and never a phone number", async () => {
+    const contact = {
+      id: "ct_01JD3FZK8Q2W7N5V4X6B9C1A0E",
+      phone: "+4915112345678",
+      first: "Annabelle",
+      last: "Schmidt-Rottluff",
+      email: "annabelle.schmidt@example.com",
+      tags: "vip,berlin",
+      status: "opted_in",
+      updated: "2026-11-29 02:12 UTC",
+    };
+    const keys = Object.keys(contact) as (keyof typeof contact)[];
+    const table = tableView(
+      [contact],
+      keys.map((key) => ({ header: key, key, value: (r: typeof contact) => r[key] })),
+    );
+    let text = "";
+    await renderResult({ view: table }, "table", {
+      write: (t) => (text += t),
+      inform: () => {},
+      color: false,
+      columns: 80,
+    });
+    const row = text.split("\n")[1] ?? "";
+    // Even cut to a few characters each it would not fit 80: only the long email is cut.
+    expect(row).toContain("+4915112345678");
+    expect(row).toContain("Schmidt-Rottluff");
+    expect(row).toContain("2026-11-29 02:12 UTC");
+    expect(row).toContain("annabelle.schmidt@examp…");
+  });
+
   it("fits a table of many middling columns to an 80-column terminal too", async () => {
     const plan = {
       id: 3,

@@ -267,6 +267,27 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     });
   });
 
+  it("settles an unknown outcome in one sync round when the clock is just at its 24 hours", async () => {
+    await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
+    w.t.clock.advance(7 * 60 * 1000);
+    w.graph.silentFor.add("4915112345671");
+    const campaign = await w.campaign(channelId);
+    const sendingAt = (await recipients(campaign.id))[0]?.sending_at ?? "";
+    // Half a second past the 24 hours: within the second the send's time was stored in.
+    const at = Date.parse(sendingAt) + 24 * 3600 * 1000 + 500;
+    w.t.clock.advance(at - w.t.clock.now().getTime());
+    const asked = () =>
+      w.graph.requests.filter((r) => r.method === "GET" && r.path.endsWith("/message_templates"))
+        .length;
+    const before = asked();
+    await w.t.runJobs();
+    expect((await recipients(campaign.id))[0]).toMatchObject({
+      state: "failed",
+      failure_reason: "outcome_unknown",
+    });
+    expect(asked() - before).toBeLessThanOrEqual(1);
+  });
+
   it("never sends again by itself a message whose send was under way when the process died, and sends the rest", async () => {
     const draft = await launchedToAdaAndBob("Crash");
     // The process dies inside the first provider call: that recipient was marked `sending`

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { disconnectChannel } from "../../src/service/domain/channels.js";
 import {
   accessToken,
   type CloudWorld,
@@ -82,6 +83,36 @@ describe("WhatsApp Cloud API channels", () => {
     }
     expect(w.logs.length).toBeGreaterThan(0);
     expect(w.logs.join("")).not.toContain(accessToken);
+  });
+
+  it("keeps a number connected again with a fresh token when Meta's refusal of the old one comes late", async () => {
+    const channel = await w.connect();
+    const sealedToken = async () =>
+      (
+        await w.t.database.db
+          .selectFrom("channels")
+          .select("access_token_encrypted")
+          .where("id", "=", channel.id)
+          .executeTakeFirstOrThrow()
+      ).access_token_encrypted;
+    const old = await sealedToken();
+    // Refused (a send met code 190), then added again with a fresh token.
+    expect(await disconnectChannel(w.t.database.db, w.t.clock, channel.id, old)).toBe(true);
+    const fresh = "EAAG-fresh-system-user-token-5b9e";
+    w.graph.addNumber(phoneNumberId, {
+      token: fresh,
+      wabaId,
+      display: "+49 1511 2340000",
+      verifiedName: "Acme Shop",
+    });
+    const body = { provider: "whatsapp_cloud", phone_number_id: phoneNumberId, waba_id: wabaId };
+    await w.post("/channels", { ...body, access_token: fresh }, 200);
+    // A sync round or a review that began with the old token hears 190 only now.
+    expect(await disconnectChannel(w.t.database.db, w.t.clock, channel.id, old)).toBe(false);
+    expect((await w.get(`/channels/${channel.id}`)).status).toBe("connected");
+    expect(
+      await disconnectChannel(w.t.database.db, w.t.clock, channel.id, await sealedToken()),
+    ).toBe(true);
   });
 
   it("refuses a token Meta rejects with a 422 naming access_token", async () => {

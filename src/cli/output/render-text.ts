@@ -35,8 +35,9 @@ const loaded: { Table?: typeof TableClass; stringify?: typeof Stringify } = {};
 const gap = borderless.middle.length;
 /**
  * How narrow a column is cut when a table is fitted to the terminal: long columns first down to
- * `roomy`, then, when that is not enough (seven columns on 80), any to `narrowest`. A column of
- * ids is never cut, whatever its length: those values are copied into the next command.
+ * `roomy`, then, when that is not enough (seven columns on 80) and cutting further makes the
+ * table fit, any to `narrowest`. A column of ids or phone numbers is never cut, whatever its
+ * length: those values are copied into the next command.
  */
 const roomy = 24;
 const narrowest = 8;
@@ -73,8 +74,8 @@ function cut(text: string, width: number): string {
   return kept;
 }
 
-/** An id of ours (`ws_01J…`): a value people copy, so never cut. */
-const idPattern = /^[a-z]+_[0-9A-Za-z]{20,}$/;
+/** An id of ours (`ws_01J…`) or a phone number: values people copy, so never cut. */
+const idPattern = /^(?:[a-z]+_[0-9A-Za-z]{20,}|\+\d{8,15})$/;
 
 /**
  * Column widths that fit `columns`: the widest cuttable column is narrowed first, one character
@@ -89,14 +90,21 @@ function fittedWidths(
   const widths = [...natural];
   const total = () => widths.reduce((sum, width) => sum + width, 0);
   if (total() <= room) return undefined;
-  for (const floor of [roomy, narrowest]) {
+  const cutTo = (floor: number) => {
     while (total() > room) {
       const candidates = widths.map((width, c) => (cuttable[c] ? width : 0));
       const widest = candidates.indexOf(Math.max(...candidates));
       if ((candidates[widest] ?? 0) <= floor) break;
       widths[widest] = (widths[widest] ?? 0) - 1;
     }
-  }
+  };
+  cutTo(roomy);
+  // Cutting dates and names to a few characters is worth it only for a table that then fits.
+  const least = widths.reduce(
+    (sum, width, c) => sum + (cuttable[c] ? Math.min(width, narrowest) : width),
+    0,
+  );
+  if (least <= room) cutTo(narrowest);
   return widths;
 }
 

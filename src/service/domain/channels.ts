@@ -204,16 +204,27 @@ export async function loadChannel(
   return row;
 }
 
-/** Marks a cloud channel disconnected (Meta refused its token); answers whether it changed. */
-export async function disconnectChannel(db: Db, clock: Clock, channelId: string): Promise<boolean> {
+/**
+ * Marks a cloud channel disconnected (Meta refused its token); answers whether it changed.
+ * `refusedToken` is the stored (sealed) token Meta refused, when known: a channel connected again
+ * with a fresh token meanwhile (a sync round or a review still under way with the old one) stays
+ * connected.
+ */
+export async function disconnectChannel(
+  db: Db,
+  clock: Clock,
+  channelId: string,
+  refusedToken?: string | null,
+): Promise<boolean> {
   // The change and its channel.disconnected event commit together (see events.ts).
   const apply = async (trx: Db): Promise<boolean> => {
-    const result = await trx
+    let update = trx
       .updateTable("channels")
       .set({ status: "disconnected", updated_at: isoSeconds(clock.now()) })
       .where("id", "=", channelId)
-      .where("status", "=", "connected")
-      .executeTakeFirst();
+      .where("status", "=", "connected");
+    if (refusedToken) update = update.where("access_token_encrypted", "=", refusedToken);
+    const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     const row = await trx
       .selectFrom("channels")

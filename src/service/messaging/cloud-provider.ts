@@ -386,7 +386,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
       if (error instanceof GraphError && !template.provider_template_id && error.httpStatus < 500) {
         // Meta refused the submission itself (invalid components, name taken at Meta…); a rate
         // limit or a refused token is asked again later.
-        if (!isRateLimited(error) && error.code !== 190) {
+        if (!isRateLimited(error) && !isTokenRefused(error)) {
           return {
             status: "rejected",
             reason: "INVALID_FORMAT",
@@ -396,7 +396,12 @@ export class WhatsappCloudProvider implements MessagingProvider {
       }
       // The template waits, pending, for the number to be connected again with a fresh token.
       if (channel && isTokenRefused(error)) {
-        await disconnectChannel(this.deps.db, this.deps.clock, channel.id);
+        await disconnectChannel(
+          this.deps.db,
+          this.deps.clock,
+          channel.id,
+          channel.access_token_encrypted,
+        );
       }
       if (error instanceof GraphError || error instanceof GraphUnreachable) return recheck();
       throw error;

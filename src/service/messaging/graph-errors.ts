@@ -72,9 +72,10 @@ export function sendOutcomeForCode(code: number): SendOutcome {
 }
 
 /**
- * Whether Meta refused the channel's token (code 190, invalid or expired) in any Graph call: a
- * send, a template submission or the periodic sync. The channel is then disconnected wherever
- * it happens, so a token that expires between campaigns is seen before the next one.
+ * Whether a Graph error is Meta refusing the channel's token (code 190, invalid or expired), as
+ * `sendOutcomeForCode` says for a send: for a template submission and the periodic sync, which
+ * then disconnect the channel too, so a token that expires between campaigns shows before the
+ * next one.
  */
 export function isTokenRefused(error: unknown): boolean {
   return error instanceof GraphError && sendErrorMeaning(error.code).kind === "disconnect";

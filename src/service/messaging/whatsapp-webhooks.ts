@@ -276,7 +276,8 @@ export function whatsappWebhooksHandler(services: Services): JobHandler {
  */
 export async function expireUnknownOutcomes(db: Db, clock: Clock): Promise<number> {
   const now = clock.now();
-  const limit = new Date(now.getTime() - outcomeUnknownLimitMs).toISOString();
+  // Whole seconds, as sending_at is stored: compared as text, "…:05.123Z" sorts before "…:05Z".
+  const limit = isoSeconds(new Date(now.getTime() - outcomeUnknownLimitMs));
   return db.transaction().execute(async (trx) => {
     const expired = await trx
       .selectFrom("campaign_recipients")
@@ -340,7 +341,9 @@ export function whatsappSyncHandler(
       } catch (error) {
         // A refused token disconnects its channel (channel.disconnected tells the reseller), and
         // the WABA's next connected channel is asked next round; anything else is tried again.
-        if (isTokenRefused(error)) await disconnectChannel(db, clock, channel.id);
+        if (isTokenRefused(error)) {
+          await disconnectChannel(db, clock, channel.id, channel.access_token_encrypted);
+        }
         continue;
       }
       await db.transaction().execute(async (trx) => {

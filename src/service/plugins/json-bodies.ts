@@ -3,7 +3,7 @@ import { quoted } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 
-/** An unsupported_media_type error as fastify raises it, so handleError answers it alike. */
+/** An unsupported_media_type error as fastify raises it, so the error handler (error-handling.ts) answers it alike. */
 function unsupportedMediaType(): FastifyError {
   return Object.assign(new Error("Unsupported Media Type"), {
     code: "FST_ERR_CTP_INVALID_MEDIA_TYPE",
@@ -12,7 +12,7 @@ function unsupportedMediaType(): FastifyError {
   }) as FastifyError;
 }
 
-/** An invalid_json error as fastify's own parser raises it, so handleError answers it alike. */
+/** An invalid_json error as fastify's own parser raises it, so the error handler (error-handling.ts) answers it alike. */
 function invalidJson(message: string): FastifyError {
   return Object.assign(new Error(message), {
     code: "FST_ERR_CTP_INVALID_JSON_BODY",
