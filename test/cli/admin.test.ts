@@ -209,7 +209,8 @@ describe("admin copy: what it refuses before touching the target", () => {
     expect(run.stderr).toContain(`reseller admin migrate --db ${file}`);
   });
 
-  it("refuses a file a running serve still writes to, before reaching the target (exit 5)", async () => {
+  /** A file whose instance `ins_live` was last seen 2 s ago, and a way to beat for it. */
+  async function fileWithRecentHeartbeat() {
     const file = await currentDatabase();
     const seen = (ago: number) => new Date(Date.now() - ago).toISOString();
     const sqlite = new BetterSqlite3(file);
@@ -218,11 +219,33 @@ describe("admin copy: what it refuses before touching the target", () => {
         "INSERT INTO instances (id, host, pid, started_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
       )
       .run("ins_live", "here", 1, seen(60_000), seen(2_000));
-    sqlite.close();
+    const beat = () =>
+      sqlite.prepare("UPDATE instances SET last_seen_at = ? WHERE id = 'ins_live'").run(seen(0));
+    return { file, beat, close: () => sqlite.close() };
+  }
+
+  it("refuses a file a running serve still writes to, before reaching the target (exit 5)", async () => {
+    const { file, beat, close } = await fileWithRecentHeartbeat();
+    const beating = setInterval(beat, 1000);
+    try {
+      const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere, "--json"]);
+      expect(run.code).toBe(5);
+      expect(run.stderr).toContain("is in use: a reseller serve on it (instance ins_live)");
+      expect(JSON.parse(run.stdout).error.error_code).toBe("source_in_use");
+    } finally {
+      clearInterval(beating);
+      close();
+    }
+  }, 20_000);
+
+  it("copies a backup of a running service, whose last heartbeat is recent but never moves", async () => {
+    const { file, close } = await fileWithRecentHeartbeat();
+    close();
+    // Past the check of the source: the (unreachable) target is what stops it.
     const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
-    expect(run.code).toBe(5);
-    expect(run.stderr).toContain("is in use: a reseller serve on it (instance ins_live)");
-  });
+    expect(run.stderr).not.toContain("is in use");
+    expect(run.code).toBe(8);
+  }, 20_000);
 
   it("says when the PostgreSQL server cannot be reached (exit 8)", async () => {
     const file = await currentDatabase();

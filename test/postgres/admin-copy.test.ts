@@ -353,11 +353,14 @@ describe("moving a SQLite deployment to PostgreSQL with admin copy", () => {
 
   it("refuses a second copy into the now non-empty database and changes nothing", async () => {
     const counts = await countRows(target.url);
-    const again = await reseller(["admin", "copy", "--from", source.dbFile, "--to", target.url], {
-      env: { RESELLER_CONFIG_DIR: tempConfigDir() },
-    });
+    const again = await reseller(
+      ["admin", "copy", "--from", source.dbFile, "--to", target.url, "--json"],
+      { env: { RESELLER_CONFIG_DIR: tempConfigDir() } },
+    );
     expect(again.exitCode).toBe(5);
     expect(String(again.stderr)).toMatch(/is not empty/);
+    // A script tells this refusal from any other by its code.
+    expect(JSON.parse(String(again.stdout)).error.error_code).toBe("target_not_empty");
     expect(String(again.stderr)).toMatch(/resellers/);
     expect(await countRows(target.url)).toEqual(counts);
   });

@@ -132,7 +132,10 @@ describe("admin commands on PostgreSQL", () => {
         const run = await runCli([...command, "--database", denied.toString()]);
         expect(run.code, run.stderr).toBe(3);
         expect(run.stderr).toContain("permission denied for schema public");
-        expect(run.stderr).toContain("GRANT CREATE ON SCHEMA public");
+        // Named as in the URL, so the hint can be pasted as it is.
+        const database = denied.pathname.slice(1);
+        expect(run.stderr).toContain(`ALTER DATABASE ${database} OWNER TO ${role}`);
+        expect(run.stderr).toContain(`GRANT CREATE ON SCHEMA public TO ${role}`);
       }
     } finally {
       await other.drop();

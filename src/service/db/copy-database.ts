@@ -2,6 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { type RawBuilder, sql } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
+import { defaultHeartbeatMs } from "../jobs/instances.js";
 import { defaultDeadAfterMs } from "../jobs/job-queue.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
 import { type Db, migrationTable, openDatabase } from "./database.js";
@@ -51,6 +52,13 @@ export interface CopyReport {
 /** A copy refused before any row was written: the target holds rows, or the source is not current. */
 export class CopyRefusedError extends Error {
   constructor(
+    /** Why, for scripts (`--json`'s error_code). */
+    readonly code:
+      | "target_not_empty"
+      | "source_not_reseller"
+      | "source_not_migrated"
+      | "source_newer"
+      | "source_in_use",
     message: string,
     readonly hint: string,
   ) {
@@ -145,6 +153,7 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
     .get(migrationTable);
   if (!hasTable) {
     throw new CopyRefusedError(
+      "source_not_reseller",
       `${from} is not a reseller database (it has no migration table).`,
       "Point --from at the file `reseller serve --db` uses.",
     );
@@ -157,6 +166,7 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
   const missing = known.filter((name) => !applied.has(name));
   if (missing.length > 0) {
     throw new CopyRefusedError(
+      "source_not_migrated",
       `${from} lacks migrations of this version: ${missing.join(", ")}.`,
       `Bring it up to date first: reseller admin migrate --db ${from}`,
     );
@@ -164,6 +174,7 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
   const unknown = [...applied].filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw new CopyRefusedError(
+      "source_newer",
       `${from} was written by a newer version of reseller (migrations ${unknown.join(", ")}).`,
       "Run admin copy with the version that serves this database.",
     );
@@ -171,19 +182,37 @@ async function checkSourceMigrations(source: BetterSqlite3.Database, from: strin
 }
 
 /**
- * Refuses a source a running `serve` still writes to (an instance's heartbeat newer than the
- * time after which instances count as dead): what it writes after the snapshot would never reach
- * PostgreSQL, and the operator would start the new deployment without it.
+ * Refuses a source a running `serve` still writes to: what it writes after the snapshot would
+ * never reach PostgreSQL, and the operator would start the new deployment without it. A recent
+ * heartbeat alone does not tell: a backup of a running service (`sqlite3 … ".backup"`) carries
+ * its instance's last one. So a recent heartbeat is read again once the next would be due; only
+ * one that moved is a serve at work.
  */
-function refuseLiveSource(source: BetterSqlite3.Database, from: string, now: Date): void {
-  const rows = source
-    .prepare("SELECT id, last_seen_at FROM instances ORDER BY last_seen_at DESC")
-    .all() as { id: string; last_seen_at: string }[];
-  const live = rows.find((r) => now.getTime() - Date.parse(r.last_seen_at) < defaultDeadAfterMs);
+async function refuseLiveSource(source: BetterSqlite3.Database, from: string): Promise<void> {
+  const heartbeats = () =>
+    new Map(
+      (
+        source.prepare("SELECT id, last_seen_at FROM instances").all() as {
+          id: string;
+          last_seen_at: string;
+        }[]
+      ).map((r) => [r.id, r.last_seen_at]),
+    );
+  const before = heartbeats();
+  const recent = [...before].filter(
+    ([, seen]) => Date.now() - Date.parse(seen) < defaultDeadAfterMs,
+  );
+  if (recent.length === 0) return;
+  const latest = Math.max(...recent.map(([, seen]) => Date.parse(seen)));
+  const wait = latest + defaultHeartbeatMs + 1500 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const after = heartbeats();
+  const live = [...after].find(([id, seen]) => before.get(id) !== seen);
   if (!live) return;
-  const seconds = Math.max(0, Math.round((now.getTime() - Date.parse(live.last_seen_at)) / 1000));
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(live[1])) / 1000));
   throw new CopyRefusedError(
-    `${from} is in use: a reseller serve on it (instance ${live.id}) was alive ${seconds} s ago.`,
+    "source_in_use",
+    `${from} is in use: a reseller serve on it (instance ${live[0]}) was alive ${seconds} s ago.`,
     `Stop every serve on the file (SIGTERM) first: what it wrote after the copy would not reach PostgreSQL. A serve that was killed counts as gone ${defaultDeadAfterMs / 1000} s after its last heartbeat.`,
   );
 }
@@ -346,6 +375,7 @@ async function refuseOccupiedTarget(to: string): Promise<void> {
     );
     if (occupied.length > 0) {
       throw new CopyRefusedError(
+        "target_not_empty",
         `${redactedUrl(to)} is not empty: ${occupied.join(", ")} already hold rows. Nothing was copied or changed.`,
         "admin copy only fills an empty database: create a new one (createdb) and do not start `serve` on it before the copy.",
       );
@@ -384,7 +414,7 @@ export async function copyDatabase(options: {
   const source = new BetterSqlite3(options.from, { readonly: true, fileMustExist: true });
   try {
     await checkSourceMigrations(source, options.from);
-    refuseLiveSource(source, options.from, new Date());
+    await refuseLiveSource(source, options.from);
     // One snapshot for the counts and every row (WAL readers see a fixed state until COMMIT).
     source.exec("BEGIN");
     const layout = readSourceLayout(source);
@@ -419,6 +449,7 @@ export async function copyDatabase(options: {
           const occupied = await tablesWithRows(trx, order);
           if (occupied.length > 0) {
             throw new CopyRefusedError(
+              "target_not_empty",
               `${redactedUrl(options.to)} is not empty: ${occupied.join(", ")} already hold rows. Nothing was copied.`,
               "admin copy only fills an empty database: create a new one (createdb) and do not start `serve` on it before the copy.",
             );

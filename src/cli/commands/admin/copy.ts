@@ -49,7 +49,7 @@ export const run: Handler = async (ctx, { options }) => {
     });
   } catch (error) {
     if (error instanceof CopyRefusedError)
-      throw new CliError("conflict", error.message, error.hint);
+      throw new CliError("conflict", error.message, error.hint, [], error.code);
     throw explainedDatabaseError(error, redactedUrl(to));
   }
   const data = {

@@ -31,6 +31,22 @@ function driverCode(error: unknown): { code: string | undefined; message: string
   return { code: undefined, message };
 }
 
+/** A PostgreSQL identifier as SQL takes it: quoted unless it is a plain lower-case name. */
+function identifier(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The statements that let the URL's user create reseller's tables, named as in `label` (the URL,
+ * its password hidden), so they can be pasted as they are (run by the database's owner).
+ */
+function grantHint(label: string, schema: string): string {
+  const url = URL.canParse(label) ? new URL(label) : null;
+  const user = identifier(decodeURIComponent(url?.username ?? "") || "app");
+  const database = identifier(decodeURIComponent(url?.pathname.slice(1) ?? "") || "reseller");
+  return `Make the user the database's owner (\`ALTER DATABASE ${database} OWNER TO ${user}\`), or \`GRANT CREATE ON SCHEMA ${identifier(schema)} TO ${user}\` (run either as the database's owner or a superuser).`;
+}
+
 /**
  * A database that cannot be opened, said as something the operator can fix (server down, no
  * such database, refused login) instead of a driver's stack; other errors pass unchanged.
@@ -76,7 +92,7 @@ export function explainedDatabaseError(
       "auth",
       `PostgreSQL refused the user of ${label} the right to create reseller's tables (permission denied for schema ${schema}).`,
       // PostgreSQL 15 no longer lets every user create tables in the public schema.
-      `Make the user the database's owner (\`ALTER DATABASE reseller OWNER TO app\`), or \`GRANT CREATE ON SCHEMA ${schema} TO app\`.`,
+      grantHint(label, schema),
     );
   }
   const sqlite = sqliteHint === undefined ? null : sqliteOpenProblem(code, message);
