@@ -49,7 +49,7 @@ export const adminCommands: GroupSpec = {
       name: "copy",
       summary: "Move a SQLite deployment into an empty PostgreSQL database, counts verified",
       description:
-        "Stop `serve` on the SQLite file first. Migrates the target, refuses it (exit 5) when any of its tables holds rows, copies every table in one transaction (a failure leaves the target empty), moves the id sequences past the copied ids and compares every table's row count on both sides (exit 1 when one differs; nothing is kept then). Tokens keep working. The file is only read.",
+        "Stop `serve` on the SQLite file first (a backup of a running one is fine). Refuses a target (exit 5) when any of its tables holds rows, before changing it; then migrates it, copies every table in one transaction (a failure leaves the target empty), moves the id sequences past the copied ids and compares every table's row count on both sides (exit 1 when one differs; nothing is kept then). Tokens keep working. The file is only read.",
       options: [
         { flags: "--from <file>", description: "the SQLite database file `serve --db` used" },
         {
