@@ -126,8 +126,11 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     linkUrl: options.publicUrl ?? listeningUrl,
     bootstrap: result,
     close: async () => {
+      // In the log too, for an operator who collects only it: a stop is not a crash.
+      app.log.info("stopping: no new requests; finishing those in flight, handing job leases back");
       await app.close();
       await database.close();
+      app.log.info("stopped");
     },
   };
 }

@@ -149,9 +149,13 @@ describe("reseller serve", () => {
     const db = join(mkdtempSync(join(tmpdir(), "reseller-serve-")), "x.db");
     const child = execa(
       "node",
-      [binPath, "serve", "--port", "0", "--db", db, "--log-level", "silent"],
+      [binPath, "serve", "--port", "0", "--db", db, "--log-level", "info"],
       { reject: false, buffer: false, env: { RESELLER_BOOTSTRAP_TOKEN: "" } },
     );
+    let stdout = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
     let stderr = "";
     await new Promise<void>((resolve) => {
       child.stderr?.on("data", (c: Buffer) => {
@@ -171,6 +175,13 @@ describe("reseller serve", () => {
       signal: undefined,
     });
     expect(stderr).toContain("Stopped.");
+    // The JSON log says so too, for an operator who collects only stdout.
+    const said = stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(said.some((msg) => msg.startsWith("stopping:"))).toBe(true);
+    expect(said).toContain("stopped");
   });
 
   it("stops at once on a second SIGTERM while a request in flight holds the first, exit 130", async () => {
