@@ -138,7 +138,9 @@ export async function buildApp(config: AppConfig): Promise<App> {
     onError: (error, job) =>
       app.log.error(
         { err: error, job: job?.id, kind: job?.kind },
-        job ? "job failed" : "job runner: polling failed (reported again each minute it lasts)",
+        job
+          ? "job run failed (retried with backoff; the job fails only after five runs in a row)"
+          : "job runner: polling failed (reported again each minute it lasts)",
       ),
     onRecovered: (failures) => app.log.info({ failures }, "job runner: polling works again"),
   });
