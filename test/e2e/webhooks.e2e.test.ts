@@ -155,7 +155,10 @@ describe("webhooks against a real service", () => {
           type: "workspace.created",
           data: { name: "Json" },
         });
-        expect(stderr).toMatch(/workspace\.created {2}evt_\w+ {2}-> 200/);
+        // Its line for people comes on stderr, a pipe of its own: maybe after the JSON.
+        await until("the forward's line", () =>
+          /workspace\.created {2}evt_\w+ {2}-> 200/.test(stderr) ? true : undefined,
+        );
         const revoked = await fetch(`${service.url}/api/v1/tokens/${id}`, {
           method: "DELETE",
           headers: { authorization: `Bearer ${service.token}` },
