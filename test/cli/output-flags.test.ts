@@ -199,6 +199,22 @@ describe("the output writer", () => {
     expect(await render(table, "table", false)).toBe("(stderr) No contacts match.\n");
   });
 
+  /** A one-row table of `record`'s fields, as a terminal `columns` wide shows it, uncoloured. */
+  const oneRowAt = async (record: Record<string, string | number>, columns: number) => {
+    const table = tableView(
+      [record],
+      Object.keys(record).map((key) => ({ header: key, key, value: (r) => String(r[key]) })),
+    );
+    let text = "";
+    await renderResult({ view: table }, "table", {
+      write: (t) => (text += t),
+      inform: () => {},
+      color: false,
+      columns,
+    });
+    return text.trimEnd().split("\n");
+  };
+
   it("fits a table to the terminal's width, cutting long values with an ellipsis, never an id", async () => {
     const id = "ct_01JD3FZK8Q2W7N5V4X6B9C1A0E";
     const rows = [
@@ -252,19 +268,7 @@ describe("the output writer", () => {
       status: "opted_in",
       updated: "2026-11-29 02:12 UTC",
     };
-    const keys = Object.keys(contact) as (keyof typeof contact)[];
-    const table = tableView(
-      [contact],
-      keys.map((key) => ({ header: key, key, value: (r: typeof contact) => r[key] })),
-    );
-    let text = "";
-    await renderResult({ view: table }, "table", {
-      write: (t) => (text += t),
-      inform: () => {},
-      color: false,
-      columns: 80,
-    });
-    const row = text.split("\n")[1] ?? "";
+    const row = (await oneRowAt(contact, 80))[1] ?? "";
     // Even cut to a few characters each it would not fit 80: only the long email is cut.
     expect(row).toContain("+4915112345678");
     expect(row).toContain("Schmidt-Rottluff");
@@ -282,19 +286,7 @@ describe("the output writer", () => {
       visibility: "public",
       link: "http://127.0.0.1:47820/register?plan=growth-quarterly",
     };
-    const keys = Object.keys(plan) as (keyof typeof plan)[];
-    const table = tableView(
-      [plan],
-      keys.map((key) => ({ header: key, key, value: (r: typeof plan) => String(r[key]) })),
-    );
-    let text = "";
-    await renderResult({ view: table }, "table", {
-      write: (t) => (text += t),
-      inform: () => {},
-      color: false,
-      columns: 80,
-    });
-    const lines = text.trimEnd().split("\n");
+    const lines = await oneRowAt(plan, 80);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(lines[1]).toMatch(/^3 +Growth {2}growth-/);
     expect(lines[1]).toContain("…");

@@ -99,12 +99,7 @@ describe("WhatsApp Cloud API channels", () => {
     // Refused (a send met code 190), then added again with a fresh token.
     expect(await disconnectChannel(w.t.database.db, w.t.clock, channel.id, old)).toBe(true);
     const fresh = "EAAG-fresh-system-user-token-5b9e";
-    w.graph.addNumber(phoneNumberId, {
-      token: fresh,
-      wabaId,
-      display: "+49 1511 2340000",
-      verifiedName: "Acme Shop",
-    });
+    w.newTokenAtMeta(fresh);
     const body = { provider: "whatsapp_cloud", phone_number_id: phoneNumberId, waba_id: wabaId };
     await w.post("/channels", { ...body, access_token: fresh }, 200);
     // A sync round or a review that began with the old token hears 190 only now.

@@ -55,12 +55,7 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     // Meta refused the channel's token (code 190): disconnected, and the old token no longer works.
     await w.t.database.db.updateTable("channels").set({ status: "disconnected" }).execute();
     const fresh = "EAAG-fresh-system-user-token-8d1e";
-    w.graph.addNumber(phoneNumberId, {
-      token: fresh,
-      wabaId,
-      display: "+49 1511 2340000",
-      verifiedName: "Acme Shop",
-    });
+    w.newTokenAtMeta(fresh);
     const { template, graphId } = await w.submitTemplate();
     expect(graphId).toBe("");
     await w.post(
@@ -137,19 +132,10 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect(syncs.length).toBeGreaterThan(0);
   });
 
-  /** Meta issues the number a new token: the stored one is refused with code 190. */
-  const tokenExpiresAtMeta = () =>
-    w.graph.addNumber(phoneNumberId, {
-      token: "EAAG-token-issued-later",
-      wabaId,
-      display: "+49 1511 2340000",
-      verifiedName: "Acme Shop",
-    });
-
   it("disconnects the number when Meta refuses its token in the periodic sync, before any campaign meets it", async () => {
     const channel = (await w.get("/channels"))[0];
     // The token expired at Meta, with no campaign sending.
-    tokenExpiresAtMeta();
+    w.newTokenAtMeta("EAAG-token-issued-later");
     w.t.clock.advance(15 * 60 * 1000);
     await w.t.runJobs();
     expect((await w.get(`/channels/${channel.id}`)).status).toBe("disconnected");
@@ -161,7 +147,7 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
 
   it("disconnects the number when Meta refuses its token for a template, which stays pending", async () => {
     const channel = (await w.get("/channels"))[0];
-    tokenExpiresAtMeta();
+    w.newTokenAtMeta("EAAG-token-issued-later");
     const { template, graphId } = await w.submitTemplate();
     expect(graphId).toBe("");
     expect((await w.get(`/templates/${template.id}`)).status).toBe("pending");

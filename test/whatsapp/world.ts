@@ -135,6 +135,14 @@ export async function cloudWorld(options: { secretKey?: string | null } = {}) {
   };
   const stats = async (id: string) =>
     CampaignStats.parse((await t.request("GET", `${base}/campaigns/${id}/stats`)).json().data);
+  /** Meta issues the number `token`: the one stored before is refused from now on (code 190). */
+  const newTokenAtMeta = (token: string) =>
+    graph.addNumber(phoneNumberId, {
+      token,
+      wabaId,
+      display: "+49 1511 2340000",
+      verifiedName: "Acme Shop",
+    });
   const close = async () => {
     await t.close();
     await graph.stop();
@@ -154,6 +162,7 @@ export async function cloudWorld(options: { secretKey?: string | null } = {}) {
     contact,
     campaign,
     stats,
+    newTokenAtMeta,
     close,
   };
 }
