@@ -203,8 +203,11 @@ async function refuseLiveSource(source: BetterSqlite3.Database, from: string): P
     ([, seen]) => Date.now() - Date.parse(seen) < defaultDeadAfterMs,
   );
   if (recent.length === 0) return;
+  // Two heartbeats' time: a serve under load may beat late, and a live one missed is a copy
+  // without what it writes next. Bounded, whatever a skewed clock wrote as last seen.
+  const longest = 2 * defaultHeartbeatMs + 1000;
   const latest = Math.max(...recent.map(([, seen]) => Date.parse(seen)));
-  const wait = latest + defaultHeartbeatMs + 1500 - Date.now();
+  const wait = Math.min(longest, latest + longest - Date.now());
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const after = heartbeats();
   const live = [...after].find(([id, seen]) => before.get(id) !== seen);
