@@ -125,19 +125,24 @@ export function renderMessage(
 ):
   | { ok: true; body: string; parameters: MessageParameters }
   | { ok: false; reason: "missing_variable"; variable: number | string } {
-  const contactValue = (field: string | undefined) =>
-    field === undefined ? "" : fieldValue(contact, field).trim();
-  const values = new Map<number, string>();
-  for (const n of variableNumbers(texts.body)) {
-    const value = contactValue(mapping[String(n)]);
-    if (value === "") return { ok: false, reason: "missing_variable", variable: n };
-    values.set(n, value);
-  }
-  const headerValues = new Map<number, string>();
-  for (const n of variableNumbers(texts.header ?? "")) {
-    const value = contactValue(headerField(mapping, n));
-    if (value === "") return { ok: false, reason: "missing_variable", variable: n };
-    headerValues.set(n, value);
+  // Each `{{n}}` of `text` with the contact's value of the field `fieldOf(n)` names, or the first
+  // number left without one.
+  const valuesOf = (text: string, fieldOf: (n: number) => string | undefined) => {
+    const found = new Map<number, string>();
+    for (const n of variableNumbers(text)) {
+      const field = fieldOf(n);
+      const value = field === undefined ? "" : fieldValue(contact, field).trim();
+      if (value === "") return n;
+      found.set(n, value);
+    }
+    return found;
+  };
+  const values = valuesOf(texts.body, (n) => mapping[String(n)]);
+  if (typeof values === "number")
+    return { ok: false, reason: "missing_variable", variable: values };
+  const headerValues = valuesOf(texts.header ?? "", (n) => headerField(mapping, n));
+  if (typeof headerValues === "number") {
+    return { ok: false, reason: "missing_variable", variable: headerValues };
   }
   const buttons: (VariableButton & { value: string })[] = [];
   for (const button of texts.buttons ?? []) {
