@@ -113,8 +113,8 @@ _reseller_options() {
     'events redeliver') REPLY='--endpoint -h --help' ;;
     'listen') REPLY='--forward-to --events -h --help' ;;
     'usage') REPLY='--month --page --per-page --all -h --help' ;;
-    'serve') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
-    'serve exec') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --no-public-signup --log-level --log-format -h --help' ;;
+    'serve') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
+    'serve exec') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
     'admin') REPLY='-h --help' ;;
     'admin resellers') REPLY='-h --help' ;;
     'admin resellers create') REPLY='--db --database --name -h --help' ;;
@@ -332,6 +332,7 @@ _reseller_option_value() {
     'serve|--throughput') REPLY='' ;;
     'serve|--webhook-retry-base') REPLY='' ;;
     'serve|--smtp-url') REPLY='' ;;
+    'serve|--trust-proxy') REPLY='' ;;
     'serve|--log-level') REPLY='fatal error warn info debug silent' ;;
     'serve|--log-format') REPLY='json pretty' ;;
     'serve exec|--host') REPLY='' ;;
@@ -346,6 +347,7 @@ _reseller_option_value() {
     'serve exec|--throughput') REPLY='' ;;
     'serve exec|--webhook-retry-base') REPLY='' ;;
     'serve exec|--smtp-url') REPLY='' ;;
+    'serve exec|--trust-proxy') REPLY='' ;;
     'serve exec|--log-level') REPLY='fatal error warn info debug silent' ;;
     'serve exec|--log-format') REPLY='json pretty' ;;
     'admin resellers create|--db') REPLY='@file' ;;

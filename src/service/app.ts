@@ -61,6 +61,9 @@ export async function buildApp(config: AppConfig): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
     bodyLimit: otherBodyLimitBytes,
+    // Per-address limits (sign-ups, requests without a valid token) need the client's address,
+    // not the proxy's; X-Forwarded-For is believed only from the proxies named.
+    trustProxy: config.trustProxy?.length ? [...config.trustProxy] : false,
     // Answered by refuseWhileStopping below, in the service's envelope and with its headers.
     return503OnClosing: false,
     frameworkErrors,

@@ -40,6 +40,11 @@ export interface AppConfig {
   whatsapp?: WhatsappSettings | undefined;
   /** Whether `/register` takes sign-ups from the public (`serve --no-public-signup`: false). */
   publicSignup?: boolean | undefined;
+  /**
+   * The reverse proxies in front (`serve --trust-proxy`: IPs, CIDR ranges or proxy-addr's names
+   * such as `loopback`): a request from one of them is the client X-Forwarded-For names.
+   */
+  trustProxy?: readonly string[] | undefined;
 }
 
 /** `serve --review-delay` default: the sandbox reviews a submitted template after 5 seconds. */

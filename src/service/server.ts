@@ -39,6 +39,8 @@ export interface ServeOptions {
   blockPrivateWebhooks?: boolean | undefined;
   /** Whether /register takes public sign-ups (`--no-public-signup` turns it off). */
   publicSignup?: boolean | undefined;
+  /** `--trust-proxy`: the reverse proxies whose X-Forwarded-For names the client. */
+  trustProxy?: readonly string[] | undefined;
   /** The WhatsApp Cloud API provider: `--graph-url` and the RESELLER_* secrets. */
   whatsapp?: WhatsappSettings | undefined;
 }
@@ -96,6 +98,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
         blockPrivate: options.blockPrivateWebhooks ?? false,
       },
       publicSignup: options.publicSignup,
+      trustProxy: options.trustProxy,
       whatsapp: options.whatsapp,
       // Campaign sends, reviews and the sandbox's reports can all be under way at once; imports
       // and webhook deliveries have slots of their own besides (jobLanes in job-handlers.ts).

@@ -296,6 +296,63 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
   });
 });
 
+describe("serve --trust-proxy: sign-ups behind a reverse proxy", () => {
+  const signUp = (app: TestApp, i: number, forwardedFor?: string, proxy = "127.0.0.1") =>
+    app.app.inject({
+      method: "POST",
+      url: "/register",
+      remoteAddress: proxy,
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}),
+      },
+      payload: form({
+        plan: "starter-monthly",
+        business_name: `Shop ${i}`,
+        contact_email: `s${i}@shop.test`,
+      }),
+    });
+
+  it("counts each visitor by the address the named proxy forwards, so one visitor cannot use up everyone's sign-ups", async () => {
+    const t = await startTestApp({ trustProxy: ["127.0.0.1"] });
+    try {
+      for (let i = 0; i < 5; i++) expect((await signUp(t, i, "203.0.113.7")).statusCode).toBe(201);
+      expect((await signUp(t, 5, "203.0.113.7")).statusCode).toBe(429);
+      // Another visitor through the same proxy still signs up.
+      expect((await signUp(t, 6, "198.51.100.9")).statusCode).toBe(201);
+      // The client is the last address the proxy appended, not one the visitor wrote before it.
+      expect((await signUp(t, 7, "198.51.100.77, 203.0.113.7")).statusCode).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("believes X-Forwarded-For only from the proxies named: anyone else is counted by their own address", async () => {
+    const t = await startTestApp({ trustProxy: ["127.0.0.1"] });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const forged = await signUp(t, i, `198.51.100.${i + 1}`, "203.0.113.50");
+        expect(forged.statusCode).toBe(201);
+      }
+      expect((await signUp(t, 5, "198.51.100.99", "203.0.113.50")).statusCode).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("without the flag, counts every request by the address it comes from, whatever it says it forwards", async () => {
+    const t = await startTestApp();
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect((await signUp(t, i, `198.51.100.${i + 1}`)).statusCode).toBe(201);
+      }
+      expect((await signUp(t, 5, "198.51.100.99")).statusCode).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("serve --no-public-signup", () => {
   it("turns sign-up off: the link explains that sign-up is by invitation, and nothing is created", async () => {
     const database = await openDatabase(":memory:");

@@ -91,6 +91,8 @@ export async function startTestApp(
     database?: DatabaseHandle;
     /** The service's public URL, when a test needs another than `publicUrl` (HTTPS). */
     publicUrl?: string;
+    /** `serve --trust-proxy`: the proxies whose X-Forwarded-For names the client. */
+    trustProxy?: readonly string[];
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await openTestDatabase());
@@ -109,6 +111,7 @@ export async function startTestApp(
     sandboxTiming: options.sandboxTiming,
     whatsapp: options.whatsapp,
     webhooks: options.webhooks,
+    trustProxy: options.trustProxy,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await app.ready();

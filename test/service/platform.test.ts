@@ -132,6 +132,27 @@ describe("rate limit headers and unauthenticated budgets", () => {
     expect((await t.request("GET", "/api/v1/plans")).statusCode).toBe(200);
   });
 
+  it("counts guesses from one IPv6 /64 network as one address, so a client cannot take a fresh address per guess", async () => {
+    t = await startTestApp({ rateLimit: limit });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answer = await t.app.inject({
+        method: "GET",
+        url: "/api/v1/workspaces",
+        remoteAddress: `2001:db8:7:7::${i + 1}`,
+        headers: { authorization: `Bearer rsk_guess_number_${i}` },
+      });
+      statuses.push(answer.statusCode);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const otherNetwork = await t.app.inject({
+      method: "GET",
+      url: "/api/v1/workspaces",
+      remoteAddress: "2001:db8:7:8::1",
+    });
+    expect(otherNetwork.statusCode).toBe(401);
+  });
+
   it("leaves health checks and the API reference out of the budget", async () => {
     t = await startTestApp({ rateLimit: limit });
     for (let i = 0; i < 8; i++) {

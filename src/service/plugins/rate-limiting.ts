@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-types.js";
 import type { RateLimit } from "../config.js";
 import type { Db } from "../db/database.js";
+import { clientAddressKey } from "../domain/client-address.js";
 import type { Clock } from "../domain/clock.js";
 import { type RateDecision, SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import { ServiceError } from "../domain/service-error.js";
@@ -33,18 +34,21 @@ export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock
     reply.headers(budget);
     return budget["RateLimit-Reset"];
   };
-  app.decorate("addressBudget", (address: string) => headers(counter.peek(`address:${address}`)));
+  // An IPv6 client counts by its /64, as sign-ups do: otherwise each of its addresses guesses anew.
+  const addressBucket = (address: string) => `address:${clientAddressKey(address)}`;
+  app.decorate("addressBudget", (address: string) => headers(counter.peek(addressBucket(address))));
   // The contract: every response carries the headers. A public page (a load balancer's health
   // check, a provider's webhook) is not counted, so it says what its address has left.
   app.decorate("announceBudget", (request: FastifyRequest, reply: FastifyReply) => {
-    if (!reply.hasHeader("RateLimit-Limit")) announce(reply, counter.peek(`address:${request.ip}`));
+    if (!reply.hasHeader("RateLimit-Limit"))
+      announce(reply, counter.peek(addressBucket(request.ip)));
   });
   app.addHook("onSend", (request, reply, _payload, done) => {
     app.announceBudget(request, reply);
     done();
   });
   return async (request, reply, caller) => {
-    const bucket = caller ? `token:${caller.tokenId}` : `address:${request.ip}`;
+    const bucket = caller ? `token:${caller.tokenId}` : addressBucket(request.ip);
     const decision = await counter.hit(bucket);
     const resetSeconds = announce(reply, decision);
     if (!decision.allowed) {

@@ -72,6 +72,11 @@ export const serveCommand: CommandSpec = {
         "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port; default: RESELLER_SMTP_URL, which keeps the password out of the process list)",
     },
     {
+      flags: "--trust-proxy <addresses>",
+      description:
+        "your reverse proxies (comma-separated IPs, CIDR ranges or loopback): a request from one is counted under the client X-Forwarded-For names, for the per-address limits (sign-ups, requests without a valid token)",
+    },
+    {
       flags: "--no-public-signup",
       description:
         "turn off the sign-up page (/register): plan links then explain that sign-up is by invitation",

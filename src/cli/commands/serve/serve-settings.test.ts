@@ -55,3 +55,27 @@ describe("serve's settings", () => {
     );
   });
 });
+
+describe("serve --trust-proxy", () => {
+  it("takes the proxies' addresses, CIDR ranges and range names, comma-separated", () => {
+    expect(
+      serveSettings({ trustProxy: "127.0.0.1, 10.0.0.0/8,fd00::/8,::1,loopback" }).trustProxy,
+    ).toEqual(["127.0.0.1", "10.0.0.0/8", "fd00::/8", "::1", "loopback"]);
+    expect(serveSettings({}).trustProxy).toBeUndefined();
+  });
+
+  it("refuses anything that is not an address or a range, naming the flag and the entry", () => {
+    for (const [given, wrong] of [
+      ["true", "true"],
+      ["127.0.0.1,proxy.internal", "proxy.internal"],
+      ["10.0.0.0/33", "10.0.0.0/33"],
+      ["fd00::/129", "fd00::/129"],
+      ["10.0.0.0/8/8", "10.0.0.0/8/8"],
+      ["127.0.0.1,", ""],
+    ] as const) {
+      expect(() => serveSettings({ trustProxy: given }), given).toThrow(
+        `--trust-proxy expects your proxies' addresses, comma-separated: IPs, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal; got '${wrong}'.`,
+      );
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { redactedUrl } from "../../../contract/redacted-url.js";
 import { parseRateLimit, type WhatsappSettings } from "../../../service/config.js";
 import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
@@ -34,8 +35,38 @@ export function serveSettings(
       (intOption(options, "webhookRetryBase", { min: 1, max: 86_400 }) ?? 60) * 1000,
     blockPrivateWebhooks: booleanOption(options, "blockPrivateWebhooks"),
     publicSignup: options.publicSignup !== false,
+    trustProxy: trustProxyOption(options),
     whatsapp: whatsappSettings(options, env),
   };
+}
+
+/** The names of address ranges fastify's proxy-addr knows, besides addresses and CIDR ranges. */
+const proxyRangeNames = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * `--trust-proxy 127.0.0.1,10.0.0.0/8`: the reverse proxies in front, each an address, a CIDR
+ * range or a range's name; anything else stops serve at once, since fastify would refuse it later.
+ */
+function trustProxyOption(options: Options): string[] | undefined {
+  const text = stringOption(options, "trustProxy");
+  if (text === undefined) return undefined;
+  const entries = text.split(",").map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !isProxyRange(entry));
+  if (wrong !== undefined) {
+    throw usageError(
+      `--trust-proxy expects your proxies' addresses, comma-separated: IPs, CIDR ranges (10.0.0.0/8) or ${proxyRangeNames.join(", ")}; got '${wrong}'.`,
+    );
+  }
+  return entries;
+}
+
+function isProxyRange(entry: string): boolean {
+  if (proxyRangeNames.includes(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 /**
