@@ -200,22 +200,44 @@ function notBase64(): ServiceError {
 }
 
 /**
- * The bytes of a base64 text (the JSON body's `csv`), decoded a window at a time with a turn of
- * the event loop between windows. Whitespace (line-wrapped base64) is ignored.
+ * Decodes base64 text given in parts of any length (the JSON body's `csv`, as it streams in),
+ * checking it as it goes. Whitespace (line-wrapped base64) is ignored; URL-safe letters are read.
+ */
+export class Base64Decoder {
+  private carry = "";
+  private padded = false;
+
+  /** The bytes of the next part of the text (those of whole 4-letter groups so far). */
+  push(text: string): Buffer {
+    const part = this.carry + (/\s/.test(text) ? text.replace(/\s+/g, "") : text);
+    // All of it is checked now, the letters carried to the next part too, so a bad letter is
+    // refused before any byte decoded around it is read as text. Padding ends the text.
+    if (!base64Pattern.test(part) || (this.padded && part.length > 0)) throw notBase64();
+    const usable = part.length - (part.length % 4);
+    this.carry = part.slice(usable);
+    const whole = part.slice(0, usable);
+    if (whole.includes("=")) this.padded = true;
+    return Buffer.from(whole, "base64");
+  }
+
+  /** The last bytes, once the text has ended. */
+  end(): Buffer {
+    const rest = this.carry;
+    this.carry = "";
+    if (rest.length % 4 === 1) throw notBase64();
+    return Buffer.from(rest, "base64");
+  }
+}
+
+/**
+ * The bytes of a base64 text (the JSON body's `csv` when the body was read whole), decoded a
+ * window at a time with a turn of the event loop between windows.
  */
 export async function* base64Pieces(text: string): AsyncGenerator<Buffer> {
-  let carry = "";
+  const decoder = new Base64Decoder();
   for (let start = 0; start < text.length; start += base64Window) {
-    let window = text.slice(start, start + base64Window);
-    if (/\s/.test(window)) window = window.replace(/\s+/g, "");
-    window = carry + window;
-    const last = start + base64Window >= text.length;
-    const usable = last ? window.length : window.length - (window.length % 4);
-    carry = window.slice(usable);
-    const part = window.slice(0, usable);
-    if (!base64Pattern.test(part) || (!last && part.includes("="))) throw notBase64();
-    if (last && part.length % 4 === 1) throw notBase64();
-    yield Buffer.from(part, "base64");
+    yield decoder.push(text.slice(start, start + base64Window));
     await nextTurn();
   }
+  yield decoder.end();
 }

@@ -1,4 +1,4 @@
-import type { FastifyError } from "fastify";
+import type { FastifyError, FastifyRequest } from "fastify";
 import { quoted } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
@@ -27,8 +27,7 @@ function invalidJson(message: string): FastifyError {
  * than read as U+FFFD. Parsing itself stays fastify's (prototype poisoning refused).
  */
 export function installJsonBodies(app: App): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  const parseJson = jsonBytesParser(app);
   app.removeContentTypeParser("application/json");
   // Fastify reads text/plain as a string by default, which then failed the body's check (422);
   // no route takes it, so a text/plain body is refused as every type no route takes (415). An
@@ -38,8 +37,26 @@ export function installJsonBodies(app: App): void {
     if ((body as Buffer).length === 0) done(null, undefined);
     else done(unsupportedMediaType(), undefined);
   });
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    const bytes = body as Buffer;
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) =>
+    parseJson(request, body as Buffer, done),
+  );
+}
+
+/** A JSON body's bytes as fastify's parsers are called with them. */
+export type JsonBytesParser = (
+  request: FastifyRequest,
+  bytes: Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+) => void;
+
+/**
+ * Reads a JSON body's bytes as every route does (installJsonBodies): an empty body is none, bytes
+ * that are not UTF-8 are a 400, and keys reaching prototypes are refused.
+ */
+export function jsonBytesParser(app: App): JsonBytesParser {
+  const parseText = app.getDefaultJsonParser("error", "error");
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  return (request, bytes, done) => {
     if (bytes.length === 0) {
       done(null, undefined);
       return;
@@ -51,7 +68,7 @@ export function installJsonBodies(app: App): void {
       done(invalidJson("The request body is not valid UTF-8."), undefined);
       return;
     }
-    parseJson(request, text, (error, parsed) => {
+    parseText(request, text, (error, parsed) => {
       // Fastify refuses keys that would reach objects' prototypes with the error of JSON that
       // does not parse. When the text does parse (JSON.parse only reads it), that was the
       // reason, and the answer says so: a 422 on a route whose body is checked, a 400 (the
@@ -74,7 +91,7 @@ export function installJsonBodies(app: App): void {
       }
       done(error, parsed);
     });
-  });
+  };
 }
 
 /** Why a body that parses as JSON is refused all the same (prototype poisoning). */

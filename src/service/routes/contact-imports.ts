@@ -24,7 +24,14 @@ import {
   listImports,
 } from "../domain/contact-imports.js";
 import { principalOf } from "../plugins/authentication.js";
+import { jsonBytesParser } from "../plugins/json-bodies.js";
 import { streamedBody } from "../plugins/streamed-bodies.js";
+import {
+  discardSpooled,
+  readImportJsonBody,
+  type SpooledCsv,
+  spooledPieces,
+} from "../plugins/streamed-json-import.js";
 import { authErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Contact imports"];
@@ -90,6 +97,27 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       done(null, standIn);
     });
 
+    // A JSON body over 1 MB is read as it streams in, its csv decoded into a temporary file
+    // (plugins/streamed-json-import.ts); the file goes once the request has been answered.
+    const spooledCsvs = new WeakMap<object, SpooledCsv>();
+    const parseWhole = jsonBytesParser(upload);
+    upload.removeContentTypeParser("application/json");
+    upload.addContentTypeParser("application/json", (request, payload, done) => {
+      readImportJsonBody(request, payload, parseWhole).then(
+        ({ body, spooled }) => {
+          if (spooled) spooledCsvs.set(request, spooled);
+          done(null, body);
+        },
+        (error: Error) => done(error, undefined),
+      );
+    });
+    const discard = async (request: object) => {
+      const spooled = spooledCsvs.get(request);
+      spooledCsvs.delete(request);
+      if (spooled) await discardSpooled(spooled);
+    };
+    upload.addHook("onResponse", async (request) => discard(request));
+
     upload.post(
       "/api/v1/workspaces/:id/contacts/import",
       {
@@ -100,7 +128,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
           operationId: "importContacts",
           summary: "Import contacts from a CSV file (asynchronous)",
           description:
-            "Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's `csv`, or as the body itself with `Content-Type: text/csv` and the options in the query (`?duplicate_handling=skip&default_country=DE`), which streams: the service never holds the whole file. The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: `phone` (required), first_name, last_name, email, tags (separated by `,`, `;` or `|`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and `custom.<key>` for custom fields; other columns are listed in `ignored_columns`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under `update`). Rows past the plan's `contacts` limit become row errors. At most 100 MB and 1,000,000 rows (413). Options `mapping` (header → field or null; in the query as JSON), `delimiter` (`,` `;` `|` tab; detected by default) and `encoding` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without `phone` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without `encoding`, or not text in its `encoding` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.",
+            "Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's `csv`, or as the body itself with `Content-Type: text/csv` and the options in the query (`?duplicate_handling=skip&default_country=DE`). Both stream: the service never holds the whole file (a JSON body over 1 MB is read as it arrives, its `csv` decoded into a temporary file; its other fields may total 1 MB, and a `csv` given twice is a 422). The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: `phone` (required), first_name, last_name, email, tags (separated by `,`, `;` or `|`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and `custom.<key>` for custom fields; other columns are listed in `ignored_columns`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under `update`). Rows past the plan's `contacts` limit become row errors. At most 100 MB and 1,000,000 rows (413). Options `mapping` (header → field or null; in the query as JSON), `delimiter` (`,` `;` `|` tab; detected by default) and `encoding` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without `phone` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without `encoding`, or not text in its `encoding` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.",
           params: WorkspaceIdParams,
           querystring: ImportUploadQuery,
           body: CreateImportBody,
@@ -109,18 +137,22 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       },
       async (request, reply) => {
         const stream = csvStreams.get(request);
+        const spooled = spooledCsvs.get(request);
         const { csv, ...options } = request.body;
         const data = await createImport(
           services,
           principalOf(request),
           request.params.id,
           options,
-          stream ?? base64Pieces(csv),
-        ).catch((error: unknown) => {
-          // The rest of a refused file is not read: the connection ends with the answer.
-          if (stream) reply.header("connection", "close");
-          throw error;
-        });
+          stream ?? (spooled ? spooledPieces(spooled) : base64Pieces(csv)),
+        )
+          .catch((error: unknown) => {
+            // The rest of a refused file is not read: the connection ends with the answer.
+            if (stream) reply.header("connection", "close");
+            throw error;
+          })
+          // Also when the client has gone and no answer is sent (no onResponse then).
+          .finally(() => discard(request));
         reply.code(202);
         return { status: "success" as const, data, meta: {} };
       },
