@@ -70,7 +70,7 @@ export const errorCatalogue = {
   payload_too_large: { status: 413, message: "The request body is larger than allowed." },
   headers_too_large: {
     status: 431,
-    message: "The request's headers are larger than the service accepts (16 KB in all).",
+    message: "The request's URL and headers are larger than the service accepts (16 KB in all).",
   },
   unsupported_media_type: {
     status: 415,

@@ -228,6 +228,19 @@ describe("HTTP edges", () => {
     expect(body).toMatchObject({ status: "error", error_code: "headers_too_large" });
   });
 
+  it("answers a URL over 16 KB with the same 431, saying the URL counts", async () => {
+    const answer = await raw(
+      port,
+      `GET /api/v1/plans?search=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    const { head, body } = envelopeOf(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(body).toMatchObject({
+      error_code: "headers_too_large",
+      message: "The request's URL and headers are larger than the service accepts (16 KB in all).",
+    });
+  });
+
   it("answers a request Node cannot parse with 400 bad_request in the envelope", async () => {
     const answer = await raw(port, "GET /api/v1/plans HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n");
     const { head, body } = envelopeOf(answer);

@@ -29,7 +29,7 @@ const responseDescriptions: Record<string, string> = {
   "415": "The request body's Content-Type is not accepted.",
   "422": "Invalid fields: `details` lists each problem.",
   "429": "Rate limit exceeded; retry after the Retry-After delay.",
-  "431": "The request's headers are larger than allowed (16 KB in all).",
+  "431": "The request's URL and headers are larger than allowed (16 KB in all).",
   "500": "Something went wrong on the service's side.",
   "503":
     "The instance is stopping, its database does not answer, or a concurrent write won; retry after Retry-After.",
