@@ -107,6 +107,36 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     ]);
   });
 
+  it("sends an invitation that says nothing the visitor typed, so the form cannot carry anyone's words to any address", async () => {
+    const page = await post({
+      plan: "starter-monthly",
+      business_name: "URGENT: verify your bank account at https://evil.example/login",
+      contact_email: "victim@example.test",
+    });
+    expect(page.statusCode).toBe(201);
+    const outbox = (await t.request("GET", "/api/v1/outbox")).json() as {
+      data: { to: string; subject: string; text: string }[];
+    };
+    const [mail] = outbox.data;
+    expect(mail?.to).toBe("victim@example.test");
+    expect(mail?.subject).toBe("Your new workspace is ready");
+    expect(mail?.text).toContain("through the sign-up page");
+    expect(mail?.text).toContain("Starter");
+    for (const typed of ["URGENT", "evil.example", "bank"]) {
+      expect(`${mail?.subject}\n${mail?.text}`).not.toContain(typed);
+    }
+    // A workspace the reseller creates through the API is invited by its name, as before.
+    await t.request("POST", "/api/v1/workspaces", {
+      body: { name: "Bäckerei Körner", contact_email: "k@koerner.test" },
+    });
+    const again = (await t.request("GET", "/api/v1/outbox")).json() as {
+      data: { to: string; subject: string }[];
+    };
+    expect(again.data.find((entry) => entry.to === "k@koerner.test")?.subject).toBe(
+      "You're invited to your workspace Bäckerei Körner",
+    );
+  });
+
   it("starts a trial on a free plan with trial days", async () => {
     await post({ plan: "free-trial", business_name: "Trial Shop", contact_email: "a@trial.test" });
     const [created] = await workspaces();

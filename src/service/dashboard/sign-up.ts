@@ -124,7 +124,10 @@ export async function signUp(
     scopes: new Set(allScopes),
     expiresAt: null,
   };
-  return { ok: true, workspace: await createWorkspace(services, principal, parsed.data) };
+  return {
+    ok: true,
+    workspace: await createWorkspace(services, principal, parsed.data, "sign-up page"),
+  };
 }
 
 /** The visitor's preferred locale that Intl supports, from Accept-Language; "en" otherwise. */

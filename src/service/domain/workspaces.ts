@@ -15,7 +15,7 @@ import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { invitationMail } from "./invitations.js";
+import { invitationMail, type WorkspaceOrigin } from "./invitations.js";
 import { type Mailer, type OutboxEntry, sendFromOutbox, writeToOutbox } from "./outbox.js";
 import { planFeatures } from "./plan-limits.js";
 import { planIdFrom } from "./plans.js";
@@ -107,12 +107,13 @@ async function queueInvitation(
   services: WorkspaceServices,
   workspace: WorkspaceTable,
   plan: { name: string; slug: string } | null,
+  origin: WorkspaceOrigin,
 ): Promise<OutboxEntry> {
   const entry = await writeToOutbox(
     db,
     services.clock,
     {
-      ...invitationMail(workspace, plan, services.publicUrl()),
+      ...invitationMail(workspace, plan, services.publicUrl(), origin),
       resellerId: workspace.reseller_id,
       workspaceId: workspace.id,
       kind: "invitation",
@@ -144,12 +145,14 @@ export async function listWorkspaces(
 
 /**
  * Creates a workspace under the caller's reseller: `trial` (with trial_ends_at) on a free plan
- * with trial days, otherwise `active`; then sends the invitation unless asked not to.
+ * with trial days, otherwise `active`; then sends the invitation unless asked not to (worded for
+ * its `origin`, see invitationMail).
  */
 export async function createWorkspace(
   services: WorkspaceServices,
   principal: Principal,
   input: CreateWorkspaceBody,
+  origin: WorkspaceOrigin = "api",
 ): Promise<Workspace> {
   requireResellerToken(principal, "create workspaces");
   const { db, clock } = services;
@@ -177,7 +180,9 @@ export async function createWorkspace(
   // The event follows the invitation, so it shows the workspace as the create answer does.
   const invitation = await db.transaction().execute(async (trx) => {
     await trx.insertInto("workspaces").values(row).execute();
-    const queued = input.send_invitation ? await queueInvitation(trx, services, row, plan) : null;
+    const queued = input.send_invitation
+      ? await queueInvitation(trx, services, row, plan, origin)
+      : null;
     await recordWorkspaceUpdate(trx, clock, row, "workspace.created");
     return queued;
   });
