@@ -282,6 +282,49 @@ describe("durable jobs", () => {
     expect(await database.db.selectFrom("instances").select("id").execute()).toEqual([]);
   });
 
+  it("keeps its heartbeat while a stopping handler finishes its send, so no other instance takes the job over meanwhile", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let finishSend!: () => void;
+    const sendAnswered = new Promise<void>((resolve) => {
+      finishSend = resolve;
+    });
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      heartbeatMs: 5,
+      handlers: {
+        // A send to Meta already under way when the stop comes: it ends before the handler does.
+        long: async (_job, ctx) => {
+          started();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          await sendAnswered;
+          return { state: "interrupted" };
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "long", payload: {} });
+    await runner.start();
+    await running;
+    const stopping = runner.stop();
+    // The send takes longer than other instances wait for a heartbeat (20 s).
+    clock.advance(25_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const other = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: { long: async () => ({ state: "done" }) },
+    });
+    expect(await other.runDue()).toBe(0);
+    expect((await state(id)).lease_owner).toBe(runner.instanceId);
+    finishSend();
+    await stopping;
+    expect(await state(id)).toMatchObject({ state: "queued", lease_owner: null });
+    expect(await database.db.selectFrom("instances").select("id").execute()).toEqual([]);
+  });
+
   it("retries a handler that throws with growing delays, then records the failure", async () => {
     const runner = new JobRunner({
       db: database.db,

@@ -134,6 +134,23 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(states).toEqual(["cancelled", "cancelled", "cancelled", "sent"]);
   });
 
+  it("sends no further message of a batch once the service begins to stop: the rest stay queued for the next instance", async () => {
+    const phones = ["+4915112345671", "+4915112345672", "+4915112345673", "+4915112345674"];
+    for (const phone of phones)
+      await w.contact(phone, { first_name: "Ada", custom_fields: { code: "A" } });
+    let stopping: Promise<void> | undefined;
+    w.graph.beforeSendAnswer = async () => {
+      // SIGTERM while the first message is on its way to Meta.
+      stopping ??= w.t.app.jobs.stop();
+    };
+    const campaign = await w.campaign(channelId);
+    await stopping;
+    expect(w.graph.sends()).toHaveLength(1);
+    // The message on its way was answered and recorded: no outcome_unknown from a clean stop.
+    const states = (await recipients(campaign.id)).map((r) => r.state).sort();
+    expect(states).toEqual(["queued", "queued", "queued", "sent"]);
+  });
+
   it("moves the funnel forward only: a read before its delivered counts both, repeats count once", async () => {
     await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
     const campaign = await w.campaign(channelId);

@@ -382,17 +382,21 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * batch, and a status webhook naming only the `wamid` finds its recipient. Stops at a rate
  * limit or a campaign-wide refusal, as the provider does within a call, and when the campaign
  * is paused or cancelled: one send at a time to Meta makes a batch take seconds, and recipients
- * a cancel counted as `cancelled` must not be messaged after it. The recipients after the stop
- * stay queued. Answers the items tried, with their outcomes (those answered already recorded).
+ * a cancel counted as `cancelled` must not be messaged after it; and when the service stops
+ * (`signal`), which must hand the job over within its grace period, not after the batch. The
+ * recipients after the stop stay queued. Answers the items tried, with their outcomes (those
+ * answered already recorded).
  */
 async function sendEachMarked(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
   items: BatchItem[],
+  signal: AbortSignal,
 ): Promise<SentItems> {
   const tried: BatchItem[] = [];
   const results: SendOutcome[] = [];
   for (const item of items) {
+    if (signal.aborted) break;
     const contactId = item.recipient.contact_id;
     const marked = await markSending(deps, campaign.id, [contactId]);
     if (!marked.has(contactId)) {
@@ -444,6 +448,7 @@ async function sendBatch(
   campaign: CampaignTable,
   size: number,
   exactlyOnce: boolean,
+  signal: AbortSignal,
 ): Promise<BatchEnd> {
   const { db, clock } = deps;
   const queued = await pendingRecipients(db, campaign.id, size);
@@ -514,7 +519,7 @@ async function sendBatch(
   }
   const sent: SentItems = exactlyOnce
     ? { items: toSend, results: await sendAll(deps, toSend), answersRecorded: false }
-    : await sendEachMarked(deps, campaign, toSend);
+    : await sendEachMarked(deps, campaign, toSend, signal);
   toSend = sent.items;
   const results = sent.results;
   await grant.settle?.(toSend.length);
@@ -673,7 +678,7 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
           if (reason) return { kind: "blocked", reason };
           return {
             kind: "batch",
-            end: await sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce),
+            end: await sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce, ctx.signal),
           };
         },
       );

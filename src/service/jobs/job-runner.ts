@@ -101,6 +101,8 @@ export class JobRunner {
   private polling = false;
   private pokedWhilePolling = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Set once a stop's handlers have ended: no heartbeat after that. */
+  private leaving = false;
   private readonly active = new Map<string, Job>();
   private readonly instance: InstanceRegistry;
   private started = false;
@@ -177,13 +179,17 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.abort.abort();
     clearTimeout(this.timer);
-    clearInterval(this.heartbeat);
     this.timer = undefined;
-    // A claim or heartbeat still under way ends first: a job claimed now would otherwise run
-    // after this stop (or stay leased to an instance that left), and a heartbeat would write
-    // this instance's row back after it left.
+    // A claim still under way ends first: a job claimed now would otherwise run after this stop
+    // (or stay leased to an instance that left).
     await Promise.allSettled([...this.inFlight]);
+    // The heartbeat goes on while handlers finish (a send to Meta in flight may take seconds):
+    // without it the others would take this instance for dead and its jobs over mid-send.
     await Promise.allSettled(this.lanes.flatMap((lane) => [...lane.running]));
+    this.leaving = true;
+    clearInterval(this.heartbeat);
+    // A heartbeat still under way ends before the instance leaves, or it would write its row back.
+    await Promise.allSettled([...this.inFlight]);
     if (this.started) {
       this.started = false;
       try {
@@ -305,7 +311,7 @@ export class JobRunner {
    * failure is reported, never thrown: a busy database must not stop the service.
    */
   private beat(): Promise<void> {
-    if (this.abort.signal.aborted) return Promise.resolve();
+    if (this.leaving) return Promise.resolve();
     const { db, clock, leaseMs } = this.options;
     return this.tracked(
       (async () => {
