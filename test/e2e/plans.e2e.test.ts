@@ -282,6 +282,10 @@ describe("reseller serve", () => {
     const served = await startServe({ dbFile: db, token });
     try {
       expect(served.stderr()).toContain("Created the first reseller account");
+      // A short token works, but the note says what it risks.
+      expect(served.stderr()).toContain(
+        "RESELLER_BOOTSTRAP_TOKEN is 29 characters: fine on a laptop, but a service others reach needs a long random one",
+      );
       const plans = await fetch(`${served.url}/api/v1/plans`, {
         headers: { authorization: `Bearer ${token}` },
       });

@@ -11,6 +11,9 @@ import { intOption, stringOption } from "../../options.js";
 import { explainedDatabaseError } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
+/** A bootstrap token shorter than this is said to be guessable (a generated one has 52). */
+const weakTokenLength = 32;
+
 /** Why the service cannot listen where asked, by the socket's error code. */
 const listenProblems = new Map([
   ["EADDRINUSE", "the port is in use"],
@@ -110,6 +113,12 @@ export const run: Handler = async (ctx, { options }) => {
       // Without --token-stdin: at a terminal, login asks for the token without echoing it.
       `Log in with: reseller login --base-url ${service.url}   (at a terminal it asks for the token; a script adds --token-stdin)`,
     );
+    // Accepted (a laptop's dev token is fine), but said: it opens every client's data.
+    if (bootstrapToken !== undefined && bootstrapToken.length < weakTokenLength) {
+      lines.push(
+        `RESELLER_BOOTSTRAP_TOKEN is ${bootstrapToken.length} characters: fine on a laptop, but a service others reach needs a long random one, e.g. rsk_$(openssl rand -hex 24); whoever guesses it reads every client's data.`,
+      );
+    }
   }
   // A second signal while closing means "now": the handler returns at once and main() exits,
   // leaving what is in flight (leases expire; the database is consistent at every commit).
