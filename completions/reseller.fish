@@ -321,7 +321,7 @@ complete -c reseller -n '__reseller_is \'contacts imports list\'' -l per-page -x
 complete -c reseller -n '__reseller_is \'contacts imports list\'' -l all -d 'follow every page (by cursor)'
 complete -c reseller -n '__reseller_is \'contacts imports list\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'contacts export\'' -s w -l workspace -x -d 'workspace to work in (default: RESELLER_WORKSPACE, then a workspace token\'s own, then the…'
-complete -c reseller -n '__reseller_is \'contacts export\'' -l output -r -F -d 'write to this file instead of standard output (- is standard output)'
+complete -c reseller -n '__reseller_is \'contacts export\'' -l output -r -F -d 'write to this file instead of standard output (- is standard output); written only once e…'
 complete -c reseller -n '__reseller_is \'contacts export\'' -l tag -x -d 'only contacts with this tag'
 complete -c reseller -n '__reseller_is \'contacts export\'' -l opt-in-status -x -a 'opted_in not_set opted_out' -d 'only contacts with this consent status'
 complete -c reseller -n '__reseller_is \'contacts export\'' -s h -l help -d 'show help'

@@ -408,6 +408,14 @@ describe("reseller contacts import with real-shaped files", () => {
     });
   });
 
+  it("leaves the previous --output file as it was when an export fails (last night's backup survives a 404)", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "reseller-export-")), "backup.csv");
+    writeFileSync(out, "phone\n+4915112345678\n");
+    const failed = await cli(["contacts", "export", "--output", out], { workspace: "ws_nope" });
+    expect(failed.code).toBe(4);
+    expect(readFileSync(out, "utf8")).toBe("phone\n+4915112345678\n");
+  });
+
   it("round-trips hostile names through export and import; a +49… phone stays a phone", async () => {
     const hostile = tempFile(
       "hostile.csv",

@@ -222,7 +222,8 @@ const contactCommands: GroupSpec = {
       options: [
         {
           flags: "--output <file>",
-          description: "write to this file instead of standard output (- is standard output)",
+          description:
+            "write to this file instead of standard output (- is standard output); written only once every contact has arrived, so a failed export leaves the file as it was",
         },
         { flags: "--tag <tag>", description: "only contacts with this tag" },
         {

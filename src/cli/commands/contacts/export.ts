@@ -1,4 +1,4 @@
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "csv-stringify/sync";
@@ -7,7 +7,7 @@ import { type Contact, ContactListResponse } from "../../../contract/contacts.js
 import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
-import { openOutputFile } from "../../output/output-file.js";
+import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { workspacePath } from "../workspaces/workspace-path.js";
 
 /**
@@ -21,11 +21,14 @@ import { workspacePath } from "../workspaces/workspace-path.js";
 export const run: Handler = async (ctx, { options }) => {
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
-  // Opened first: a file that cannot be written is said before the contacts are fetched.
-  // `--output -` is stdout, where the export goes without it.
+  // Checked first: a file that cannot be written is said before the contacts are fetched. It is
+  // opened (emptied) only once every page has arrived, so a failed export (a 401, the network)
+  // leaves the previous file, last night's backup, as it was. `--output -` is stdout, where the
+  // export goes without it.
   const given = stringOption(options, "output");
   const output = given === "-" ? undefined : given;
-  const out = output === undefined ? null : await openOutputFile(output, "--output");
+  if (output !== undefined) await checkOutputFile(output, "--output");
+  let out: FileHandle | null = null;
   const dir = await mkdtemp(join(tmpdir(), "reseller-export-"));
   const spool = join(dir, "contacts.ndjson");
   const keys = new Set<string>();
@@ -58,6 +61,7 @@ export const run: Handler = async (ctx, { options }) => {
       await writer.close();
     }
     const customKeys = [...keys].sort();
+    if (output !== undefined) out = await openOutputFile(output, "--output");
     const write = async (text: string) => {
       if (out) await out.write(text);
       else if (!ctx.io.stdout.write(text)) await new Promise((r) => ctx.io.stdout.once("drain", r));
