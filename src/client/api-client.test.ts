@@ -152,6 +152,38 @@ describe("the API client's replay notice", () => {
   });
 });
 
+describe("the API client's retries after 429 and 503", () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((r) => (server ? server.close(r) : r(null)));
+  });
+
+  it("repeats every method after a 429 or a 503, which did nothing: a PATCH too", async () => {
+    for (const refusal of [429, 503]) {
+      const seen: string[] = [];
+      const answers = [refusal, 200];
+      server = createServer((req, res) => {
+        seen.push(req.method ?? "");
+        const answer = answers.shift() ?? 200;
+        res.writeHead(answer, { "content-type": "application/json", "retry-after": "0" });
+        res.end(JSON.stringify({ status: "success", data: {}, meta: {} }));
+      });
+      await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+      const { port } = server.address() as { port: number };
+      const client = new ApiClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        userAgent: "test",
+        retry: { maxRetries: 2 },
+        sleep: async () => {},
+      });
+      await client.call("PATCH", "/api/v1/workspaces/ws_1", z.unknown(), { body: { name: "N" } });
+      expect(seen, String(refusal)).toEqual(["PATCH", "PATCH"]);
+      await new Promise((r) => server?.close(r));
+      server = undefined;
+    }
+  });
+});
+
 describe("the API client at a base URL that is not the service", () => {
   let server: Server | undefined;
   afterEach(async () => {

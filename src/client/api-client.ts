@@ -225,7 +225,9 @@ export class ApiClient {
     if (method === "POST" && !headers["idempotency-key"]) {
       headers["idempotency-key"] = this.postKeys();
     }
-    // A request is safe to repeat when repeating it cannot do the work twice.
+    // A request is safe to repeat after no answer when repeating it cannot do the work twice.
+    // A 429 or 503 says the work was not done, so every method is repeated after one (a PATCH
+    // included), as the CLI contract's retries promise.
     const repeatable = method === "GET" || method === "DELETE" || "idempotency-key" in headers;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
 
@@ -289,8 +291,7 @@ export class ApiClient {
       const retryAfter = parseRetryAfter(headerValue(responseHeaders["retry-after"]) ?? undefined);
       const json = parseJson(text);
       if (
-        (isRetryableStatus(status) || stillRunning(status, json)) &&
-        repeatable &&
+        (isRetryableStatus(status) || (repeatable && stillRunning(status, json))) &&
         attempt < this.retry.maxRetries
       ) {
         mayHaveRun ||= status >= 500;
