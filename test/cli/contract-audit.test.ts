@@ -464,7 +464,10 @@ describe("auth status", () => {
         status: null,
         error_code: "network",
         message: expect.stringContaining("Cannot reach the service"),
-        details: [],
+        // Which base URL it tried, and where that came from.
+        details: expect.arrayContaining([
+          { field: "base_url", message: "http://api.reseller.test (environment)" },
+        ]),
         request_id: null,
       },
     });
@@ -502,7 +505,7 @@ describe("auth status", () => {
     expect(run.stdout).toContain("valid\tfalse\n");
   });
 
-  it("with --json, prints the refusal as any failed request's error: status and request id", async () => {
+  it("with --json, prints the refusal as any failed request's error: status, request id, and the settings used with their sources", async () => {
     api.pool
       .intercept({ path: "/api/v1/tokens/current", method: "GET" })
       .reply(
@@ -517,7 +520,12 @@ describe("auth status", () => {
         status: 401,
         error_code: "unauthenticated",
         message: "Token not confirmed: The token is invalid.",
-        details: [],
+        details: [
+          { field: "profile", message: expect.stringMatching(/^default \(/) },
+          { field: "base_url", message: expect.stringContaining("(") },
+          { field: "token", message: expect.stringMatching(/^rsk_…\w+ \(/) },
+          { field: "workspace", message: expect.stringContaining("(") },
+        ],
         request_id: "req_01refused",
       },
     });

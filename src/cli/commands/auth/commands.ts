@@ -33,7 +33,7 @@ export const authCommands: (CommandSpec | GroupSpec)[] = [
         summary:
           "Show the base URL, token and workspace in force, where each came from, whether the token works",
         description:
-          "Exits 0 when the token works; 3 when there is none or the service refuses it; 2 when --profile or RESELLER_PROFILE names no stored profile; 8 when the service cannot be reached.",
+          "Exits 0 when the token works; 3 when there is none or the service refuses it; 2 when --profile or RESELLER_PROFILE names no stored profile; 8 when the service cannot be reached. With --json a failure prints the error object, whose details name the profile, base URL, masked token and workspace used, each with where it came from.",
         examples: ["reseller auth status", "reseller auth status --json"],
         handler: "auth/status",
       },

@@ -129,6 +129,22 @@ export const run: Handler = async (ctx) => {
     ...(refusal === null
       ? {}
       : { status: refusal.status || null, details: refusal.details, requestId: refusal.requestId }),
+    // With --json a failure prints the error alone, not the status: its details say which
+    // settings were used and where each came from, which is what a failing script needs.
+    ...(current === null && ctx.output === "json"
+      ? {
+          details: [
+            ...(refusal?.details ?? []),
+            { field: "profile", message: `${status.profile} (${from(settings.profile)})` },
+            { field: "base_url", message: `${status.base_url} (${from(settings.baseUrl)})` },
+            { field: "token", message: `${status.token ?? "none"} (${from(settings.token)})` },
+            {
+              field: "workspace",
+              message: `${status.workspace ?? "none"} (${from(workspace)})`,
+            },
+          ],
+        }
+      : {}),
     // An exit other than 0 says why on stderr (and in --json's error), whatever the output mode.
     ...(problem === null ? {} : { message: `Token not confirmed: ${problem}` }),
   };
