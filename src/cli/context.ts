@@ -86,6 +86,11 @@ export interface Context {
   client(overrides?: { baseUrl?: string; token?: string }): Promise<ApiClient>;
   /** The workspace a command works in: -w, RESELLER_WORKSPACE, a workspace token's own, the profile's. */
   workspaceId(): Promise<string>;
+  /**
+   * ` -w <id>` for a follow-up command the output suggests, when -w chose the workspace (the
+   * next command, run as printed, would otherwise work in another); "" otherwise.
+   */
+  workspaceArg(): Promise<string>;
 }
 
 /**
@@ -281,6 +286,10 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
         );
       }
       return workspace;
+    },
+    workspaceArg: async () => {
+      const { workspace } = await ctx.settings();
+      return workspace.source === "flag" && workspace.value ? ` -w ${workspace.value}` : "";
     },
   };
   return ctx;

@@ -58,6 +58,18 @@ describe("reseller campaigns create", () => {
       );
     });
 
+    it("names the workspace in the command it suggests when -w chose it, so the next command runs where this one did", async () => {
+      stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const run = await runCli([...base, "--all", "--var", "1=first_name", "-w", workspaceId], {
+        env: { ...api.env, NO_COLOR: "1" },
+        dispatcher: api.agent,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(
+        `Launch it with \`reseller campaigns launch cmp_01spring -w ${workspaceId}\`.`,
+      );
+    });
+
     it("builds tags, contact ids, every --var and a UTC --schedule into the body", async () => {
       const create = stubRequest(api, "POST", path, envelope(scheduledCampaign), { status: 201 });
       const run = await runCli(

@@ -88,10 +88,11 @@ export const run: Handler = async (ctx, given) => {
   // Said again after the preflight: a script without a terminal saw none.
   const warnings = ctx.canPrompt ? [] : noticeLines(response.body.meta.notices);
   const campaign = response.body.data;
+  const w = await ctx.workspaceArg();
   const message =
     campaign.status === "scheduled"
-      ? `Scheduled campaign ${campaignLabel(campaign)} to start at ${when(campaign.scheduled_at)}; follow it with \`reseller campaigns stats ${campaign.id} --watch\`.`
-      : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}\`.`;
+      ? `Scheduled campaign ${campaignLabel(campaign)} to start at ${when(campaign.scheduled_at)}; follow it with \`reseller campaigns stats ${campaign.id}${w} --watch\`.`
+      : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}${w}\`.`;
   return { data: response.raw.data, view: campaignView(campaign), message, warnings };
 };
 

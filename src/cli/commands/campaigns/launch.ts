@@ -33,6 +33,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const campaign = yes
     ? undefined
     : (await (await ctx.client()).get(campaignsPath(workspaceId, id), CampaignResponse)).body.data;
+  const w = await ctx.workspaceArg();
   if (campaign) {
     label = campaignLabel(campaign);
     if (campaign.status !== "draft") {
@@ -42,8 +43,8 @@ export const run: Handler = async (ctx, { args, options }) => {
         campaign.status === "scheduled"
           ? `It starts by itself at ${campaign.scheduled_at}.`
           : campaign.status === "paused"
-            ? `Send the rest with \`reseller campaigns resume ${campaign.id}\`.`
-            : `See how it went with \`reseller campaigns stats ${campaign.id}\`.`,
+            ? `Send the rest with \`reseller campaigns resume ${campaign.id}${w}\`.`
+            : `See how it went with \`reseller campaigns stats ${campaign.id}${w}\`.`,
         [],
         // The service's own code for it: a script reads the same with or without --yes.
         "campaign_not_draft",
@@ -89,7 +90,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   return {
     data: response.raw.data,
     view: campaignView(launched),
-    message: `Launched campaign ${campaignLabel(launched)}: sending has started. Follow it with \`reseller campaigns stats ${launched.id} --watch\`.`,
+    message: `Launched campaign ${campaignLabel(launched)}: sending has started. Follow it with \`reseller campaigns stats ${launched.id}${w} --watch\`.`,
     warnings: noticeLines(response.body.meta.notices),
   };
 };

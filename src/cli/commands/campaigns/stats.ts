@@ -93,7 +93,7 @@ export const run: Handler = async (ctx, { args, options }) => {
 
   if (snapshot.campaign.status === "draft") {
     return result(snapshot, {
-      message: `Campaign ${campaignLabel(snapshot.campaign)} is a draft: nothing to watch until \`reseller campaigns launch ${snapshot.campaign.id}\`.`,
+      message: `Campaign ${campaignLabel(snapshot.campaign)} is a draft: nothing to watch until \`reseller campaigns launch ${snapshot.campaign.id}${await ctx.workspaceArg()}\`.`,
       exitCode: exitCodes.conflict.code,
       errorCode: "campaign_not_launched",
     });

@@ -219,7 +219,7 @@ export function importSummary(
   if (imported.status === "failed")
     return `Import ${imported.import_id} failed: ${imported.failure_reason ?? "unknown reason"} (${done}).`;
   if (imported.status !== "completed") {
-    return `Import ${imported.import_id} is ${imported.status}: ${count(imported.processed_rows)} of ${count(imported.total_rows)} rows read. Follow it with \`reseller contacts imports get ${imported.import_id}\`.`;
+    return `Import ${imported.import_id} is ${imported.status}: ${count(imported.processed_rows)} of ${count(imported.total_rows)} rows read. Follow it with \`reseller contacts imports get ${imported.import_id} -w ${workspaceId}\`.`;
   }
   const errors =
     imported.error_count === 0

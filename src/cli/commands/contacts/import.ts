@@ -260,7 +260,7 @@ async function importFile(
     return {
       data: response.raw.data,
       view: importView(queued),
-      message: `Follow it with \`reseller contacts imports get ${queued.id}\`.`,
+      message: `Follow it with \`reseller contacts imports get ${queued.id}${await ctx.workspaceArg()}\`.`,
     };
   }
   let followed: Awaited<ReturnType<typeof follow>>;

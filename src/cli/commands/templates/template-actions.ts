@@ -42,12 +42,13 @@ export async function submittedResult(
   preview: boolean,
 ): Promise<CommandResult> {
   const label = templateLabel(submitted.data);
+  const w = await ctx.workspaceArg();
   const withPreview = preview && ctx.output === "table";
   if (!booleanOption(options, "wait") || submitted.data.status !== "pending") {
     const note =
       submitted.data.status === "draft"
-        ? `Stored ${label} as draft ${submitted.data.id}; submit it with \`reseller templates submit ${submitted.data.id}\`.`
-        : `Submitted ${label} for review as ${submitted.data.id}. The operator usually decides within 24 hours (the local sandbox after its --review-delay); check with \`reseller templates get ${submitted.data.id}\` or pass --wait.`;
+        ? `Stored ${label} as draft ${submitted.data.id}; submit it with \`reseller templates submit ${submitted.data.id}${w}\`.`
+        : `Submitted ${label} for review as ${submitted.data.id}. The operator usually decides within 24 hours (the local sandbox after its --review-delay); check with \`reseller templates get ${submitted.data.id}${w}\` or pass --wait.`;
     return { data: submitted.raw, view: templateView(submitted.data, withPreview), message: note };
   }
   const timeoutSeconds = intOption(options, "timeout", { min: 1 }) ?? 600;
@@ -87,7 +88,7 @@ export async function submittedResult(
       return {
         data: current.raw,
         view,
-        message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}\`.`,
+        message: `Still pending after ${timeoutSeconds} s; check later with \`reseller templates get ${current.data.id}${w}\`.`,
         // The submission stands; the state waited for is not reached yet.
         exitCode: exitCodes.conflict.code,
         errorCode: "template_pending",
