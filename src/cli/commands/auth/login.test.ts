@@ -281,6 +281,29 @@ describe("reseller logout", () => {
     });
   });
 
+  it("says how to switch back when the active profile is left without a token", async () => {
+    const api = mockApi();
+    api.pool
+      .intercept({ path: "/api/v1/tokens/current", method: "GET" })
+      .reply(200, current, { headers: jsonHeaders })
+      .times(2);
+    const dir = tempConfigDir();
+    for (const profile of ["default", "staging"]) {
+      await runCli(["login", "--profile", profile, "--base-url", mockBaseUrl, "--token-stdin"], {
+        stdin: "rsk_some_token_5678",
+        env: { RESELLER_CONFIG_DIR: dir },
+        dispatcher: api.agent,
+      });
+    }
+    const run = await runCli(["logout", "--profile", "staging"], {
+      env: { RESELLER_CONFIG_DIR: dir },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "Removed the token of profile 'staging'. 'staging' is still the active profile; `reseller profiles use default` switches to one with a token.",
+    );
+  });
+
   it("logs out of a profile that does not exist without creating it", async () => {
     const dir = tempConfigDir();
     const run = await runCli(["logout", "--profile", "ghost"], {

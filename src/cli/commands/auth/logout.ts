@@ -12,10 +12,19 @@ export const run: Handler = async (ctx) => {
     settings.token.source === "env" || settings.token.source === "flag"
       ? ` A token still comes from ${settings.token.source === "env" ? "RESELLER_TOKEN" : "--token"}.`
       : "";
+  // The active profile stays active without a token: every command would then ask for a login,
+  // so name a profile that still has one.
+  const other = store
+    .list()
+    .find((entry) => entry.name !== profile && entry.profile.token !== undefined);
+  const switchNote =
+    had && note === "" && store.activeName === profile && other
+      ? ` '${profile}' is still the active profile; \`reseller profiles use ${other.name}\` switches to one with a token.`
+      : "";
   return {
     data: { profile, logged_out: had },
     message: had
-      ? `Removed the token of profile '${profile}'.${note}`
+      ? `Removed the token of profile '${profile}'.${note}${switchNote}`
       : `Profile '${profile}' had no stored token.${note}`,
   };
 };
