@@ -65,8 +65,11 @@ function addLeaf(parent: Command, spec: CommandSpec, runLeaf: RunLeaf): void {
       arg.required === false ? `[${name}]` : `<${name}>`,
       arg.description,
     );
-    if (arg.choices) argument.choices(arg.choices);
-    else if (!arg.variadic) argument.argParser(nonEmpty);
+    if (arg.choices) {
+      // As for options: listed for help and completion, taken in any case (`api get /plans`).
+      const choices = arg.choices;
+      argument.choices(choices).argParser((value: string) => chosen(choices, value));
+    } else if (!arg.variadic) argument.argParser(nonEmpty);
     command.addArgument(argument);
   }
   if (spec.inWorkspace) {

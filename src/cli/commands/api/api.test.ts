@@ -36,12 +36,13 @@ describe("reseller api", () => {
     expect(run.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
   });
 
-  it("prints one compact line when piped, and takes a path without / under /api/v1", async () => {
+  it("prints one compact line when piped, and takes a path without / under /api/v1 and a method in any case", async () => {
     const body = envelope([trialWorkspace]);
     api.pool
       .intercept({ path: "/api/v1/workspaces?status=trial", method: "GET" })
       .reply(200, body, { headers: jsonHeaders });
-    const run = await runCli(["api", "GET", "workspaces?status=trial"], {
+    // The method in any case, as curl users type it.
+    const run = await runCli(["api", "get", "workspaces?status=trial"], {
       env: api.env,
       dispatcher: api.agent,
     });

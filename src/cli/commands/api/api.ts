@@ -90,7 +90,8 @@ async function allPages(ctx: Context, path: string): Promise<unknown[]> {
 
 /** `reseller api <METHOD> <path>`: one raw request (or every page of a list). */
 export const run: Handler = async (ctx, { args, options }) => {
-  const method = args[0] as HttpMethod;
+  // Taken in any case (commander checks it against the choices likewise); sent upper-case.
+  const method = (args[0] ?? "").toUpperCase() as HttpMethod;
   const path = apiPath(args[1] ?? "");
   const paginate = booleanOption(options, "paginate");
   const data = stringOption(options, "data");
