@@ -67,6 +67,11 @@ export const errorCatalogue = {
     message:
       "The first request with this Idempotency-Key revealed a secret, and its answer, stored sealed with the token that asked, cannot be opened; revoke what it created and create it again with a new key.",
   },
+  token_limit_reached: {
+    status: 409,
+    message:
+      "The account or workspace already holds 100 tokens that work, the most it may; revoke one it no longer needs.",
+  },
   payload_too_large: { status: 413, message: "The request body is larger than allowed." },
   headers_too_large: {
     status: 431,

@@ -272,6 +272,33 @@ describe("tokens", () => {
       expect(after.data).toEqual([]);
     });
 
+    it("holds at most 100 tokens that work per workspace, so a client cannot multiply its rate limit; a revoked one frees its place", async () => {
+      const wsId = await t.createWorkspace();
+      let last = "";
+      for (let i = 0; i < 100; i++) {
+        const res = await createWorkspaceToken(wsId, { name: `t${i}`, scopes: ["plans:read"] });
+        expect(res.statusCode).toBe(201);
+        last = CreatedTokenResponse.parse(res.json()).data.id;
+      }
+      const refused = await createWorkspaceToken(wsId, {
+        name: "one more",
+        scopes: ["plans:read"],
+      });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({
+        error_code: "token_limit_reached",
+        details: [{ field: "tokens", limit: 100, used: 100 }],
+      });
+      expect(refused.json().message).toContain(`reseller workspaces tokens list -w ${wsId}`);
+      await t.request("DELETE", `/api/v1/workspaces/${wsId}/tokens/${last}`);
+      const again = await createWorkspaceToken(wsId, { name: "one more", scopes: ["plans:read"] });
+      expect(again.statusCode).toBe(201);
+      // Another workspace's tokens are counted apart.
+      const other = await t.createWorkspace();
+      const elsewhere = await createWorkspaceToken(other, { name: "t", scopes: ["plans:read"] });
+      expect(elsewhere.statusCode).toBe(201);
+    });
+
     it("reaches only its own workspace", async () => {
       const own = await t.createWorkspace({ name: "Own" });
       const other = await t.createWorkspace({ name: "Other" });

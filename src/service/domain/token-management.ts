@@ -74,6 +74,7 @@ async function createToken(
     if (!(await stillAuthorised(trx, clock, principal))) {
       throw new ServiceError("unauthenticated", "The token is invalid, revoked or expired.");
     }
+    await refuseBeyondTokenLimit(trx, clock, owner);
     return issueToken(trx, clock, { ...owner, name: input.name, scopes, expiresAt });
   });
   const row = await db
@@ -82,6 +83,44 @@ async function createToken(
     .where("id", "=", issued.id)
     .executeTakeFirstOrThrow();
   return { ...toToken(row), token: issued.secret };
+}
+
+/** The most tokens that work an account (its own) or a workspace may hold at once. */
+export const tokenLimit = 100;
+
+/**
+ * Each token has its own rate limit and event streams: without a bound, a client could mint
+ * tokens to multiply both. Revoked and expired tokens do not count.
+ */
+async function refuseBeyondTokenLimit(db: Db, clock: Clock, owner: TokenOwner): Promise<void> {
+  const now = isoSeconds(clock.now());
+  const row = await ownedTokens(db, owner)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("revoked_at", "is", null)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+    .executeTakeFirstOrThrow();
+  if (Number(row.n) >= tokenLimit) {
+    const whose = owner.workspaceId === null ? "This account" : `Workspace ${owner.workspaceId}`;
+    const list =
+      owner.workspaceId === null
+        ? "reseller tokens list"
+        : `reseller workspaces tokens list -w ${owner.workspaceId}`;
+    throw new ServiceError(
+      "token_limit_reached",
+      `${whose} already holds ${tokenLimit} tokens that work, the most it may; revoke one it no longer needs (\`${list}\`).`,
+      {
+        details: [
+          {
+            field: "tokens",
+            message: `${Number(row.n)} of ${tokenLimit} in use`,
+            limit: tokenLimit,
+            used: Number(row.n),
+          },
+        ],
+      },
+    );
+  }
 }
 
 function ownedTokens(db: Db, owner: TokenOwner) {
