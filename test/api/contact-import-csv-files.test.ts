@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { type Contact, ContactListResponse } from "../../src/contract/contacts.js";
+import { storedUploadPieces } from "../helpers/import-jobs.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const fixtures = join(import.meta.dirname, "../fixtures/csv");
@@ -247,11 +248,7 @@ describe("contact imports of CSV files as people have them", () => {
     }
     const list = await t.request("GET", path("/imports"));
     expect(list.json().data).toEqual([]);
-    const pieces = await t.database.db
-      .selectFrom("contact_import_uploads")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .executeTakeFirstOrThrow();
-    expect(Number(pieces.n)).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("reads an ISO-8859-1 file as browsers do, 0x80 as € (windows-1252), not a control character", async () => {

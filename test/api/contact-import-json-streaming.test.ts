@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
+import { storedUploadPieces } from "../helpers/import-jobs.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** A CSV of `rows` valid German mobile numbers, written without their +49 (default_country DE). */
@@ -52,16 +53,6 @@ describe("contact imports sent as JSON bodies over 1 MB, read as they stream in"
       },
       body,
     });
-
-  const storedUploadPieces = async () =>
-    Number(
-      (
-        await t.database.db
-          .selectFrom("contact_import_uploads")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
 
   const finished = async (importId: string) => {
     for (let i = 0; i < 200; i++) {
@@ -141,7 +132,7 @@ describe("contact imports sent as JSON bodies over 1 MB, read as they stream in"
     expect(answer.details).toEqual([
       { field: "csv", message: "is not base64: send the CSV file's bytes encoded as base64" },
     ]);
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("answers a large body that is not JSON with a 400, one without a csv field with a 413 saying where the file goes, and a file given twice with a 422", async () => {
@@ -161,7 +152,7 @@ describe("contact imports sent as JSON bodies over 1 MB, read as they stream in"
     const twice = await upload(`{"csv":"${text}","csv":"${text}"}`);
     expect(twice.statusCode).toBe(422);
     expect(await twice.body.json()).toMatchObject({ details: [{ field: "csv" }] });
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("refuses a csv past 100 MB with a 413 as soon as it is past, without waiting for the rest of the body", async () => {
@@ -186,6 +177,6 @@ describe("contact imports sent as JSON bodies over 1 MB, read as they stream in"
     });
     expect(sent).toBeLessThan(1000);
     body.destroy();
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { Agent, request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { ContactListResponse } from "../../src/contract/contacts.js";
+import { storedUploadPieces } from "../helpers/import-jobs.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** A CSV of `rows` valid German mobile numbers, made as it is read (never whole in memory). */
@@ -37,17 +38,6 @@ describe("contact imports streamed as text/csv", () => {
     await agent.destroy();
     await t.close();
   });
-
-  /** Pieces of uploads stored in the database (none once an upload is refused). */
-  const storedUploadPieces = async () =>
-    Number(
-      (
-        await t.database.db
-          .selectFrom("contact_import_uploads")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
 
   const upload = (body: Readable | string | Buffer, query = "") =>
     request(`${url}/api/v1/workspaces/${ws}/contacts/import${query}`, {
@@ -124,7 +114,7 @@ describe("contact imports streamed as text/csv", () => {
     );
     expect(latin1.statusCode).toBe(422);
     expect(await latin1.body.text()).toContain("UTF-8");
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("refuses a file whose quote opens and never closes, naming its row, and writes nothing", async () => {
@@ -142,7 +132,7 @@ describe("contact imports streamed as text/csv", () => {
         ),
       },
     ]);
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
     expect(await t.database.db.selectFrom("contact_imports").selectAll().execute()).toEqual([]);
   });
 
@@ -154,7 +144,7 @@ describe("contact imports streamed as text/csv", () => {
     expect(await res.body.text()).toContain(
       "row 2 opens a quoted cell that runs over several lines",
     );
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("counts rows as the import reads them: a quote inside a cell is text", async () => {
@@ -183,7 +173,7 @@ describe("contact imports streamed as text/csv", () => {
     expect(await pdf.body.text()).toContain(
       'is a PDF document, not a CSV file: open it and save it as \\"CSV UTF-8\\"',
     );
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("says so when a UTF-8 byte order mark overrides the encoding given", async () => {
@@ -194,7 +184,7 @@ describe("contact imports streamed as text/csv", () => {
     const res = await upload(marked, "?encoding=windows-1252");
     expect(res.statusCode).toBe(422);
     expect(await res.body.text()).toContain("starts with a UTF-8 byte order mark but is not UTF-8");
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   });
 
   it("answers other requests in time while a 100 MB file uploads", async () => {
@@ -252,6 +242,6 @@ describe("contact imports streamed as text/csv", () => {
     const res = await upload(csvStream(460_000, "x".repeat(220)));
     expect(res.statusCode).toBe(413);
     await res.body.text();
-    expect(await storedUploadPieces()).toBe(0);
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
   }, 120_000);
 });

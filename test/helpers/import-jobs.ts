@@ -16,3 +16,12 @@ export async function queuedImportJob(db: Db, importId: string): Promise<Job> {
     checkpoint: null,
   };
 }
+
+/** Pieces of uploaded files stored in the database (none once an upload is refused). */
+export async function storedUploadPieces(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom("contact_import_uploads")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
