@@ -99,9 +99,12 @@ export const ContactImport = z
   .meta({ id: "ContactImport" });
 export type ContactImport = z.infer<typeof ContactImport>;
 
+/** What a `csv` that is no string is told (also where a large body is read as it streams). */
+export const csvNotAString = "csv must be the CSV file encoded as base64";
+
 export const CreateImportBody = z.strictObject({
   csv: z
-    .string({ error: "csv must be the CSV file encoded as base64" })
+    .string({ error: csvNotAString })
     .min(1, { error: "csv must not be empty: send the CSV file encoded as base64" })
     .describe("The CSV file, base64-encoded (at most 100 MB decoded and 1,000,000 data rows)."),
   duplicate_handling: z

@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
@@ -153,6 +154,67 @@ describe("contact imports sent as JSON bodies over 1 MB, read as they stream in"
     expect(twice.statusCode).toBe(422);
     expect(await twice.body.json()).toMatchObject({ details: [{ field: "csv" }] });
     expect(await storedUploadPieces(t.database.db)).toBe(0);
+  });
+
+  it("removes the decoded file of a client that hangs up before its answer, whatever the answer", async () => {
+    const text = base64(csvOf(40_000));
+    const bodies = [
+      // A bad option: refused before the handler runs.
+      `{"csv":"${text}","duplicate_handling":"zz"}`,
+      // A good one: the handler reads the file while the client is gone.
+      `{"csv":"${text}","default_country":"DE"}`,
+    ];
+    for (const body of bodies) {
+      const { port } = new URL(url);
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", resolve));
+      const head = [
+        `POST /api/v1/workspaces/${ws}/contacts/import HTTP/1.1`,
+        "Host: 127.0.0.1",
+        `Authorization: Bearer ${t.token}`,
+        "Content-Type: application/json",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "",
+        "",
+      ].join("\r\n");
+      // The whole body, then the client's end: the service reads all of it, then finds it gone.
+      await new Promise<void>((resolve) => socket.end(head + body, () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      socket.destroy();
+    }
+    // afterEach sees that no file is left.
+  });
+
+  it("tells a large body the same as a small one: a top-level array, a csv that is no string, a csv given twice", async () => {
+    const text = base64(csvOf(40_000));
+    const array = await upload(`[{"csv":"${text}"}]`);
+    expect(array.statusCode).toBe(422);
+    expect(await array.body.json()).toMatchObject({
+      details: [{ field: "(body)", message: expect.stringContaining("needs a JSON object") }],
+    });
+    const object = await upload(`{"csv":{"file":"${text}"}}`);
+    expect(object.statusCode).toBe(422);
+    expect(await object.body.json()).toMatchObject({
+      details: [{ field: "csv", message: "csv must be the CSV file encoded as base64" }],
+    });
+    for (const second of ["5", "null", '"QQ=="']) {
+      const twice = await upload(`{"csv":"${text}","csv":${second}}`);
+      expect(twice.statusCode, second).toBe(422);
+      expect(await twice.body.json()).toMatchObject({ details: [{ field: "csv" }] });
+    }
+    expect(await storedUploadPieces(t.database.db)).toBe(0);
+  });
+
+  it("refuses a raw line break inside csv as the JSON error it is, and reads the \\f escape as whitespace, as a small body does", async () => {
+    const text = base64(csvOf(40_000));
+    const raw = (text.match(/.{1,76}/g) ?? []).join("\n");
+    const broken = await upload(`{"csv":"${raw}"}`);
+    expect(broken.statusCode).toBe(400);
+    expect(await broken.body.json()).toMatchObject({ error_code: "invalid_json" });
+    const formFeeds = (text.match(/.{1,76}/g) ?? []).join("\\f");
+    const read = await upload(`{"csv":"${formFeeds}","default_country":"DE"}`);
+    expect(read.statusCode).toBe(202);
+    await read.body.text();
   });
 
   it("refuses a csv past 100 MB with a 413 as soon as it is past, without waiting for the rest of the body", async () => {

@@ -78,10 +78,19 @@ describe("a contact import's JSON body read as it streams in", () => {
     expect(decoded).toBe(csv);
   });
 
-  it("leaves a csv that is not a string to the body's check", async () => {
-    const { parsed, csv: decoded } = await streamed(`{"csv": 12, "note": "csv"}`);
+  it("refuses a csv that is not a string as the body's check would, and a top-level array", async () => {
+    await expect(streamed(`{"csv": 12, "note": "csv"}`)).rejects.toMatchObject({
+      details: [{ field: "csv", message: "csv must be the CSV file encoded as base64" }],
+    });
+    await expect(streamed(`  [{"csv": "${text}"}]`)).rejects.toMatchObject({
+      details: [{ field: "(body)" }],
+    });
+  });
+
+  it("leaves a csv key of a nested object to the body's check", async () => {
+    const { parsed, csv: decoded } = await streamed(`{"mapping": {"csv": 12}, "note": "csv"}`);
     expect(decoded).toBeNull();
-    expect(parsed).toEqual({ csv: 12, note: "csv" });
+    expect(parsed).toEqual({ mapping: { csv: 12 }, note: "csv" });
   });
 
   it("refuses escapes that stand for no base64 letter, naming csv", async () => {

@@ -13,7 +13,7 @@ function unsupportedMediaType(): FastifyError {
 }
 
 /** An invalid_json error as fastify's own parser raises it, so the error handler (error-handling.ts) answers it alike. */
-function invalidJson(message: string): FastifyError {
+export function invalidJson(message: string): FastifyError {
   return Object.assign(new Error(message), {
     code: "FST_ERR_CTP_INVALID_JSON_BODY",
     name: "FastifyError",

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyError, FastifyRequest } from "fastify";
-import { importLimits } from "../../contract/contact-imports.js";
+import { csvNotAString, importLimits } from "../../contract/contact-imports.js";
 import { bodyLimitBytes, otherBodyLimitBytes } from "../body-limits.js";
 import {
   Base64Decoder,
@@ -12,8 +12,9 @@ import {
   tooLarge,
   uploadPieceBytes,
 } from "../domain/contact-import-uploads.js";
-import { invalidField, ServiceError } from "../domain/service-error.js";
-import type { JsonBytesParser } from "./json-bodies.js";
+import { invalidField, invalidFields, ServiceError } from "../domain/service-error.js";
+import { invalidJson, type JsonBytesParser } from "./json-bodies.js";
+import { needsJsonObject } from "./validation-messages.js";
 
 /**
  * A contact import's JSON body (`{"csv":"<base64>", …}`, the contract's original form) read as it
@@ -47,6 +48,11 @@ function bodyTooLarge(): FastifyError {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const controlCharacter = /[\x00-\x1f]/;
+/** The first letters of JSON values other than an object. */
+const jsonValueStarts = '["-0123456789tfn';
+
 function isJsonSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
@@ -69,6 +75,7 @@ class ImportBodyScanner {
   private valueOfCsv = false;
   private inCsv = false;
   private csvEscape: "none" | "backslash" | number = "none";
+  private started = false;
   private unicode = "";
   csvSeen = false;
 
@@ -98,19 +105,28 @@ class ImportBodyScanner {
         }
         continue;
       }
+      if (this.depth === 0 && !this.started && !isJsonSpace(byte)) {
+        this.started = true;
+        // JSON that is no object is told as a small body is (a large one would otherwise fill the
+        // 1 MB left for fields); anything else that is no JSON, the final parse refuses (400).
+        if (jsonValueStarts.includes(String.fromCharCode(byte))) {
+          throw invalidFields([{ field: "(body)", message: needsJsonObject }]);
+        }
+      }
       if (this.valueOfCsv && !isJsonSpace(byte)) {
         this.valueOfCsv = false;
-        if (byte === QUOTE) {
-          if (this.csvSeen) {
-            throw invalidField("csv", "is given twice in the body: send the file once");
-          }
-          this.csvSeen = true;
-          this.inCsv = true;
-          // The opening quote is kept; the closing one is kept when the text ends.
-          this.keep(chunk.subarray(kept, i));
-          kept = i;
-          continue;
+        if (this.csvSeen) {
+          throw invalidField("csv", "is given twice in the body: send the file once");
         }
+        if (byte !== QUOTE) {
+          throw invalidFields([{ field: "csv", message: csvNotAString }]);
+        }
+        this.csvSeen = true;
+        this.inCsv = true;
+        // The opening quote is kept; the closing one is kept when the text ends.
+        this.keep(chunk.subarray(kept, i));
+        kept = i;
+        continue;
       }
       if (byte === QUOTE) {
         this.inString = true;
@@ -163,8 +179,9 @@ class ImportBodyScanner {
         i++;
         this.csvEscape = "none";
         if (letter === "u") this.csvEscape = 0;
-        // \n \r \t are whitespace, which line-wrapped base64 may hold; \" \\ \b \f are no base64.
-        else if (!"nrt".includes(letter)) text.push(letter === "/" ? "/" : "!");
+        // \n \r \t \f are whitespace, which base64 may hold (ignored, as when the body is read
+        // whole); \" \\ \b are no base64.
+        else if (!"nrtf".includes(letter)) text.push(letter === "/" ? "/" : "!");
         continue;
       }
       if (typeof this.csvEscape === "number") {
@@ -182,7 +199,14 @@ class ImportBodyScanner {
       const slash = chunk.indexOf(BACKSLASH, i);
       const stop = quote === -1 ? slash : slash === -1 ? quote : Math.min(quote, slash);
       const to = stop === -1 ? chunk.length : stop;
-      if (to > i) text.push(chunk.toString("latin1", i, to));
+      if (to > i) {
+        const part = chunk.toString("latin1", i, to);
+        // JSON writes a line break in a string as \n: a raw one is no JSON, as a small body is told.
+        if (controlCharacter.test(part)) {
+          throw invalidJson("The request body is not valid JSON: a control character in csv.");
+        }
+        text.push(part);
+      }
       if (stop === -1) {
         i = chunk.length;
         break;

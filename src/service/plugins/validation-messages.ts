@@ -3,6 +3,10 @@ import type { ZodFastifySchemaValidationError } from "fastify-type-provider-zod"
 import type { ErrorDetail } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
 
+/** What a body that is not a JSON object is told, wherever it is read. */
+export const needsJsonObject =
+  "the request needs a JSON object as its body (Content-Type: application/json)";
+
 /** A request refused by its route's zod schemas, as fastify-type-provider-zod raises it. */
 type SchemaRefusal = Omit<FastifyError, "validation"> & {
   validation: ZodFastifySchemaValidationError[];
@@ -155,7 +159,7 @@ export function validationDetails(error: SchemaRefusal, request: FastifyRequest)
       {
         field,
         message: noObject
-          ? "the request needs a JSON object as its body (Content-Type: application/json)"
+          ? needsJsonObject
           : missing
             ? requiredMessage(v.instancePath, v.message)
             : repeated > 0

@@ -98,25 +98,34 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
     });
 
     // A JSON body over 1 MB is read as it streams in, its csv decoded into a temporary file
-    // (plugins/streamed-json-import.ts); the file goes once the request has been answered.
+    // (plugins/streamed-json-import.ts). The file goes when the response closes, which it does
+    // however the request ends (onResponse is not called for a client that has gone), unless
+    // the handler is reading it then: the handler removes it when done.
     const spooledCsvs = new WeakMap<object, SpooledCsv>();
+    const handling = new WeakSet<object>();
+    const discard = async (request: object) => {
+      const spooled = spooledCsvs.get(request);
+      spooledCsvs.delete(request);
+      if (spooled) await discardSpooled(spooled);
+    };
     const parseWhole = jsonBytesParser(upload);
     upload.removeContentTypeParser("application/json");
     upload.addContentTypeParser("application/json", (request, payload, done) => {
       readImportJsonBody(request, payload, parseWhole).then(
         ({ body, spooled }) => {
           if (spooled) spooledCsvs.set(request, spooled);
+          // The response closed while the body was read: no close event is to come.
+          if (request.raw.socket?.destroyed) void discard(request);
           done(null, body);
         },
         (error: Error) => done(error, undefined),
       );
     });
-    const discard = async (request: object) => {
-      const spooled = spooledCsvs.get(request);
-      spooledCsvs.delete(request);
-      if (spooled) await discardSpooled(spooled);
-    };
-    upload.addHook("onResponse", async (request) => discard(request));
+    upload.addHook("onRequest", async (request, reply) => {
+      reply.raw.once("close", () => {
+        if (!handling.has(request)) void discard(request);
+      });
+    });
 
     upload.post(
       "/api/v1/workspaces/:id/contacts/import",
@@ -138,6 +147,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       async (request, reply) => {
         const stream = csvStreams.get(request);
         const spooled = spooledCsvs.get(request);
+        handling.add(request);
         const { csv, ...options } = request.body;
         const data = await createImport(
           services,
@@ -151,8 +161,10 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
             if (stream) reply.header("connection", "close");
             throw error;
           })
-          // Also when the client has gone and no answer is sent (no onResponse then).
-          .finally(() => discard(request));
+          .finally(() => {
+            handling.delete(request);
+            return discard(request);
+          });
         reply.code(202);
         return { status: "success" as const, data, meta: {} };
       },
