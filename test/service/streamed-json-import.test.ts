@@ -1,12 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { FastifyRequest } from "fastify";
 import { describe, expect, it } from "vitest";
 import type { JsonBytesParser } from "../../src/service/plugins/json-bodies.js";
-import {
-  discardSpooled,
-  readImportJsonBody,
-} from "../../src/service/plugins/streamed-json-import.js";
+import { readImportJsonBody } from "../../src/service/plugins/streamed-json-import.js";
 
 const request = { headers: {} } as FastifyRequest;
 const parseWhole: JsonBytesParser = (_request, bytes, done) => {
@@ -37,7 +34,7 @@ async function streamed(body: string) {
   );
   if (!spooled) return { parsed, csv: null };
   const csv = await readFile(spooled.file, "utf8");
-  await discardSpooled(spooled);
+  await rm(spooled.file);
   return { parsed, csv };
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyError, FastifyRequest } from "fastify";
 import { csvNotAString, importLimits } from "../../contract/contact-imports.js";
+import type { App } from "../app-types.js";
 import { bodyLimitBytes, otherBodyLimitBytes } from "../body-limits.js";
 import {
   Base64Decoder,
@@ -13,7 +14,7 @@ import {
   uploadPieceBytes,
 } from "../domain/contact-import-uploads.js";
 import { invalidField, invalidFields, ServiceError } from "../domain/service-error.js";
-import { invalidJson, type JsonBytesParser } from "./json-bodies.js";
+import { invalidJson, type JsonBytesParser, jsonBytesParser } from "./json-bodies.js";
 import { needsJsonObject } from "./validation-messages.js";
 
 /**
@@ -334,7 +335,7 @@ export async function readImportJsonBody(
 }
 
 /** A spooled CSV's bytes, a piece at a time, for the import to store. */
-export async function* spooledPieces(spooled: SpooledCsv): AsyncGenerator<Buffer> {
+async function* spooledPieces(spooled: SpooledCsv): AsyncGenerator<Buffer> {
   if (spooled.bytes === 0) return;
   const input = await open(spooled.file, "r");
   try {
@@ -349,7 +350,58 @@ export async function* spooledPieces(spooled: SpooledCsv): AsyncGenerator<Buffer
   }
 }
 
-/** Removes a spooled CSV's file once its request has been answered. */
-export async function discardSpooled(spooled: SpooledCsv): Promise<void> {
-  await rm(spooled.file, { force: true });
+/** The decoded CSV of a request's streamed JSON body, for its handler. */
+export interface SpooledJsonBodies {
+  /**
+   * The CSV a request's body was decoded into (null: none, the body was read whole), with
+   * `done` to call once the handler has read it (the file then goes).
+   */
+  take(request: FastifyRequest): { pieces: AsyncGenerator<Buffer>; done(): Promise<void> } | null;
+}
+
+/**
+ * Makes `context` read its JSON bodies with readImportJsonBody. A decoded file goes when the
+ * response closes, which it does however the request ends (onResponse is not called for a
+ * client that has gone), unless the handler is reading it then: its `done` removes it.
+ */
+export function streamLargeJsonBodies(context: App): SpooledJsonBodies {
+  const spooledCsvs = new WeakMap<object, SpooledCsv>();
+  const handling = new WeakSet<object>();
+  const discard = async (request: object) => {
+    const spooled = spooledCsvs.get(request);
+    spooledCsvs.delete(request);
+    if (spooled) await rm(spooled.file, { force: true });
+  };
+  const parseWhole = jsonBytesParser(context);
+  context.removeContentTypeParser("application/json");
+  context.addContentTypeParser("application/json", (request, payload, done) => {
+    readImportJsonBody(request, payload, parseWhole).then(
+      ({ body, spooled }) => {
+        if (spooled) spooledCsvs.set(request, spooled);
+        // The response closed while the body was read: no close event is to come.
+        if (request.raw.socket?.destroyed) void discard(request);
+        done(null, body);
+      },
+      (error: Error) => done(error, undefined),
+    );
+  });
+  context.addHook("onRequest", async (request, reply) => {
+    reply.raw.once("close", () => {
+      if (!handling.has(request)) void discard(request);
+    });
+  });
+  return {
+    take(request) {
+      const spooled = spooledCsvs.get(request);
+      if (!spooled) return null;
+      handling.add(request);
+      return {
+        pieces: spooledPieces(spooled),
+        done: async () => {
+          handling.delete(request);
+          await discard(request);
+        },
+      };
+    },
+  };
 }

@@ -24,14 +24,8 @@ import {
   listImports,
 } from "../domain/contact-imports.js";
 import { principalOf } from "../plugins/authentication.js";
-import { jsonBytesParser } from "../plugins/json-bodies.js";
 import { streamedBody } from "../plugins/streamed-bodies.js";
-import {
-  discardSpooled,
-  readImportJsonBody,
-  type SpooledCsv,
-  spooledPieces,
-} from "../plugins/streamed-json-import.js";
+import { streamLargeJsonBodies } from "../plugins/streamed-json-import.js";
 import { authErrors, errorResponses, postErrors } from "./responses.js";
 
 const tags = ["Contact imports"];
@@ -97,35 +91,8 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       done(null, standIn);
     });
 
-    // A JSON body over 1 MB is read as it streams in, its csv decoded into a temporary file
-    // (plugins/streamed-json-import.ts). The file goes when the response closes, which it does
-    // however the request ends (onResponse is not called for a client that has gone), unless
-    // the handler is reading it then: the handler removes it when done.
-    const spooledCsvs = new WeakMap<object, SpooledCsv>();
-    const handling = new WeakSet<object>();
-    const discard = async (request: object) => {
-      const spooled = spooledCsvs.get(request);
-      spooledCsvs.delete(request);
-      if (spooled) await discardSpooled(spooled);
-    };
-    const parseWhole = jsonBytesParser(upload);
-    upload.removeContentTypeParser("application/json");
-    upload.addContentTypeParser("application/json", (request, payload, done) => {
-      readImportJsonBody(request, payload, parseWhole).then(
-        ({ body, spooled }) => {
-          if (spooled) spooledCsvs.set(request, spooled);
-          // The response closed while the body was read: no close event is to come.
-          if (request.raw.socket?.destroyed) void discard(request);
-          done(null, body);
-        },
-        (error: Error) => done(error, undefined),
-      );
-    });
-    upload.addHook("onRequest", async (request, reply) => {
-      reply.raw.once("close", () => {
-        if (!handling.has(request)) void discard(request);
-      });
-    });
+    // A JSON body over 1 MB is read as it streams in, its csv decoded into a temporary file.
+    const spooledJson = streamLargeJsonBodies(upload);
 
     upload.post(
       "/api/v1/workspaces/:id/contacts/import",
@@ -146,25 +113,21 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       },
       async (request, reply) => {
         const stream = csvStreams.get(request);
-        const spooled = spooledCsvs.get(request);
-        handling.add(request);
+        const spooled = spooledJson.take(request);
         const { csv, ...options } = request.body;
         const data = await createImport(
           services,
           principalOf(request),
           request.params.id,
           options,
-          stream ?? (spooled ? spooledPieces(spooled) : base64Pieces(csv)),
+          stream ?? spooled?.pieces ?? base64Pieces(csv),
         )
           .catch((error: unknown) => {
             // The rest of a refused file is not read: the connection ends with the answer.
             if (stream) reply.header("connection", "close");
             throw error;
           })
-          .finally(() => {
-            handling.delete(request);
-            return discard(request);
-          });
+          .finally(() => spooled?.done());
         reply.code(202);
         return { status: "success" as const, data, meta: {} };
       },
