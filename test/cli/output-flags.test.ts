@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { renderResult } from "../../src/cli/output/render.js";
 import { recordView, tableView, textView } from "../../src/cli/output/view.js";
 import { planList } from "../fixtures/plans.js";
+import { errorBody } from "../fixtures/templates.js";
 import { runCli } from "../helpers/cli.js";
 import { jsonHeaders, mockApi } from "../helpers/mock-api.js";
 
@@ -63,16 +64,11 @@ describe("colour and --quiet, the same for every command", () => {
   });
 
   it("prints a service's error message without its control characters", async () => {
-    api.pool.intercept({ path: "/api/v1/plans", method: "GET" }).reply(
-      422,
-      {
-        status: "error",
-        error_code: "validation_failed",
-        message: "Bad \u001b]0;owned\u0007name \u001b[2J",
-        details: [],
-      },
-      { headers: jsonHeaders },
-    );
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET" })
+      .reply(422, errorBody("validation_failed", "Bad \u001b]0;owned\u0007name \u001b[2J", []), {
+        headers: jsonHeaders,
+      });
     const run = await runCli(["plans", "list"], { tty: true, env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(6);
     expect(run.stderr).toContain("Bad ]0;ownedname [2J");
@@ -82,15 +78,14 @@ describe("colour and --quiet, the same for every command", () => {
   it("says each field a 422 names once, not again in the message above it", async () => {
     api.pool.intercept({ path: "/api/v1/plans", method: "GET" }).reply(
       422,
-      {
-        status: "error",
-        error_code: "validation_failed",
-        message: "Invalid request. url: must be an http or https URL; events: must not be empty",
-        details: [
+      errorBody(
+        "validation_failed",
+        "Invalid request. url: must be an http or https URL; events: must not be empty",
+        [
           { field: "url", message: "must be an http or https URL" },
           { field: "events", message: "must not be empty" },
         ],
-      },
+      ),
       { headers: jsonHeaders },
     );
     const run = await runCli(["plans", "list"], { env: api.env, dispatcher: api.agent });
