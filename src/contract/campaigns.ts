@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isVariableField } from "./contact-rules.js";
 import { EmptyMeta, Notice, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
+import { timestampField } from "./timestamps.js";
 import { campaignStatuses } from "./vocabulary.js";
 
 export const CampaignStatus = z.enum(campaignStatuses);
@@ -105,17 +106,7 @@ export const CreateCampaignBody = z.strictObject({
     .string({ error: "template_language must be a language code, e.g. en_US" })
     .min(2),
   audience: Audience,
-  scheduled_at: z
-    .string()
-    .datetime({
-      offset: true,
-      // A date-time without Z or ±hh:mm is valid ISO 8601 but names no instant: say so.
-      error: (issue) =>
-        typeof issue.input === "string" &&
-        /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(issue.input)
-          ? "scheduled_at needs a time-zone offset: add Z for UTC or ±hh:mm, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00"
-          : "scheduled_at must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z",
-    })
+  scheduled_at: timestampField("scheduled_at", "2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00")
     // null as omitted: a client that always sends the field says "not scheduled" so.
     .nullish()
     .describe("When the campaign starts by itself; omitted or null: a draft, started by launch."),

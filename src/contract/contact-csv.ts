@@ -4,7 +4,6 @@ import {
   contactLimits,
   customKeyProblem,
   emailPattern,
-  normaliseTimestamp,
   tagProblem,
   tagSeparators,
   uniqueTags,
@@ -15,6 +14,7 @@ import type { CsvMapping } from "./csv-options.js";
 import { ownValue } from "./own-value.js";
 import { normalizePhone } from "./phones.js";
 import { storableCopy, unstorableTextProblem } from "./storable-text.js";
+import { normaliseTimestamp } from "./timestamps.js";
 import { optInStatuses } from "./vocabulary.js";
 
 /**

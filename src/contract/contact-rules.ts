@@ -113,25 +113,3 @@ export function consentTimeProblem(time: string, now: Date): string | null {
   if (at < earliestConsent) return `${time} is before 1970: no record of consent is that old`;
   return null;
 }
-
-/** An ISO 8601 timestamp with a time zone, e.g. 2026-11-22T09:30:00Z. */
-export const timestampPattern =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-
-/** A timestamp as the API writes them (UTC to the second), or null when it is not one. */
-export function normaliseTimestamp(text: string): string | null {
-  if (!timestampPattern.test(text)) return null;
-  const time = Date.parse(text);
-  if (Number.isNaN(time)) return null;
-  // Date.parse rolls 30 February over into March and reads 24:00 as the next day: a consent
-  // date must be a real one, as written.
-  const [year, month, day, hour] = [
-    text.slice(0, 4),
-    text.slice(5, 7),
-    text.slice(8, 10),
-    text.slice(11, 13),
-  ].map(Number) as [number, number, number, number];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day > daysInMonth || hour > 23) return null;
-  return `${new Date(time).toISOString().slice(0, 19)}Z`;
-}

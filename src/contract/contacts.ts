@@ -3,13 +3,13 @@ import {
   contactLimits,
   customKeyProblem,
   emailPattern,
-  normaliseTimestamp,
   tagProblem,
   uniqueTags,
 } from "./contact-rules.js";
 import { Notice, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import { checkE164, e164Hint } from "./phones.js";
+import { timestampField } from "./timestamps.js";
 import { optInStatuses } from "./vocabulary.js";
 
 export const OptInStatus = z.enum(optInStatuses);
@@ -133,22 +133,9 @@ const optInSource = z
   .transform((v) => (v === "" ? null : v))
   .describe("Where the consent came from (e.g. `checkout form`); recorded with the opt-in.");
 
-const optedInAt = z
-  .string({ error: "opted_in_at must be an ISO 8601 timestamp such as 2026-11-22T09:30:00Z" })
-  .transform((v, ctx) => {
-    const normalised = normaliseTimestamp(v.trim());
-    if (normalised === null) {
-      ctx.addIssue({
-        code: "custom",
-        message: "opted_in_at must be an ISO 8601 timestamp such as 2026-11-22T09:30:00Z",
-      });
-      return z.NEVER;
-    }
-    return normalised;
-  })
-  .describe(
-    "When consent was given, if not now; not in the future, and not before the contact's last opt-out when it opts them in.",
-  );
+const optedInAt = timestampField("opted_in_at", "2026-11-22T09:30:00Z").describe(
+  "When consent was given, if not now; not in the future, and not before the contact's last opt-out when it opts them in.",
+);
 
 export const UpsertContactBody = z.strictObject({
   phone,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope } from "./pagination.js";
 import { Scope, scopes } from "./scopes.js";
+import { timestampField } from "./timestamps.js";
 
 /** A token as listed: never its secret, only a hint of it. */
 export const Token = z
@@ -47,12 +48,7 @@ export const CreateTokenBody = z.strictObject({
     })
     .min(1, { error: "scopes must name at least one scope" })
     .describe("Scopes of the new token; each must be one the creating token holds."),
-  expires_at: z
-    .string()
-    .datetime({
-      offset: true,
-      error: "expires_at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T23:59:59Z",
-    })
+  expires_at: timestampField("expires_at", "2027-01-31T23:59:59Z")
     .nullish()
     .describe(
       "When the token stops working, ISO 8601 in the future (kept to the second), and no later than the creating token's own expiry; left out or null, the creating token's expiry (never, when it has none).",

@@ -105,6 +105,18 @@ describe("campaigns", () => {
     expect(unscheduled).toMatchObject({ status: "draft", scheduled_at: null });
   });
 
+  it("takes scheduled_at with any ISO 8601 offset or none of the seconds, and answers it in UTC", async () => {
+    const w = await campaignWorld(t);
+    for (const [given, stored] of [
+      ["2026-11-23T09:00+01:00", "2026-11-23T08:00:00Z"],
+      ["2026-11-23T10:30:15.250+0200", "2026-11-23T08:30:15Z"],
+      ["2026-11-23t08:45:00z", "2026-11-23T08:45:00Z"],
+    ]) {
+      const scheduled = await w.post("/campaigns", w.body({ scheduled_at: given }));
+      expect(scheduled).toMatchObject({ status: "scheduled", scheduled_at: stored });
+    }
+  });
+
   it("messages only opted-in contacts and counts the others as skipped", async () => {
     const w = await campaignWorld(t);
     const draft = await w.post("/campaigns", w.body());

@@ -1,5 +1,6 @@
 import type { Audience, CreateCampaignBody } from "../../../contract/campaigns.js";
 import { customKeyProblem, isVariableField } from "../../../contract/contact-rules.js";
+import { readTimestamp } from "../../../contract/timestamps.js";
 import { contactVariableFields } from "../../../contract/vocabulary.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, listOption, requireFlags, stringOption } from "../../options.js";
@@ -77,54 +78,32 @@ export function variableMappingFrom(options: Options): Record<string, string> {
   return mapping;
 }
 
-const isoDateTime =
-  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(?<zone>Z|[+-]\d{2}:?\d{2})?$/i;
-
-/** The date and time as written exist (no 30 February, no 25:00), whatever the zone. */
-function realCalendarTime(text: string): boolean {
-  const [year, month, day, hour, minute, second = 0] = (text.match(/\d+/g) ?? []).map(Number);
-  if (year === undefined || month === undefined || day === undefined) return false;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return (
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    (hour ?? 0) < 24 &&
-    (minute ?? 0) < 60 &&
-    second < 60
-  );
-}
-
 /** --schedule as the wire wants it (UTC, seconds), checked to be ISO 8601 and in the future. */
 export function scheduleFrom(options: Options, now: Date): string | undefined {
   const given = stringOption(options, "schedule");
   if (given === undefined) return undefined;
-  const text = given.trim();
-  const match = isoDateTime.exec(text);
-  if (!match) {
-    throw usageError(
-      `--schedule expects an ISO 8601 date and time, e.g. 2026-12-01T09:00:00Z; got '${given}'.`,
-    );
-  }
-  if (!match.groups?.zone) {
+  const read = readTimestamp(given.trim());
+  if (read.problem === "no-time-zone") {
     throw usageError(
       `--schedule '${given}' has no time zone.`,
       "Add Z for UTC or an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.",
     );
   }
-  const zone = match.groups.zone.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2");
-  const at = new Date(
-    text.slice(0, text.length - match.groups.zone.length).replace(" ", "T") + zone,
-  );
-  if (Number.isNaN(at.getTime()) || !realCalendarTime(text)) {
+  if (read.problem === "not-a-real-time") {
     throw usageError(`--schedule '${given}' is not a real date and time.`);
   }
-  if (at.getTime() <= now.getTime()) {
+  if (read.iso === undefined) {
     throw usageError(
-      `--schedule must be in the future; ${at.toISOString()} has passed.`,
+      `--schedule expects an ISO 8601 date and time, e.g. 2026-12-01T09:00:00Z; got '${given}'.`,
+    );
+  }
+  if (Date.parse(read.iso) <= now.getTime()) {
+    throw usageError(
+      `--schedule must be in the future; ${read.iso} has passed.`,
       "Leave --schedule out to create a draft and launch it with `reseller campaigns launch`.",
     );
   }
-  return at.toISOString().replace(/\.\d{3}Z$/, "Z");
+  return read.iso;
 }
 
 /** The create body from the flags, every check made before any request (usage errors). */

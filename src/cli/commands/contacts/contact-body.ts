@@ -1,8 +1,5 @@
-import {
-  customKeyProblem,
-  normaliseTimestamp,
-  tagProblem,
-} from "../../../contract/contact-rules.js";
+import { customKeyProblem, tagProblem } from "../../../contract/contact-rules.js";
+import { normaliseTimestamp } from "../../../contract/timestamps.js";
 import { usageError } from "../../cli-error.js";
 import { listOption, stringOption } from "../../options.js";
 
