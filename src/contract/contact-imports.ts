@@ -78,7 +78,7 @@ export const ContactImport = z
       .int()
       .min(0)
       .describe(
-        "Rows saying `opted_in` or `not_set` for a contact who had opted out: imported, but the contact stays opted out (only the contact's START or a PATCH with an `opt_in_source` re-subscribes).",
+        "Rows saying `opted_in` or `not_set` for a contact who had opted out: imported, but the contact's consent is left as it was (only the contact's START or a PATCH with an `opt_in_source` re-subscribes).",
       ),
     errors: z.array(ImportRowError).describe("The first 1000 row errors, by row."),
     ignored_columns: z.array(z.string()).describe("Header columns the import does not read."),

@@ -327,19 +327,45 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     expect(contact.opt_in_status).toBe("opted_out");
   });
 
-  it("a PATCH giving not_set is refused for a contact who opted out, naming opt_in_status", async () => {
-    const res = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+  it("a PATCH giving not_set moves a contact who opted out to not_set, and upserts still cannot re-subscribe them", async () => {
+    const moved = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
       body: { opt_in_status: "not_set" },
     });
-    expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({
-      error_code: "validation_failed",
-      details: [{ field: "opt_in_status", message: expect.stringContaining("opted out") }],
+    expect(moved.statusCode).toBe(200);
+    const contact = ContactResponse.parse(moved.json()).data;
+    expect(contact.opt_in_status).toBe("not_set");
+    expect(contact.opted_out_at).not.toBeNull();
+
+    const upsert = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: anna, opt_in_status: "opted_in" },
     });
-    const contact = ContactResponse.parse(
-      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`)).json(),
+    expect(upsert.statusCode).toBe(200);
+    const body = ContactResponse.parse(upsert.json());
+    expect(body.data.opt_in_status).toBe("not_set");
+    expect(body.meta.notices).toEqual([
+      { field: "opt_in_status", message: expect.stringContaining("does not re-subscribe") },
+    ]);
+
+    const csv = `phone,opt_in_status\n${anna},opted_in\n`;
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(csv).toString("base64") },
+    });
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    await t.runJobs();
+    const record = ContactImportResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
     ).data;
-    expect(contact.opt_in_status).toBe("opted_out");
+    expect(record).toMatchObject({ updated: 1, opt_outs_kept: 1 });
+
+    const bare = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "opted_in" },
+    });
+    expect(bare.statusCode).toBe(422);
+    expect(bare.json().details).toEqual([expect.objectContaining({ field: "opt_in_source" })]);
+    const sourced = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
+      body: { opt_in_status: "opted_in", opt_in_source: "signed form" },
+    });
+    expect(sourced.json().data.opt_in_status).toBe("opted_in");
   });
 
   it("a PATCH re-subscribes only with an opt_in_source", async () => {

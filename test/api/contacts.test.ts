@@ -401,7 +401,12 @@ describe("contacts", () => {
         opt_in_status: "opted_in",
         opted_in_at: optedOut.opted_out_at,
       });
-      // Nor by a detour: moved to not_set, then upserted as opted in with the old consent.
+      // Nor by a detour: opted in again later, moved to not_set, then upserted as opted in with
+      // the old consent.
+      t.clock.advance(60_000);
+      await patch(id, { opt_in_status: "opted_out" });
+      t.clock.advance(60_000);
+      await patch(id, { opt_in_status: "opted_in", opt_in_source: "phone call" });
       expect((await patch(id, { opt_in_status: "not_set" })).statusCode).toBe(200);
       const detour = await upsert({
         phone: anna,

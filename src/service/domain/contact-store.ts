@@ -108,7 +108,7 @@ export function nextRow(
   const before = existing?.opt_in_status ?? null;
   const status = changes.opt_in_status ?? before ?? "not_set";
   const consentProblem =
-    consentRecordProblem(before, changes) ?? withdrawnConsentProblem(existing, status, changes);
+    consentRecordProblem(existing, changes) ?? withdrawnConsentProblem(existing, status, changes);
   if (consentProblem) return { row: null, problem: consentProblem };
   row.opt_in_status = status;
   if (changes.opt_in_source !== undefined) row.opt_in_source = changes.opt_in_source;
@@ -128,16 +128,13 @@ export function nextRow(
 
 /**
  * Why a consent record (when and where consent was given) cannot be written as asked, or null:
- * a contact who opted out keeps the record of the consent they withdrew unless the change names
- * their status (a PATCH re-subscribing them, an export's row). Upserts and imports leave it as it
- * is before this is asked (keepOptOut). A not_set contact may carry one: an earlier consent, as
- * an export writes it for a contact moved back to not_set.
+ * a contact whose last word was an opt-out keeps the record of the consent they withdrew unless
+ * the change names their status (a PATCH re-subscribing them, an export's row). Upserts and
+ * imports leave it as it is before this is asked (keepOptOut). Another not_set contact may carry
+ * one: an earlier consent, as an export writes it for a contact moved back to not_set.
  */
-function consentRecordProblem(
-  before: string | null,
-  changes: ContactChanges,
-): ChangeProblem | null {
-  if (before !== "opted_out" || changes.opt_in_status !== undefined) return null;
+function consentRecordProblem(existing: Row | null, changes: ContactChanges): ChangeProblem | null {
+  if (!existing || !optedOutLast(existing) || changes.opt_in_status !== undefined) return null;
   const field =
     changes.opted_in_at !== undefined
       ? "opted_in_at"
@@ -372,32 +369,50 @@ export class ContactWriter {
   }
 }
 
-/** Why an opted-out contact stays opted out: the notice an upsert answers with. */
-export const optOutKeptMessage =
-  "the contact opted out and stays opted out: only the contact (START) or a PATCH giving opted_in with an opt_in_source re-subscribes them";
+/** Why an upsert left a contact's consent as it was: the notice it answers with. */
+export function optOutKeptMessage(existing: Pick<Row, "opt_in_status">): string {
+  const now =
+    existing.opt_in_status === "opted_out"
+      ? "the contact opted out and stays opted out"
+      : "the contact opted out and was set to not_set since; an upsert or import does not re-subscribe them";
+  return `${now}: only the contact (START) or a PATCH giving opted_in with an opt_in_source re-subscribes them`;
+}
 
 /**
- * The consent rule of upserts and imports: a change saying `opted_in` or `not_set` never undoes
- * the opt-out of a contact who opted out (by STOP, the provider or a PATCH); `not_set` would
- * only take two steps to re-subscribe them; nor does one giving an opt-in time or source alone
- * rewrite the record of the consent withdrawn. Returns the change without its opt-in fields in
- * those cases (the rest of it applies), and whether the opt-out was kept.
+ * Whether the contact's last word on consent was an opt-out: opted out, or moved to not_set by
+ * a PATCH since (not by a START, which records a later opt-in). Such a contact is re-subscribed
+ * only by themselves or by a PATCH naming where the new consent came from.
+ */
+export function optedOutLast(
+  row: Pick<Row, "opt_in_status" | "opted_in_at" | "opted_out_at">,
+): boolean {
+  if (row.opt_in_status === "opted_out") return true;
+  if (row.opt_in_status !== "not_set" || row.opted_out_at === null) return false;
+  // Both are written UTC to the second, so they compare as text. Within one second the order
+  // is unknown, and the opt-out is taken as the later: consent is never assumed.
+  return row.opted_in_at === null || row.opted_in_at <= row.opted_out_at;
+}
+
+/**
+ * The consent rule of upserts and imports: a change saying `opted_in` never re-subscribes a
+ * contact whose last word was an opt-out (by STOP, the provider or a PATCH), nor does `not_set`
+ * undo an opt-out (it would only take two steps to re-subscribe them), nor does a change giving
+ * an opt-in time or source rewrite the record of the consent withdrawn. Returns the change
+ * without its opt-in fields in those cases (the rest of it applies), and whether it was kept.
  */
 export function keepOptOut(
   existing: Row | undefined,
   changes: ContactChanges,
 ): { changes: ContactChanges; kept: boolean } {
-  const rewritesRecord =
-    changes.opt_in_status === undefined &&
-    // Clearing counts too: an empty source would erase where the withdrawn consent came from.
-    (changes.opted_in_at !== undefined || changes.opt_in_source !== undefined);
-  if (
-    existing?.opt_in_status !== "opted_out" ||
-    (changes.opt_in_status === undefined && !rewritesRecord) ||
-    changes.opt_in_status === "opted_out"
-  ) {
+  if (!existing || !optedOutLast(existing) || changes.opt_in_status === "opted_out") {
     return { changes, kept: false };
   }
+  const resubscribes =
+    changes.opt_in_status === "opted_in" ||
+    (changes.opt_in_status === "not_set" && existing.opt_in_status === "opted_out");
+  // Clearing counts too: an empty source would erase where the withdrawn consent came from.
+  const rewritesRecord = changes.opted_in_at !== undefined || changes.opt_in_source !== undefined;
+  if (!resubscribes && !rewritesRecord) return { changes, kept: false };
   return {
     changes: {
       ...changes,

@@ -23,6 +23,7 @@ import {
   ContactWriter,
   isProblem,
   keepOptOut,
+  optedOutLast,
   optOutKeptMessage,
 } from "./contact-store.js";
 import { recordConsentEvent } from "./events.js";
@@ -107,7 +108,9 @@ export async function upsertContact(
       await writer.flush();
       const contact = toContact(result);
       await recordConsentEvent(trx, clock, workspace.id, existing?.opt_in_status ?? null, contact);
-      const notices = consent.kept ? [{ field: "opt_in_status", message: optOutKeptMessage }] : [];
+      const notices = consent.kept
+        ? [{ field: "opt_in_status", message: optOutKeptMessage(existing ?? result) }]
+        : [];
       return { contact, created: !existing, notices };
     });
   try {
@@ -148,7 +151,7 @@ export async function updateContact(
     const existing = await writer.byId(contactId);
     if (!existing) throw contactNotFound(contactId);
     if (
-      existing.opt_in_status === "opted_out" &&
+      optedOutLast(existing) &&
       body.opt_in_status === "opted_in" &&
       // Null too: the body's check makes a blank source null, and a blank source says nothing.
       (body.opt_in_source === undefined || body.opt_in_source === null)
@@ -156,12 +159,6 @@ export async function updateContact(
       throw invalidField(
         "opt_in_source",
         "is required to re-subscribe a contact who opted out: say where the new consent came from, e.g. 'signed form 2026-11-22'",
-      );
-    }
-    if (existing.opt_in_status === "opted_out" && body.opt_in_status === "not_set") {
-      throw invalidField(
-        "opt_in_status",
-        "cannot be not_set for a contact who opted out: they stay opted out until they send START, or give opted_in with an opt_in_source",
       );
     }
     const result = writer.update(existing, changes, {

@@ -231,7 +231,7 @@ export function importSummary(
   const kept =
     imported.opt_outs_kept === 0
       ? ""
-      : ` ${count(imported.opt_outs_kept)} ${imported.opt_outs_kept === 1 ? "row says" : "rows say"} opted_in or not_set for a contact who opted out: they stay opted out (only the contact's START or \`reseller contacts update <id> --opt-in opted_in --opt-in-source …\` re-subscribes).`;
+      : ` ${count(imported.opt_outs_kept)} ${imported.opt_outs_kept === 1 ? "row says" : "rows say"} opted_in or not_set for a contact who opted out: they are not re-subscribed (only the contact's START or \`reseller contacts update <id> --opt-in opted_in --opt-in-source …\` re-subscribes).`;
   return `Import ${imported.import_id} completed: ${done}.${kept}${errors}`;
 }
 

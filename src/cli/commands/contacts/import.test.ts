@@ -162,7 +162,7 @@ describe("reseller contacts import", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Opt-outs kept:\s+2/);
     expect(run.stderr).toContain(
-      "2 rows say opted_in or not_set for a contact who opted out: they stay opted out",
+      "2 rows say opted_in or not_set for a contact who opted out: they are not re-subscribed",
     );
   });
 
