@@ -40,6 +40,10 @@ export const errorCatalogue = {
     status: 409,
     message: "A template with that name and language already exists in the workspace.",
   },
+  channel_exists: {
+    status: 409,
+    message: "That number is already connected as a channel.",
+  },
   template_not_draft: {
     status: 409,
     message: "Only a draft template can be submitted; this one has been submitted already.",

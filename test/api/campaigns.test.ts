@@ -86,9 +86,10 @@ describe("campaigns", () => {
     );
     const statuses = answers.map((a) => a.statusCode).sort();
     expect(statuses, answers.map((a) => a.body).join("\n")).toEqual([
-      201, 422, 422, 422, 422, 422, 422, 422, 422, 422,
+      201, 409, 409, 409, 409, 409, 409, 409, 409, 409,
     ]);
-    const refused = answers.find((a) => a.statusCode === 422)?.json();
+    const refused = answers.find((a) => a.statusCode === 409)?.json();
+    expect(refused.error_code).toBe("channel_exists");
     expect(refused.details[0]).toMatchObject({ field: "phone" });
     expect(refused.details[0].message).toMatch(/already connected as channel ch_/);
   });

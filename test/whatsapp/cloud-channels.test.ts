@@ -206,7 +206,7 @@ describe("WhatsApp Cloud API channels", () => {
         access_token: accessToken,
       },
     });
-    expect(again.statusCode).toBe(422);
+    expect(again.statusCode).toBe(409);
     expect(again.json().details[0].field).toBe("phone_number_id");
   });
 
@@ -229,7 +229,8 @@ describe("WhatsApp Cloud API channels", () => {
     expect(guessed.json().details[0].field).toBe("access_token");
     expect(guessed.body).not.toContain("already connected");
     const held = await attempt(accessToken);
-    expect(held.statusCode).toBe(422);
+    expect(held.statusCode).toBe(409);
+    expect(held.json().error_code).toBe("channel_exists");
     expect(held.json().details[0]).toEqual({
       field: "phone_number_id",
       message: "is already connected to a workspace of another account on this service",
@@ -250,7 +251,7 @@ describe("WhatsApp Cloud API channels", () => {
         access_token: accessToken,
       },
     });
-    expect(held.statusCode).toBe(422);
+    expect(held.statusCode).toBe(409);
     expect(held.json().details[0]).toEqual({
       field: "phone_number_id",
       message: "is already connected to another workspace of this account",

@@ -119,7 +119,7 @@ describe("Graph errors as campaign outcomes", () => {
         waba_id: again.waba_id,
         access_token: accessToken,
       },
-      422,
+      409,
     );
   });
 

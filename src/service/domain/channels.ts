@@ -14,7 +14,7 @@ import type { JobScheduler } from "../services.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { invalidField, ServiceError } from "./service-error.js";
+import { channelExists, ServiceError } from "./service-error.js";
 import { reviewUnsubmittedTemplatesNow } from "./templates.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
@@ -51,7 +51,7 @@ async function refuseTakenPhone(db: Db, workspaceId: string, phone: string, fiel
     .where("workspace_id", "=", workspaceId)
     .where("phone", "=", phone)
     .executeTakeFirst();
-  if (existing) throw invalidField(field, `is already connected as channel ${existing.id}`);
+  if (existing) throw channelExists(field, `as channel ${existing.id}`);
 }
 
 /**
@@ -146,7 +146,7 @@ async function reconnect(
       .where("status", "=", "disconnected")
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) !== 1) {
-      throw invalidField("phone_number_id", `is already connected as channel ${channel.id}`);
+      throw channelExists("phone_number_id", `as channel ${channel.id}`);
     }
     await reviewUnsubmittedTemplatesNow(trx, channel.workspace_id, deps.clock.now());
     await recordWorkspaceEvent(

@@ -28,6 +28,13 @@ export function invalidFields(details: ErrorDetail[]): ServiceError {
   return new ServiceError("validation_failed", `Invalid request. ${summary}`, { details });
 }
 
+/** A 409 channel_exists: the number a field names is connected already (`where` says to what). */
+export function channelExists(field: string, where: string): ServiceError {
+  return new ServiceError("channel_exists", `${field}: is already connected ${where}`, {
+    details: [{ field, message: `is already connected ${where}` }],
+  });
+}
+
 /** A 422 validation_failed naming one field. */
 export function invalidField(field: string, message: string): ServiceError {
   return new ServiceError("validation_failed", `${field}: ${message}`, {

@@ -9,7 +9,7 @@ import type { Db } from "../db/database.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import { disconnectChannel } from "../domain/channels.js";
 import type { Clock } from "../domain/clock.js";
-import { invalidField, ServiceError } from "../domain/service-error.js";
+import { channelExists, invalidField, ServiceError } from "../domain/service-error.js";
 import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
 import { isRateLimited, isTokenRefused, sendOutcomeForCode } from "./graph-errors.js";
 import type { OutboundMessage, SendOutcome } from "./message-sender.js";
@@ -299,13 +299,13 @@ export class WhatsappCloudProvider implements MessagingProvider {
     if (!taken) return;
     if (taken.workspace_id === workspaceId && taken.status === "disconnected") return;
     // A client's workspace token may ask too: another workspace's channel id is not its to know.
-    throw invalidField(
+    throw channelExists(
       "phone_number_id",
       taken.workspace_id === workspaceId
-        ? `is already connected as channel ${taken.id}`
+        ? `as channel ${taken.id}`
         : Number(taken.same_account) === 1
-          ? "is already connected to another workspace of this account"
-          : "is already connected to a workspace of another account on this service",
+          ? "to another workspace of this account"
+          : "to a workspace of another account on this service",
     );
   }
 

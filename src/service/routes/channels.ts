@@ -72,7 +72,7 @@ export function channelRoutes(app: App, services: Services): void {
         operationId: "createChannel",
         summary: "Connect a number to the workspace",
         description:
-          "`provider: sandbox` (default) connects any valid E.164 `phone` at once. `provider: whatsapp_cloud` takes `phone_number_id`, `waba_id` and `access_token`, checks the number with Meta's Graph API (GET /<phone_number_id>) and keeps its display number, verified name and quality rating; the token is stored encrypted and never returned. A channel Meta disconnected (its token refused, code 190) is connected again by adding its number again with a fresh token: 200 with the same channel, `connected`. 422 naming the field when the number is invalid or taken, Meta refuses the token or id, or the service has no RESELLER_SECRET_KEY; 503 when Meta cannot be reached.",
+          "`provider: sandbox` (default) connects any valid E.164 `phone` at once. `provider: whatsapp_cloud` takes `phone_number_id`, `waba_id` and `access_token`, checks the number with Meta's Graph API (GET /<phone_number_id>) and keeps its display number, verified name and quality rating; the token is stored encrypted and never returned. A channel Meta disconnected (its token refused, code 190) is connected again by adding its number again with a fresh token: 200 with the same channel, `connected`. 409 `channel_exists` naming the field when the number is connected already (in this workspace: which channel); 422 naming the field when the number is invalid, Meta refuses the token or id, or the service has no RESELLER_SECRET_KEY; 503 when Meta cannot be reached.",
         params: WorkspaceIdParams,
         body: CreateChannelBody,
         response: {

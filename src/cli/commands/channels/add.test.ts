@@ -75,10 +75,10 @@ describe("reseller channels add", () => {
     expect(sent.body()).toEqual({ phone: "+4915112340000", name: "Shop" });
   });
 
-  it("exits 6 with the service's field error for a number already connected", async () => {
+  it("exits 5 with the service's field error for a number already connected", async () => {
     stubAdd(
-      422,
-      errorBody("validation_failed", "The request is invalid.", [
+      409,
+      errorBody("channel_exists", "phone: is already connected as channel ch_01main", [
         { field: "phone", message: "is already connected as channel ch_01main" },
       ]),
     );
@@ -86,7 +86,7 @@ describe("reseller channels add", () => {
       env: env(),
       dispatcher: api.agent,
     });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(5);
     expect(run.stderr).toContain("phone: is already connected as channel ch_01main");
   });
 });

@@ -28,7 +28,7 @@ export const channelCommands: GroupSpec = {
       name: "add",
       summary: "Connect a number: a sandbox number, or a real one through the WhatsApp Cloud API",
       description:
-        "Connects a WhatsApp number to the workspace; campaigns name it by the channel id (ch_…) this prints. The sandbox (default) connects any valid E.164 --phone at once. --provider whatsapp_cloud connects a real number: pass the phone number id and WhatsApp Business Account id from Meta's WhatsApp Manager and the access token on standard input (--access-token-stdin; a token on the command line lands in shell history). The service checks the number with Meta, needs RESELLER_SECRET_KEY to store the token encrypted, and never shows the token again. A number already connected is refused (exit 6); a cloud number Meta disconnected (its token refused) is connected again, same channel, with a fresh token. At a terminal missing values are asked for.",
+        "Connects a WhatsApp number to the workspace; campaigns name it by the channel id (ch_…) this prints. The sandbox (default) connects any valid E.164 --phone at once. --provider whatsapp_cloud connects a real number: pass the phone number id and WhatsApp Business Account id from Meta's WhatsApp Manager and the access token on standard input (--access-token-stdin; a token on the command line lands in shell history). The service checks the number with Meta, needs RESELLER_SECRET_KEY to store the token encrypted, and never shows the token again. A number already connected is refused (409 channel_exists, exit 5); a cloud number Meta disconnected (its token refused) is connected again, same channel, with a fresh token. At a terminal missing values are asked for.",
       inWorkspace: true,
       options: [
         {
