@@ -100,6 +100,30 @@ describe("reseller login", () => {
     expect(run.stdout).not.toContain("pwSECRET");
   });
 
+  it("says in piped output which profile is active", async () => {
+    const dir = tempConfigDir();
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({
+        active_profile: "ops",
+        profiles: {
+          dev: { base_url: "http://localhost:8420", token: "rsk_x_1111" },
+          ops: { base_url: "https://api.example.test", token: "rsk_x_7777" },
+        },
+      }),
+    );
+    const run = await runCli(["profiles", "list"], { env: { RESELLER_CONFIG_DIR: dir } });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t"));
+    expect(rows.map((r) => [r[0], r.at(-1)])).toEqual([
+      ["dev", "false"],
+      ["ops", "true"],
+    ]);
+  });
+
   it("says when logging in to another profile makes it the active one", async () => {
     stubCurrent("rsk_staging_token_abcd");
     const dir = tempConfigDir();

@@ -26,6 +26,8 @@ export const run: Handler = async (ctx) => {
         { header: "Base URL", key: "base_url", value: (r) => r.base_url },
         { header: "Token", key: "token", value: (r) => r.token },
         { header: "Workspace", key: "workspace", value: (r) => r.workspace },
+        // The terminal marks the active profile with `*`; a script reads it from this column.
+        { header: "Active", key: "active", value: (r) => r.active, terminal: false },
       ],
       { empty: "No profiles yet: run `reseller login`.", ids: (r) => r.name },
     ),

@@ -174,7 +174,7 @@ const contactCommands: GroupSpec = {
       examples: [
         "reseller contacts import customers.csv",
         "reseller contacts import google.csv --preset google --default-country DE",
-        'reseller contacts import outlook.csv --map "Mobile Phone=phone" --map "E-mail Address=email"',
+        'reseller contacts import crm.csv --map "Mobile=phone" --map "Given Name=first_name" --map "Mail=email"',
         "reseller contacts import excel.csv --delimiter ';' --encoding windows-1252 --strict",
         "reseller contacts import export.csv --on-duplicate skip --default-country DE --errors errors.csv",
         "reseller contacts import big.csv --no-wait --json | jq -r .import_id",
