@@ -83,6 +83,7 @@ describe("contacts upsert when the service keeps an opt-out", () => {
 
   const notice = "the contact opted out and stays opted out";
   const contact = { ...anna, opt_in_status: "opted_out" as const };
+  const resubscribeHint = `To re-subscribe them with consent given again: reseller contacts update ct_01anna --opt-in opted_in --opt-in-source "<where the consent came from>" -w ${workspace}`;
 
   function stubUpsert() {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
@@ -112,7 +113,7 @@ describe("contacts upsert when the service keeps an opt-out", () => {
     const run = await runCli([...argv, "--json"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(contact);
-    expect(run.stderr).toBe(`opt_in_status: ${notice}\n`);
+    expect(run.stderr).toBe(`opt_in_status: ${notice}\n${resubscribeHint}\n`);
   });
 
   it("with --quiet prints only the id on stdout and the notice on stderr", async () => {
@@ -120,7 +121,7 @@ describe("contacts upsert when the service keeps an opt-out", () => {
     const run = await runCli([...argv, "--quiet"], { env: api.env, dispatcher: api.agent });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("ct_01anna\n");
-    expect(run.stderr).toBe(`opt_in_status: ${notice}\n`);
+    expect(run.stderr).toBe(`opt_in_status: ${notice}\n${resubscribeHint}\n`);
   });
 });
 

@@ -256,7 +256,8 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `Updated contact ct_01anna (+4915112345678).\nopt_in_status: ${notice}\n`,
+      `Updated contact ct_01anna (+4915112345678).\nopt_in_status: ${notice}\n` +
+        'To re-subscribe them with consent given again: reseller contacts update ct_01anna --opt-in opted_in --opt-in-source "<where the consent came from>"\n',
     );
   });
 

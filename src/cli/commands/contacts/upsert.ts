@@ -29,11 +29,18 @@ export const run: Handler = async (ctx, input) => {
     },
   );
   const contact = response.body.data;
+  const notices = response.body.meta?.notices ?? [];
+  // The service's notice names the API's PATCH; a CLI user is shown the command that does it.
+  const resubscribe = notices.some((n) => n.field === "opt_in_status")
+    ? [
+        `To re-subscribe them with consent given again: reseller contacts update ${contact.id} --opt-in opted_in --opt-in-source "<where the consent came from>"${await ctx.workspaceArg()}`,
+      ]
+    : [];
   return {
     data: response.raw.data,
     view: contactView(contact),
     message: `${response.status === 201 ? "Created" : "Updated"} contact ${contact.id} (${contact.phone}).`,
     // What the service left as it was, and why (an opt-out it kept): the write still succeeded.
-    warnings: (response.body.meta?.notices ?? []).map((n) => `${n.field}: ${n.message}`),
+    warnings: [...notices.map((n) => `${n.field}: ${n.message}`), ...resubscribe],
   };
 };

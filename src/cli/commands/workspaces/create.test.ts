@@ -203,7 +203,7 @@ describe("reseller workspaces create", () => {
         prompter: scriptedPrompter({}),
       });
       expect(run.code, `CI=${ci}`).toBe(2);
-      expect(run.stderr).toContain("Missing --name.");
+      expect(run.stderr).toContain("Missing --name, --email.");
     }
   });
 

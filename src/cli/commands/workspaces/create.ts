@@ -1,7 +1,7 @@
 import type { CreateWorkspaceBody } from "../../../contract/workspaces.js";
 import { WorkspaceResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
-import { stringOption } from "../../options.js";
+import { requireFlags, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { planIdOf } from "../plans/plan-lookup.js";
@@ -10,6 +10,8 @@ import { emailProblem, nameProblem } from "./workspace-input.js";
 
 /** `reseller workspaces create`: a workspace for a client, invitation included unless --no-invite. */
 export const run: Handler = async (ctx, { options }) => {
+  // Without a terminal every missing flag is named at once, not one per attempt.
+  if (!ctx.canPrompt) requireFlags(options, ["name", "email"]);
   const missing = (flag: string) => ({
     flag,
     hint: "Pass --name and --email (or run at a terminal to be asked).",
