@@ -2,6 +2,7 @@ import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { paging } from "../contract/vocabulary.js";
 import { type CommandSpec, type GroupSpec, isGroup } from "./command-spec.js";
 import { commandTree } from "./commands/tree.js";
+import { defaultBaseUrl } from "./settings.js";
 import { cliVersion } from "./version.js";
 
 /** What the program does with a leaf command once commander has parsed it. */
@@ -164,7 +165,7 @@ export function buildProgram(
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .option(
       "--base-url <url>",
-      "service base URL (default: RESELLER_BASE_URL, the profile, http://127.0.0.1:8420)",
+      `service base URL (default: RESELLER_BASE_URL, the profile, ${defaultBaseUrl})`,
     )
     .option(
       "--token <token>",
@@ -187,7 +188,7 @@ export function buildProgram(
     "after",
     examplesText([
       "reseller serve",
-      "reseller login --base-url http://127.0.0.1:8420 --token-stdin < token.txt",
+      `reseller login --base-url ${defaultBaseUrl} --token-stdin < token.txt`,
       "reseller plans list --billing-period monthly",
     ]),
   );

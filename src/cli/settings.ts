@@ -1,3 +1,4 @@
+import { defaultPort } from "../service/config.js";
 import { type CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Profile } from "./profile-store.js";
@@ -18,7 +19,8 @@ export interface Settings {
   workspace: Sourced<string | undefined>;
 }
 
-export const defaultBaseUrl = "http://127.0.0.1:8420";
+/** Where `reseller serve` listens when run without --host or --port. */
+export const defaultBaseUrl = `http://127.0.0.1:${defaultPort}`;
 
 /** The profile used until another is chosen. */
 export const defaultProfileName = "default";

@@ -47,31 +47,21 @@ export interface AppConfig {
   trustProxy?: readonly string[] | undefined;
 }
 
+/** `serve --port` default, and the port of the CLI's default base URL. */
+export const defaultPort = 8420;
+
 /** `serve --review-delay` default: the sandbox reviews a submitted template after 5 seconds. */
 export const defaultReviewDelayMs = 5000;
 
+/** `serve --rate-limit` default: 6000 requests per token per minute. */
 export const defaultRateLimit: RateLimit = { max: 6000, windowMs: 60_000 };
 
-const windowUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Parses `N/WINDOW` such as `600/1m`, `100/s` or `5000/1h`. */
-export function parseRateLimit(text: string): RateLimit {
-  const match = /^(\d+)\/(\d*)(s|m|h)$/.exec(text.trim());
-  const unit = match?.[3];
-  if (!match || unit === undefined || Number(match[1]) < 1) {
-    throw new Error(
-      `--rate-limit expects N/WINDOW such as 600/1m, 100/s or 5000/1h; got '${text}'`,
-    );
-  }
-  const count = match[2] === "" ? 1 : Number(match[2]);
-  // A window of no time would never count a request, which turns the limit off.
-  if (count < 1) {
-    throw new Error(
-      `--rate-limit expects a window of at least 1 s, m or h (600/1m, 100/s); got '${text}'`,
-    );
-  }
-  return { max: Number(match[1]), windowMs: count * (windowUnits[unit] ?? 1000) };
-}
+/**
+ * `serve --webhook-retry-base` default. It mirrors webhook-delivery's defaultWebhookSettings
+ * (a test keeps them equal) because importing that module would load the delivery code into
+ * every CLI start, which reads this for `serve --help`.
+ */
+export const defaultWebhookRetryBaseMs = 60_000;
 
 /** WhatsApp's default throughput per sending number, in messages per second. */
 export const defaultThroughput = 80;

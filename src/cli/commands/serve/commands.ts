@@ -1,5 +1,13 @@
+import {
+  defaultPort,
+  defaultRateLimit,
+  defaultReviewDelayMs,
+  defaultThroughput,
+  defaultWebhookRetryBaseMs,
+} from "../../../service/config.js";
 import type { CommandSpec } from "../../command-spec.js";
 import { serveExecCommand } from "./exec-command.js";
+import { rateLimitText } from "./rate-limit.js";
 
 export const serveCommand: CommandSpec = {
   name: "serve",
@@ -15,7 +23,7 @@ export const serveCommand: CommandSpec = {
     },
     {
       flags: "--port <port>",
-      description: "port to listen on (default: 8420, serve exec: a free one; 0 picks a free one)",
+      description: `port to listen on (default: ${defaultPort}, serve exec: a free one; 0 picks a free one)`,
     },
     {
       flags: "--db <file>",
@@ -39,12 +47,12 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--rate-limit <n/window>",
       description: "requests per token per window, e.g. 600/1m, 100/s",
-      default: "6000/1m",
+      default: rateLimitText(defaultRateLimit),
     },
     {
       flags: "--review-delay <seconds>",
       description: "seconds before the sandbox operator reviews a submitted template (0: at once)",
-      default: "5",
+      default: String(defaultReviewDelayMs / 1000),
     },
     {
       flags: "--graph-url <url>",
@@ -54,12 +62,12 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--throughput <n>",
       description: "messages per second per channel (WhatsApp's default; 0: no limit)",
-      default: "80",
+      default: String(defaultThroughput),
     },
     {
       flags: "--webhook-retry-base <seconds>",
       description: "first webhook retry delay; each further one doubles, for up to 3 days",
-      default: "60",
+      default: String(defaultWebhookRetryBaseMs / 1000),
     },
     {
       flags: "--block-private-webhooks",

@@ -1,4 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  defaultRateLimit,
+  defaultReviewDelayMs,
+  defaultThroughput,
+  defaultWebhookRetryBaseMs,
+} from "../../../service/config.js";
+import { defaultWebhookSettings } from "../../../service/domain/webhook-delivery.js";
+import { parseRateLimit, rateLimitText } from "./rate-limit.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
 describe("serve's settings", () => {
@@ -27,6 +35,22 @@ describe("serve's settings", () => {
     expect(serveSettings({ publicUrl: "https://example.com/shop/" }).publicUrl).toBe(
       "https://example.com/shop/",
     );
+  });
+
+  it("falls back to the service's defaults, which --help shows as they are parsed", () => {
+    expect(serveSettings({})).toMatchObject({
+      rateLimit: defaultRateLimit,
+      reviewDelayMs: defaultReviewDelayMs,
+      throughput: defaultThroughput,
+      webhookRetryBaseMs: defaultWebhookRetryBaseMs,
+    });
+    expect(rateLimitText(defaultRateLimit)).toBe("6000/1m");
+    expect(parseRateLimit(rateLimitText({ max: 5, windowMs: 7_200_000 }))).toEqual({
+      max: 5,
+      windowMs: 7_200_000,
+    });
+    // serve's default is written in config.ts so that `serve --help` need not load delivery code.
+    expect(defaultWebhookRetryBaseMs).toBe(defaultWebhookSettings.retryBaseMs);
   });
 
   it("refuses a rate-limit window of no time, which would turn the limit off", () => {

@@ -1,12 +1,19 @@
 import { isIP } from "node:net";
 import { redactedUrl } from "../../../contract/redacted-url.js";
-import { parseRateLimit, type WhatsappSettings } from "../../../service/config.js";
+import {
+  defaultRateLimit,
+  defaultReviewDelayMs,
+  defaultThroughput,
+  defaultWebhookRetryBaseMs,
+  type WhatsappSettings,
+} from "../../../service/config.js";
 import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
 import type { ServeOptions } from "../../../service/server.js";
 import { addressUrl } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
 import { isTokenText } from "../../token-text.js";
+import { parseRateLimit } from "./rate-limit.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -18,21 +25,18 @@ export function serveSettings(
   options: Options,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Omit<ServeOptions, "host" | "port" | "database" | "logLevel" | "bootstrapToken"> {
-  let rateLimit: ServeOptions["rateLimit"];
-  try {
-    rateLimit = parseRateLimit(stringOption(options, "rateLimit") ?? "6000/1m");
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
+  const rateLimit = stringOption(options, "rateLimit");
+  const reviewDelay = intOption(options, "reviewDelay", { min: 0, max: 86_400 });
+  const webhookRetryBase = intOption(options, "webhookRetryBase", { min: 1, max: 86_400 });
   return {
     plansFile: stringOption(options, "plans"),
     publicUrl: publicUrlOption(options),
-    rateLimit,
+    rateLimit: rateLimit === undefined ? defaultRateLimit : parseRateLimit(rateLimit),
     smtpUrl: smtpUrlOption(options, env),
-    reviewDelayMs: (intOption(options, "reviewDelay", { min: 0, max: 86_400 }) ?? 5) * 1000,
-    throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? 80,
+    reviewDelayMs: reviewDelay === undefined ? defaultReviewDelayMs : reviewDelay * 1000,
+    throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? defaultThroughput,
     webhookRetryBaseMs:
-      (intOption(options, "webhookRetryBase", { min: 1, max: 86_400 }) ?? 60) * 1000,
+      webhookRetryBase === undefined ? defaultWebhookRetryBaseMs : webhookRetryBase * 1000,
     blockPrivateWebhooks: booleanOption(options, "blockPrivateWebhooks"),
     publicSignup: options.publicSignup !== false,
     trustProxy: trustProxyOption(options),

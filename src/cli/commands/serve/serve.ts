@@ -1,5 +1,6 @@
 import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
+import { defaultPort } from "../../../service/config.js";
 import { DatabaseUnavailableError } from "../../../service/db/database-errors.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
@@ -75,7 +76,7 @@ export const run: Handler = async (ctx, { options }) => {
   const service = await startServiceOrExplain({
     ...settings,
     host: stringOption(options, "host") ?? "127.0.0.1",
-    port: intOption(options, "port", { min: 0, max: 65535 }) ?? 8420,
+    port: intOption(options, "port", { min: 0, max: 65535 }) ?? defaultPort,
     database: database.target,
     bootstrapToken,
     logLevel: stringOption(options, "logLevel") ?? "info",
