@@ -1,11 +1,28 @@
 import { z } from "zod";
 import { csvDelimiters, csvEncodings, mappingProblem, parseEncoding } from "./csv-options.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
+import { megabytes, thousands } from "./numbers.js";
 import { listEnvelope } from "./pagination.js";
 import { duplicateHandlings, importStatuses } from "./vocabulary.js";
 
 /** The most a contact import takes: decoded CSV bytes and data rows (413 above either). */
 export const importLimits = { csvBytes: 100 * 1024 * 1024, rows: 1_000_000, errorsShown: 1000 };
+
+/** The limits as people read them: "100 MB", "1,000,000 data rows". */
+export const importLimitTexts = {
+  csv: megabytes(importLimits.csvBytes),
+  rows: `${thousands(importLimits.rows)} data rows`,
+};
+
+/** What a file larger than an import takes is told; `file` names it ("The CSV", "'big.csv'"). */
+export function tooLargeMessage(file: string): string {
+  return `${file} is larger than ${importLimitTexts.csv}, the most an import takes. Split the file.`;
+}
+
+/** What a file of more data rows than an import takes is told, with how many it has. */
+export function tooManyRowsMessage(file: string, rows: number): string {
+  return `${file} has ${thousands(rows)} data rows; an import takes at most ${importLimitTexts.rows}. Split the file.`;
+}
 
 /** `{"<header in the file>": "<field>" | "custom.<key>" | null}`, checked field by field. */
 export const CsvMappingSchema = z
@@ -106,7 +123,9 @@ export const CreateImportBody = z.strictObject({
   csv: z
     .string({ error: csvNotAString })
     .min(1, { error: "csv must not be empty: send the CSV file encoded as base64" })
-    .describe("The CSV file, base64-encoded (at most 100 MB decoded and 1,000,000 data rows)."),
+    .describe(
+      `The CSV file, base64-encoded (at most ${importLimitTexts.csv} decoded and ${importLimitTexts.rows}).`,
+    ),
   duplicate_handling: z
     .enum(duplicateHandlings, { error: "duplicate_handling must be update or skip" })
     .default("update")

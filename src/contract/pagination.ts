@@ -1,17 +1,12 @@
 import { z } from "zod";
 import { successEnvelope } from "./envelope.js";
+import { thousands } from "./numbers.js";
 import { paging } from "./vocabulary.js";
 
 /**
  * A query parameter of digits only: `z.coerce.number` alone would take "1e1" as 10 and "0x10"
  * as 16, which no client means by a page number.
  */
-/**
- * A whole number with thousands separators (1,000,000,000), written without Intl: these texts are
- * made as the module loads, and the first Intl number format costs a CLI start about 10 ms.
- */
-const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
-
 const wholeNumber = (field: string, min: number, max: number | undefined, fallback: number) => {
   const error = `${field} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${thousands(max)}`}`;
   const number = z.coerce.number({ error }).int({ error }).min(min, { error });

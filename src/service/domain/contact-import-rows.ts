@@ -4,7 +4,7 @@ import {
   type RowResult,
   readRow,
 } from "../../contract/contact-csv.js";
-import { importLimits } from "../../contract/contact-imports.js";
+import { importLimits, importLimitTexts } from "../../contract/contact-imports.js";
 import type { CsvMapping } from "../../contract/csv-options.js";
 import { parseDelimiter } from "../../contract/csv-options.js";
 import { openContactCsv } from "../../contract/csv-reader.js";
@@ -79,7 +79,9 @@ export function rowChecker(reading: RowReading, clock: Clock, budgetMs?: number)
     }
     const phoneCell = phoneCellOf(record.fields, layout);
     if (record.row > importLimits.rows) {
-      rows.push(rowError(record.row, phoneCell, "row", "an import takes at most 1,000,000 rows"));
+      rows.push(
+        rowError(record.row, phoneCell, "row", `an import takes at most ${importLimitTexts.rows}`),
+      );
       return;
     }
     const result = readRow(record.fields, layout, { defaultCountry, now: clock.now() });

@@ -1,7 +1,7 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { importLimits } from "../../contract/contact-imports.js";
+import { importLimits, tooLargeMessage } from "../../contract/contact-imports.js";
 import { CsvRowScanner } from "../../contract/csv-row-scanner.js";
 import type { Db } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
@@ -25,12 +25,9 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The 413 of a CSV over the import's limit, `bytes` long (or declared so). */
-export function tooLarge(bytes: number): ServiceError {
-  return new ServiceError(
-    "payload_too_large",
-    `The CSV is more than ${(bytes / 1048576).toFixed(0)} MB; an import takes at most 100 MB. Split the file.`,
-  );
+/** The 413 of a CSV over the import's limit (found so as it arrives, or declared so). */
+export function tooLarge(): ServiceError {
+  return new ServiceError("payload_too_large", tooLargeMessage("The CSV"));
 }
 
 export interface StagedFile {
@@ -66,7 +63,7 @@ export class StagedUpload {
   async push(bytes: Buffer): Promise<void> {
     if (bytes.length === 0) return;
     this.bytes += bytes.length;
-    if (this.bytes > importLimits.csvBytes) throw tooLarge(importLimits.csvBytes);
+    if (this.bytes > importLimits.csvBytes) throw tooLarge();
     if (this.headBytes < headerBytes) {
       this.head.push(bytes.subarray(0, headerBytes - this.headBytes));
       this.headBytes += Math.min(bytes.length, headerBytes - this.headBytes);

@@ -7,6 +7,7 @@ import {
   type CreateImportBody,
   type ImportRowError,
   importLimits,
+  tooManyRowsMessage,
 } from "../../contract/contact-imports.js";
 import {
   CsvDecoder,
@@ -158,10 +159,7 @@ export async function createImport(
     head = headerOf(file.head, file.bytes <= headerBytes, options);
     rows = await upload.scan(head.delimiter, startsWithSeparatorLine(file.head));
     if (rows > importLimits.rows) {
-      throw new ServiceError(
-        "payload_too_large",
-        `The CSV has ${rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split the file.`,
-      );
+      throw new ServiceError("payload_too_large", tooManyRowsMessage("The CSV", rows));
     }
     await upload.store();
   } catch (error) {

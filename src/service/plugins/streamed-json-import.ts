@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyError, FastifyRequest } from "fastify";
 import { csvNotAString, importLimits } from "../../contract/contact-imports.js";
+import { megabytes } from "../../contract/numbers.js";
 import type { App } from "../app-types.js";
 import { bodyLimitBytes, otherBodyLimitBytes } from "../body-limits.js";
 import {
@@ -232,7 +233,7 @@ class ImportBodyScanner {
     if (this.skeletonBytes > otherBodyLimitBytes) {
       throw new ServiceError(
         "payload_too_large",
-        "The body's fields other than csv are larger than 1 MB: a large JSON body must be an object whose csv field holds the file.",
+        `The body's fields other than csv are larger than ${megabytes(otherBodyLimitBytes)}: a large JSON body must be an object whose csv field holds the file.`,
       );
     }
     this.skeleton.push(bytes);
@@ -252,7 +253,7 @@ class CsvSpool {
     for (const piece of pieces) {
       if (piece.length === 0) continue;
       this.bytes += piece.length;
-      if (this.bytes > importLimits.csvBytes) throw tooLarge(importLimits.csvBytes);
+      if (this.bytes > importLimits.csvBytes) throw tooLarge();
       this.hash.update(piece);
       this.pending.push(piece);
       this.pendingBytes += piece.length;

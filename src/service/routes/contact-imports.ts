@@ -8,6 +8,7 @@ import {
   ImportParams,
   ImportUploadQuery,
   importLimits,
+  importLimitTexts,
 } from "../../contract/contact-imports.js";
 import type { ErrorDetail } from "../../contract/envelope.js";
 import { PageQuery } from "../../contract/pagination.js";
@@ -64,7 +65,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       // A file declared larger than an import takes is refused before any of it is read.
       const declared = Number(request.headers["content-length"] ?? 0);
       if (declared > importLimits.csvBytes) {
-        done(tooLarge(declared), undefined);
+        done(tooLarge(), undefined);
         return;
       }
       const query = (request.query ?? {}) as Record<string, unknown>;
@@ -103,8 +104,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
           tags,
           operationId: "importContacts",
           summary: "Import contacts from a CSV file (asynchronous)",
-          description:
-            "Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's `csv`, or as the body itself with `Content-Type: text/csv` and the options in the query (`?duplicate_handling=skip&default_country=DE`). Both stream: the service never holds the whole file (a JSON body over 1 MB is read as it arrives, its `csv` decoded into a temporary file; its other fields may total 1 MB, and a `csv` given twice is a 422). The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: `phone` (required), first_name, last_name, email, tags (separated by `,`, `;` or `|`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and `custom.<key>` for custom fields; other columns are listed in `ignored_columns`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under `update`). Rows past the plan's `contacts` limit become row errors. At most 100 MB and 1,000,000 rows (413). Options `mapping` (header → field or null; in the query as JSON), `delimiter` (`,` `;` `|` tab; detected by default) and `encoding` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without `phone` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without `encoding`, or not text in its `encoding` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.",
+          description: `Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's \`csv\`, or as the body itself with \`Content-Type: text/csv\` and the options in the query (\`?duplicate_handling=skip&default_country=DE\`). Both stream: the service never holds the whole file (a JSON body over 1 MB is read as it arrives, its \`csv\` decoded into a temporary file; its other fields may total 1 MB, and a \`csv\` given twice is a 422). The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: \`phone\` (required), first_name, last_name, email, tags (separated by \`,\`, \`;\` or \`|\`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and \`custom.<key>\` for custom fields; other columns are listed in \`ignored_columns\`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under \`update\`). Rows past the plan's \`contacts\` limit become row errors. At most ${importLimitTexts.csv} and ${importLimitTexts.rows} (413). Options \`mapping\` (header → field or null; in the query as JSON), \`delimiter\` (\`,\` \`;\` \`|\` tab; detected by default) and \`encoding\` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without \`phone\` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without \`encoding\`, or not text in its \`encoding\` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.`,
           params: WorkspaceIdParams,
           querystring: ImportUploadQuery,
           body: CreateImportBody,

@@ -1,6 +1,11 @@
 import { isUtf8 } from "node:buffer";
 import { phoneCellOf, readRow } from "../../../contract/contact-csv.js";
-import { type ImportRowError, importLimits } from "../../../contract/contact-imports.js";
+import {
+  type ImportRowError,
+  importLimits,
+  tooLargeMessage,
+  tooManyRowsMessage,
+} from "../../../contract/contact-imports.js";
 import {
   CsvDecoder,
   notCsvReason,
@@ -66,10 +71,7 @@ export function dryRun(
 ): { report: DryRunReport; allErrors: ImportRowError[] } {
   const defaultCountry = defaultCountryFlag(defaultCountryText);
   if (bytes.length > importLimits.csvBytes) {
-    throw refusedFile(
-      `The file is ${(bytes.length / 1048576).toFixed(1)} MB; an import takes at most 100 MB. Split it.`,
-      "payload_too_large",
-    );
+    throw refusedFile(tooLargeMessage("The file"), "payload_too_large");
   }
   const notCsv = notCsvReason(bytes);
   if (notCsv !== null) throw refusedFile(`The file ${notCsv}.`);
@@ -141,10 +143,7 @@ export function dryRun(
   const refusal = scanner.refusal;
   if (refusal !== null) throw refusedFile(`The file cannot be imported: ${refusal}.`);
   if (scanner.rows > importLimits.rows) {
-    throw refusedFile(
-      `The file has ${scanner.rows.toLocaleString("en-US")} data rows; an import takes at most 1,000,000. Split it.`,
-      "payload_too_large",
-    );
+    throw refusedFile(tooManyRowsMessage("The file", scanner.rows), "payload_too_large");
   }
   report.ignored_columns = reader.layout.ignored;
   report.mapping = reader.layout.mapping;

@@ -6,6 +6,7 @@ import {
   type ContactImport,
   ContactImportResponse,
   importLimits,
+  tooLargeMessage,
 } from "../../../contract/contact-imports.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
@@ -202,7 +203,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     tooLarge: () =>
       new CliError(
         "refused",
-        `${args[0] === "-" ? "Standard input" : `'${args[0]}'`} holds more than 100 MB; an import takes at most 100 MB. Split the file.`,
+        tooLargeMessage(args[0] === "-" ? "Standard input" : `'${args[0]}'`),
         undefined,
         [],
         "payload_too_large",
