@@ -10,34 +10,47 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** Errors of connecting rather than of a statement: node's socket codes and PostgreSQL's 08/28/3D. */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    typeof code === "string" &&
-    (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH)$/.test(code) ||
-      /^(08|28|3D)/.test(code))
-  );
+/** Node's socket codes of a server that cannot be reached. */
+export const unreachableSocketCodes: readonly string[] = [
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+];
+
+/** pg's own errors of a connection lost or never made (a port that is not PostgreSQL): no code. */
+const lostConnection = /Connection terminated[^.:]*|connection error and is not queryable/;
+
+/**
+ * Why the database server cannot be reached now (the socket's code, the server shutting down or
+ * starting: 57P01–57P03, or pg's own words), or null when the error is of another kind. The
+ * service's 503 and the CLI's "cannot reach" both decide by it.
+ */
+export function unreachableReason(code: string | undefined, message: string): string | null {
+  if (code === undefined) return lostConnection.exec(message)?.[0] ?? null;
+  return unreachableSocketCodes.includes(code) || /^57P0[123]$/.test(code) ? code : null;
 }
 
 /**
  * Whether a statement failed because the database cannot be reached now rather than because of
- * the statement: a connection refused or lost, the server shutting down or starting
- * (57P01–57P03), too many connections (53300), connections turned off (55000 "not currently
- * accepting connections"). A request that meets one is a 503 to retry, not a fault of ours.
+ * the statement: unreachable (above), a connection refused at login or otherwise failed
+ * (PostgreSQL's 28, 3D and 08 classes), too many connections (53300), connections turned off
+ * (55000 "not currently accepting connections"). A request that meets one is a 503 to retry,
+ * not a fault of ours.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (isConnectionError(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
   const message = String((error as { message?: unknown } | null)?.message ?? "");
-  if (typeof code === "string") {
-    return (
-      /^(57P0[123]|53300)$/.test(code) ||
-      (code === "55000" && message.includes("not currently accepting connections"))
-    );
-  }
-  // pg's own errors of a connection lost mid-use carry no code.
-  return /^Connection terminated|connection error and is not queryable/.test(message);
+  if (typeof code !== "string") return unreachableReason(undefined, message) !== null;
+  return (
+    unreachableReason(code, message) !== null ||
+    /^(08|28|3D)/.test(code) ||
+    code === "53300" ||
+    (code === "55000" && message.includes("not currently accepting connections"))
+  );
 }
 
 /** A database this release must not migrate; nothing was changed. `hint` says what to do. */

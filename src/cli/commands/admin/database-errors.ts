@@ -1,16 +1,9 @@
-import { IncompatibleDatabaseError } from "../../../service/db/database-errors.js";
+import {
+  IncompatibleDatabaseError,
+  unreachableReason,
+  unreachableSocketCodes,
+} from "../../../service/db/database-errors.js";
 import { CliError } from "../../cli-error.js";
-
-/** Node's socket codes of a server that cannot be reached, in a code or in a wrapper's message. */
-const networkCodes = [
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "ETIMEDOUT",
-  "EAI_AGAIN",
-  "ECONNRESET",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-];
 
 /** The driver's error code, looked for along the cause chain and, failing that, in the message. */
 function driverCode(error: unknown): { code: string | undefined; message: string } {
@@ -22,7 +15,7 @@ function driverCode(error: unknown): { code: string | undefined; message: string
     current = current.cause as typeof current;
   }
   // The migrator's wrapper keeps only the message (e.g. "… failed: connect ECONNREFUSED …").
-  const network = networkCodes.find((name) => new RegExp(`\\b${name}\\b`).test(message));
+  const network = unreachableSocketCodes.find((name) => new RegExp(`\\b${name}\\b`).test(message));
   if (network) return { code: network, message };
   if (/database "[^"]*" does not exist/.test(message)) return { code: "3D000", message };
   if (/password authentication failed|no pg_hba\.conf entry/.test(message)) {
@@ -65,15 +58,11 @@ export function explainedDatabaseError(
     /(?:database|role) "[^"]*" does not exist|password authentication failed[^.]*|no pg_hba\.conf entry[^.]*/.exec(
       message,
     )?.[0];
-  if (
-    (code !== undefined && networkCodes.includes(code)) ||
-    /^57P0[123]$/.test(code ?? "") ||
-    // pg's own, without a code: a server that never answers, or a port that is not PostgreSQL.
-    (code === undefined && /Connection terminated/.test(message))
-  ) {
+  const unreachable = unreachableReason(code, message);
+  if (unreachable !== null) {
     return new CliError(
       "unreachable",
-      `Cannot reach the PostgreSQL server of ${label} (${code ?? /Connection terminated[^.:]*/.exec(message)?.[0]}).`,
+      `Cannot reach the PostgreSQL server of ${label} (${unreachable}).`,
       "Check the host and port, and that the server runs and accepts connections from here.",
     );
   }
