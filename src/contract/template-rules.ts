@@ -36,7 +36,7 @@ export { isE164 } from "./template-rules/buttons.js";
 export { charCount } from "./template-rules/field-checks.js";
 export * from "./template-rules/rule-catalogue.js";
 export * from "./template-rules/shapes.js";
-export { variableNumbers } from "./template-rules/variables.js";
+export { replaceVariables, variableNumbers } from "./template-rules/variables.js";
 
 /** Top-level fields a template definition may carry; `draft` is the create request's flag. */
 const templateFields = ["name", "category", "language", "components", "draft"] as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   checkTemplate,
+  replaceVariables,
   type TemplateRule,
   templateRules,
 } from "../../src/contract/template-rules.js";
@@ -712,5 +713,16 @@ describe("template rules", () => {
   it("counts characters as people do: an emoji is one", () => {
     const check = checkTemplate(template([plainBody(), buttons(reply(`${"🎉".repeat(25)}`))]));
     expect(check.problems).toEqual([]);
+  });
+});
+
+describe("filling a text's variables", () => {
+  it("fills exactly what the checks take as a variable, and leaves the rest as written", () => {
+    const text = "Hi {{1}}, {{ 1 }} is {{2}} not {{02}} or {{x}}; {{3}} stays";
+    const filled = replaceVariables(text, (n, raw) => (n === 3 ? raw : `<${n}>`));
+    expect(filled).toBe("Hi <1>, {{ 1 }} is <2> not {{02}} or {{x}}; {{3}} stays");
+    expect(checkTemplate(template([body("Hi {{ 1 }}, welcome.", [])])).problems).toContainEqual(
+      expect.objectContaining({ rule: "variable_format" }),
+    );
   });
 });

@@ -9,8 +9,10 @@ export interface VariableToken {
   number: number | null;
 }
 
+/** Every `{{…}}` of a text, well formed or not, so that the malformed ones can be named. */
 export const tokenPattern = /\{\{([^{}]*)\}\}/g;
 
+/** The `{{…}}` of `text` in order, each with its number when it is a variable (`{{1}}`…`{{999}}`). */
 export function variableTokens(text: string): VariableToken[] {
   return [...text.matchAll(tokenPattern)].map((m) => {
     const inner = m[1] ?? "";
@@ -21,6 +23,21 @@ export function variableTokens(text: string): VariableToken[] {
       number: /^[1-9]\d{0,2}$/.test(inner) ? Number(inner) : null,
     };
   });
+}
+
+/**
+ * `text` with each variable replaced by what `fill` answers for its number (and its `{{n}}`);
+ * a malformed `{{…}}` such as `{{ 1 }}`, which the checks refuse, stays as written.
+ */
+export function replaceVariables(text: string, fill: (n: number, raw: string) => string): string {
+  let out = "";
+  let from = 0;
+  for (const token of variableTokens(text)) {
+    if (token.number === null) continue;
+    out += text.slice(from, token.start) + fill(token.number, token.raw);
+    from = token.end;
+  }
+  return out + text.slice(from);
 }
 
 /** The variables of `text` as `{{n}}` placeholders (well-formed ones only), for other modules. */

@@ -1,5 +1,5 @@
 import { ownValue } from "../../contract/own-value.js";
-import { variableNumbers } from "../../contract/template-rules.js";
+import { replaceVariables, variableNumbers } from "../../contract/template-rules.js";
 
 /** The contact fields a message can use. */
 export interface ContactFields {
@@ -156,7 +156,7 @@ export function renderMessage(
     buttons.push({ ...button, value });
   }
   const fill = (text: string, from: Map<number, string>) =>
-    text.replace(/\{\{\s*(\d+)\s*\}\}/g, (m, n) => from.get(Number(n)) ?? m);
+    replaceVariables(text, (n, raw) => from.get(n) ?? raw);
   const body = texts.header
     ? `${fill(texts.header, headerValues)}\n\n${fill(texts.body, values)}`
     : fill(texts.body, values);

@@ -6,6 +6,7 @@ import type {
   CampaignStats,
 } from "../../../contract/campaigns.js";
 import type { Notice } from "../../../contract/envelope.js";
+import { replaceVariables } from "../../../contract/template-rules.js";
 import { count, counted } from "../../output/counts.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, tableView, textView } from "../../output/view.js";
@@ -181,9 +182,9 @@ export interface PreflightInput {
 
 /** The template text with each variable shown as `{{1}}→first_name`. */
 export function filledTemplate(text: string, mapping: Record<string, string>, paint: Paint) {
-  return text.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => {
+  return replaceVariables(text, (n, raw) => {
     const field = mapping[n];
-    return field === undefined ? paint.warn(whole) : paint.bold(`{{${n}}}→${field}`);
+    return field === undefined ? paint.warn(raw) : paint.bold(`${raw}→${field}`);
   });
 }
 

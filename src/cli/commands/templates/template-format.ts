@@ -1,4 +1,4 @@
-import type { TemplateProblem } from "../../../contract/template-rules.js";
+import { replaceVariables, type TemplateProblem } from "../../../contract/template-rules.js";
 import type { Template } from "../../../contract/templates.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView, textView } from "../../output/view.js";
@@ -137,9 +137,9 @@ function str(value: unknown): string | undefined {
 
 /** Replaces `{{n}}` with the n-th example (highlighted), or leaves the placeholder. */
 function fill(text: string, examples: unknown[], paint: Paint): string {
-  return text.replace(/\{\{(\d+)\}\}/g, (whole, n: string) => {
-    const value = str(examples[Number(n) - 1]);
-    return value === undefined ? paint.warn(whole) : paint.bold(value);
+  return replaceVariables(text, (n, raw) => {
+    const value = str(examples[n - 1]);
+    return value === undefined ? paint.warn(raw) : paint.bold(value);
   });
 }
 
