@@ -298,7 +298,7 @@ async function importFile(
   }
   const refused =
     booleanOption(options, "strict") && done.error_count > 0
-      ? `\n--strict: exit code 6 because ${done.error_count.toLocaleString("en-US")} ${done.error_count === 1 ? "row was" : "rows were"} refused.`
+      ? `\n--strict: exit code 6 because ${counted(done.error_count, "row was", "rows were")} refused.`
       : "";
   // Rows refused or opt-outs kept are what the service did not do as asked: said on stderr with
   // --json and --quiet too, where the summary (the message) is not, unless --strict fails the

@@ -1,6 +1,7 @@
 import { priceWithPeriod } from "../../../contract/billing-periods.js";
 import type { Feature, Plan, PlanMeta } from "../../../contract/plans.js";
 import { priceDecimals } from "../../../contract/price-decimals.js";
+import { ceilingText } from "../../output/counts.js";
 import type { Column } from "../../output/view.js";
 
 /** An amount with the catalogue's currency symbol: `$29`, `$4.50`, `$0.125` (the catalogue's decimals, up to 6). */
@@ -33,7 +34,7 @@ export function periodLabel(value: string | null, meta: PlanMeta): string {
 export function featureValue(feature: Feature): string {
   if (feature.type === "boolean") return "included";
   if (feature.value === null) return "";
-  return feature.value === -1 ? "unlimited" : feature.value.toLocaleString("en-US");
+  return ceilingText(feature.value);
 }
 
 /** Columns of a plan list. */

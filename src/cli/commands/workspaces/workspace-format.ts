@@ -1,5 +1,5 @@
 import type { UsageLimit, Workspace, WorkspaceWithUsage } from "../../../contract/workspaces.js";
-import { count } from "../../output/counts.js";
+import { ceilingText, count, isUnlimited } from "../../output/counts.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
 
@@ -97,14 +97,13 @@ export const workspaceFields: Column<Workspace>[] = [
 
 /** `1,234 / 5,000`, `12 / unlimited`; `this month` for a quota. */
 export function allowance(limit: UsageLimit): string {
-  const ceiling = limit.limit === -1 ? "unlimited" : count(limit.limit);
-  return `${count(limit.used)} / ${ceiling}${limit.type === "quota" ? " this month" : ""}`;
+  return `${count(limit.used)} / ${ceilingText(limit.limit)}${limit.type === "quota" ? " this month" : ""}`;
 }
 
 /** Red at or over the ceiling, yellow from 80 %, plain below or without one. */
 function paintAllowance(limit: UsageLimit, paint: Paint): string {
   const text = allowance(limit);
-  if (limit.limit < 0) return text;
+  if (isUnlimited(limit.limit)) return text;
   if (limit.used >= limit.limit) return paint.bad(text);
   return limit.used >= limit.limit * 0.8 ? paint.warn(text) : text;
 }
@@ -160,7 +159,7 @@ export function workspaceWithUsageView(ws: WorkspaceWithUsage): View {
   const limitFields: Column<UsageLimit[]>[] = usage.limits.map((limit) => ({
     header: limit.name,
     key: `usage.limits.${limit.key}`,
-    value: () => `${limit.used}/${limit.limit === -1 ? "unlimited" : limit.limit}`,
+    value: () => `${limit.used}/${ceilingText(limit.limit, String)}`,
     display: (_, paint) => paintAllowance(limit, paint),
   }));
   return stackView(
