@@ -4,6 +4,7 @@ import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
 import { defaultHeartbeatMs } from "../jobs/instances.js";
 import { defaultDeadAfterMs } from "../jobs/job-queue.js";
+import type { ContactRow } from "./contact-rows/contact-rows.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
 import { type Db, migrationTable, openDatabase } from "./database.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -91,7 +92,8 @@ interface DerivedColumn {
 const derivedColumns: Record<string, Record<string, DerivedColumn>> = {
   contacts: {
     search_terms: {
-      text: (row) => searchTermsText(row as unknown as Parameters<typeof searchTermsText>[0]),
+      // The row is read from the contacts table with every column, so it is a ContactRow.
+      text: (row) => searchTermsText(row as unknown as ContactRow),
       expression: (column) =>
         sql`array_to_tsvector(array_remove(string_to_array(${sql.ref(column)}, ' '), ''))`,
     },

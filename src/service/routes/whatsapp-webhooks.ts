@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { WhatsappVerifyQuery, WhatsappWebhookResponse } from "../../contract/channels.js";
 import type { App } from "../app-types.js";
@@ -21,7 +22,7 @@ const webhookBodyLimit = 3 * 1024 * 1024;
  */
 export function whatsappWebhookRoutes(app: App, services: Services): void {
   app.register(async (scope) => {
-    const child = scope as unknown as App;
+    const child: App = scope.withTypeProvider<ZodTypeProvider>();
     child.removeContentTypeParser("application/json");
     child.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) =>
       done(null, body),
