@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodyLimitBytes } from "../../src/service/body-limits.js";
+import { importBodyLimitBytes } from "../../src/service/body-limits.js";
 import { dashboardSignInLink } from "../../src/service/routes/dashboard.js";
 import { adminToken, startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -134,7 +134,7 @@ describe("the dashboard's sign-in, session and API proxy", () => {
       url: "/dashboard/api/v1/workspaces",
       headers: {
         "content-type": "application/json",
-        "content-length": String(bodyLimitBytes + 1),
+        "content-length": String(importBodyLimitBytes + 1),
         "x-reseller-dashboard": "1",
       },
       payload: "{}",

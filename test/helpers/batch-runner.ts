@@ -1,9 +1,9 @@
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { unlimitedThroughput } from "../../src/service/domain/channel-throughput.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { OutboundMessage } from "../../src/service/messaging/message-sender.js";
 import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";
 import type { TestApp } from "./test-app.js";
+import { unlimitedThroughput } from "./unlimited-throughput.js";
 
 /**
  * A job runner for a test app whose campaign engine sends one recipient per batch through the

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, errorCodes } from "../../src/contract/errors.js";
-import { bodyLimitBytes } from "../../src/service/body-limits.js";
+import { importBodyLimitBytes } from "../../src/service/body-limits.js";
 import { type ApiWorld, buildApiWorld } from "../helpers/api-world.js";
 import { snapshotChanges, tableSnapshot, writeCounter } from "../helpers/db-snapshot.js";
 import {
@@ -347,7 +347,7 @@ function requestArbitrary(endpoint: Endpoint): fc.Arbitrary<HostileRequest> {
         if (r.idempotencyKey !== undefined && r.method === "POST")
           headers["idempotency-key"] = r.idempotencyKey;
         if (r.lieAboutLength && r.body.payload !== undefined)
-          headers["content-length"] = String(bodyLimitBytes + 1);
+          headers["content-length"] = String(importBodyLimitBytes + 1);
         return {
           method: r.method,
           url: `${r.path}${r.query}`,
@@ -470,7 +470,7 @@ describe("hostile input: never a 5xx, always the error envelope, refusals change
 
   it("refuses a body over the limit with 413 before reading it all", async () => {
     const ws = `/api/v1/workspaces/${world.workspaceId}`;
-    const oversized = `{"csv":"${"A".repeat(bodyLimitBytes + 16)}"}`;
+    const oversized = `{"csv":"${"A".repeat(importBodyLimitBytes + 16)}"}`;
     const res = await send({
       method: "POST",
       url: `${ws}/contacts/import`,

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
-import { unlimitedThroughput } from "../../src/service/domain/channel-throughput.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { MessageSender } from "../../src/service/messaging/message-sender.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
+import { unlimitedThroughput } from "../helpers/unlimited-throughput.js";
 import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
 
 const ada = "+4915112345671";

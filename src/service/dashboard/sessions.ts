@@ -8,6 +8,8 @@ import { allScopes, authenticate, issueToken } from "../domain/tokens.js";
 export const sessionLifetimeMs = 12 * 3_600_000;
 /** How long the sign-in link `serve` prints stays usable (once). */
 export const signInLinkLifetimeMs = 10 * 60_000;
+/** That lifetime as `serve` and the dashboard tell it: `10 minutes`. */
+export const signInLinkLifetimeText = `${signInLinkLifetimeMs / 60_000} minutes`;
 /** The session cookie: HttpOnly, SameSite=Strict, scoped to /dashboard. */
 export const sessionCookieName = "reseller_dashboard";
 
@@ -64,7 +66,7 @@ export class DashboardSessions {
     return this.open({ token: token.trim(), mintedTokenId: null });
   }
 
-  /** A fresh one-time code for the link `serve` prints; it works once, for ten minutes. */
+  /** A fresh one-time code for the link `serve` prints; it works once, within signInLinkLifetimeMs. */
   async createSignInCode(): Promise<string> {
     const code = randomKey();
     await this.deps.db

@@ -18,11 +18,6 @@ export interface ChannelThroughput {
   take(channelId: string, wanted: number): Promise<ThroughputGrant>;
 }
 
-/** No limit: every message of a batch may go at once (`--throughput 0`, and tests of one process). */
-export const unlimitedThroughput: ChannelThroughput = {
-  take: async (_channelId, wanted) => ({ granted: wanted, waitMs: 0 }),
-};
-
 /** A claim this close to the end of its second waits for the next (see SharedChannelThroughput). */
 const lateMs = 150;
 

@@ -1,7 +1,11 @@
 import type { ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
 
-/** The one error type of the service: a catalogued code, a message and optional field details. */
+/**
+ * The one error type of the domain and routes: a catalogued code, a message and optional field
+ * details, answered as the error envelope. db/ and messaging/ have errors of their own (a
+ * database unavailable or incompatible, a Graph API call that failed).
+ */
 export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly status: number;

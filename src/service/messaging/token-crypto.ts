@@ -1,6 +1,6 @@
 import { decrypt, encrypt } from "../domain/aes-gcm.js";
 
-/** The environment variable holding the key that seals channel access tokens. */
+/** The environment variable holding the key that seals channel access tokens and webhook secrets. */
 export const secretKeyVariable = "RESELLER_SECRET_KEY";
 
 /** Seals and opens secrets at rest with AES-256-GCM; the key never leaves this object. */

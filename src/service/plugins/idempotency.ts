@@ -10,7 +10,7 @@ import type {
 import type { ErrorBody } from "../../contract/envelope.js";
 import { errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
-import { bodyLimitBytes } from "../body-limits.js";
+import { importBodyLimitBytes } from "../body-limits.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
 import {
@@ -296,7 +296,7 @@ export function installIdempotency(app: App, deps: { db: Db; clock: Clock }): vo
         return replay(reply, replayable(request, ref, claim.response));
       if (claim.outcome === "reused" && streamed && !bodyRead) {
         bodyRead = true;
-        const digest = await streamed.drain(bodyLimitBytes);
+        const digest = await streamed.drain(importBodyLimitBytes);
         if (digest === null) throw new ServiceError("payload_too_large");
         requestHash = bodyFingerprint(basis, digest);
         continue;

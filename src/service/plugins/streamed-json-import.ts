@@ -7,7 +7,7 @@ import type { FastifyError, FastifyRequest } from "fastify";
 import { csvNotAString, importLimits } from "../../contract/contact-imports.js";
 import { megabytes } from "../../contract/numbers.js";
 import type { App } from "../app-types.js";
-import { bodyLimitBytes, otherBodyLimitBytes } from "../body-limits.js";
+import { importBodyLimitBytes, otherBodyLimitBytes } from "../body-limits.js";
 import {
   Base64Decoder,
   nextTurn,
@@ -289,7 +289,7 @@ export async function readImportJsonBody(
   /** Bodies up to this size are read whole (tests stream smaller ones). */
   wholeBytes = otherBodyLimitBytes,
 ): Promise<ImportJsonBody> {
-  if (Number(request.headers["content-length"] ?? 0) > bodyLimitBytes) throw bodyTooLarge();
+  if (Number(request.headers["content-length"] ?? 0) > importBodyLimitBytes) throw bodyTooLarge();
   const parse = (bytes: Buffer) =>
     new Promise<unknown>((resolve, reject) =>
       parseWhole(request, bytes, (error, body) => (error ? reject(error) : resolve(body))),
@@ -301,7 +301,7 @@ export async function readImportJsonBody(
   try {
     for await (const chunk of payload as AsyncIterable<Buffer>) {
       received += chunk.length;
-      if (received > bodyLimitBytes) throw bodyTooLarge();
+      if (received > importBodyLimitBytes) throw bodyTooLarge();
       if (scanner === null) {
         head.push(chunk);
         if (received <= wholeBytes) continue;

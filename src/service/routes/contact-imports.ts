@@ -15,7 +15,7 @@ import { PageQuery } from "../../contract/pagination.js";
 import { defaultCountryProblem } from "../../contract/phones.js";
 import { WorkspaceIdParams } from "../../contract/workspaces.js";
 import type { App } from "../app-types.js";
-import { bodyLimitBytes } from "../body-limits.js";
+import { importBodyLimitBytes } from "../body-limits.js";
 import { base64Pieces, tooLarge } from "../domain/contact-import-uploads.js";
 import {
   createImport,
@@ -99,7 +99,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
       "/api/v1/workspaces/:id/contacts/import",
       {
         config: { scope: "contacts:write", bodyRules: importBodyRules },
-        bodyLimit: bodyLimitBytes,
+        bodyLimit: importBodyLimitBytes,
         schema: {
           tags,
           operationId: "importContacts",

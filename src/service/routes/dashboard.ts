@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { App } from "../app-types.js";
-import { bodyLimitBytes } from "../body-limits.js";
+import { importBodyLimitBytes } from "../body-limits.js";
 import { callApi } from "../dashboard/api-proxy.js";
 import { streamCampaignStats } from "../dashboard/campaign-stream.js";
 import { dashboardCsp, dashboardShell, escapeHtml, simplePage } from "../dashboard/page.js";
@@ -11,6 +11,7 @@ import {
   readCookie,
   sessionCookie,
   sessionCookieName,
+  signInLinkLifetimeText,
 } from "../dashboard/sessions.js";
 import { publicFile, type StaticFile, vendorFile } from "../dashboard/static-files.js";
 import { ServiceError } from "../domain/service-error.js";
@@ -145,7 +146,7 @@ export function dashboardRoutes(app: App, services: Services): void {
           simplePage(
             "Sign-in link not valid",
             `<h1>This sign-in link is no longer valid</h1>
-<p>A sign-in link works once, within ten minutes of <code>reseller serve</code> printing it.</p>
+<p>A sign-in link works once, within ${signInLinkLifetimeText} of <code>reseller serve</code> printing it.</p>
 <p><a href="${escapeHtml("/dashboard")}">Sign in with a reseller token</a>, or restart <code>reseller serve</code> for a new link.</p>`,
           ),
         );
@@ -212,7 +213,7 @@ export function dashboardRoutes(app: App, services: Services): void {
       {
         schema: hidden,
         // An import uploaded from the dashboard is as large as one sent to the API.
-        bodyLimit: bodyLimitBytes,
+        bodyLimit: importBodyLimitBytes,
         onRequest: async (request) => {
           sessionsOfRequests.set(request, await requireSession(request));
         },

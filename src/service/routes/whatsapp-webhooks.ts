@@ -3,18 +3,13 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { WhatsappVerifyQuery, WhatsappWebhookResponse } from "../../contract/channels.js";
 import type { App } from "../app-types.js";
+import { whatsappWebhookBodyLimitBytes } from "../body-limits.js";
 import { ServiceError } from "../domain/service-error.js";
 import { storeWebhook, validSignature } from "../messaging/whatsapp-webhooks.js";
 import type { Services } from "../services.js";
 import { errorResponses } from "./responses.js";
 
 const tags = ["WhatsApp webhooks"];
-
-/**
- * Meta batches up to a thousand changes in one delivery and documents deliveries of up to 3 MB;
- * a larger body is refused (413) before its signature is computed.
- */
-const webhookBodyLimit = 3 * 1024 * 1024;
 
 /**
  * GET/POST /webhooks/whatsapp: Meta's webhook verification and deliveries. The POST body is
@@ -67,7 +62,7 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
     child.post(
       "/webhooks/whatsapp",
       {
-        bodyLimit: webhookBodyLimit,
+        bodyLimit: whatsappWebhookBodyLimitBytes,
         schema: {
           tags,
           operationId: "receiveWhatsappWebhook",

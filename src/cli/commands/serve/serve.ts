@@ -1,6 +1,7 @@
 import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
 import { defaultPort } from "../../../service/config.js";
+import { signInLinkLifetimeText } from "../../../service/dashboard/sessions.js";
 import { DatabaseUnavailableError } from "../../../service/db/database-errors.js";
 import type { LogFormat } from "../../../service/human-log.js";
 import { dashboardSignInLink } from "../../../service/routes/dashboard.js";
@@ -94,7 +95,7 @@ export const run: Handler = async (ctx, { options }) => {
   const lines = [
     `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
-    `Dashboard: ${dashboardUrl}/dashboard   one-time sign-in link (10 minutes): ${await dashboardSignInLink(service.app, dashboardUrl)}`,
+    `Dashboard: ${dashboardUrl}/dashboard   one-time sign-in link (${signInLinkLifetimeText}): ${await dashboardSignInLink(service.app, dashboardUrl)}`,
   ];
   if (settings.publicUrl === undefined && service.linkUrl !== service.url) {
     lines.push(
