@@ -6,6 +6,7 @@ import {
 } from "fastify-type-provider-zod";
 import type { ErrorBody, ErrorDetail } from "../../contract/envelope.js";
 import { type ErrorCode, errorCatalogue } from "../../contract/errors.js";
+import { megabytes } from "../../contract/numbers.js";
 import { storableCopy } from "../../contract/storable-text.js";
 import type { App } from "../app-types.js";
 import { isDatabaseUnavailable } from "../db/database-errors.js";
@@ -128,10 +129,7 @@ function isBodyCutShort(error: FastifyError, request: FastifyRequest): boolean {
 function sizeLimitOf(request: FastifyRequest): string {
   const bytes = request.routeOptions.bodyLimit;
   if (bytes === undefined) return "allowed";
-  const size =
-    bytes >= 1024 * 1024
-      ? `${Math.floor(bytes / (1024 * 1024))} MB`
-      : `${Math.floor(bytes / 1024)} KB`;
+  const size = bytes >= 1024 * 1024 ? megabytes(bytes) : `${Math.floor(bytes / 1024)} KB`;
   return `this endpoint takes (at most ${size})`;
 }
 
