@@ -242,6 +242,15 @@ describe("reseller serve", () => {
     );
   });
 
+  it("says where invitation emails go when no SMTP server is given", async () => {
+    const plain = await startServe({});
+    expect((await plain.stop()).stderr).toMatch(
+      /No --smtp-url: invitation emails stay in the outbox \(http:\/\/127\.0\.0\.1:\d+\/dashboard, Outbox\)/,
+    );
+    const mailing = await startServe({ env: { RESELLER_SMTP_URL: "smtp://127.0.0.1:9" } });
+    expect((await mailing.stop()).stderr).not.toContain("No --smtp-url");
+  });
+
   it("says a --db it cannot open is a usage error (exit 2) naming why, with no stack", async () => {
     const dir = mkdtempSync(join(tmpdir(), "reseller-bad-db-"));
     const notDb = join(dir, "contacts.csv");

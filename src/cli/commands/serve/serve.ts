@@ -104,6 +104,11 @@ export const run: Handler = async (ctx, { options }) => {
   }
   if (service.bootstrap.catalogue === "demo")
     lines.push("Loaded the demo plan catalogue (use --plans FILE for your own).");
+  // "Invitation sent" means it reached the outbox: say where that is when nothing is emailed.
+  if (settings.smtpUrl === undefined)
+    lines.push(
+      `No --smtp-url: invitation emails stay in the outbox (${dashboardUrl}/dashboard, Outbox).`,
+    );
   const token = service.bootstrap.createdToken;
   if (token) {
     lines.push(
