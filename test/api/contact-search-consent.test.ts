@@ -263,6 +263,18 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
   });
   afterEach(() => t.close());
 
+  /** Imports a CSV into the workspace and answers the finished import's record. */
+  const importCsv = async (csv: string) => {
+    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
+      body: { csv: Buffer.from(csv).toString("base64") },
+    });
+    const importId = ContactImportResponse.parse(res.json()).data.id;
+    await t.runJobs();
+    return ContactImportResponse.parse(
+      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
+    ).data;
+  };
+
   it("an upsert saying opted_in leaves the contact opted out and says so", async () => {
     const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
       body: { phone: anna, first_name: "Anna Maria", opt_in_status: "opted_in" },
@@ -277,14 +289,7 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
 
   it("an import row saying opted_in leaves the contact opted out and the import counts it", async () => {
     const csv = `phone,first_name,opt_in_status\n${anna},Anna,opted_in\n${ben},Ben,opted_in\n`;
-    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
-      body: { csv: Buffer.from(csv).toString("base64") },
-    });
-    const importId = ContactImportResponse.parse(res.json()).data.id;
-    await t.runJobs();
-    const record = ContactImportResponse.parse(
-      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
-    ).data;
+    const record = await importCsv(csv);
     expect(record).toMatchObject({ created: 1, updated: 1, opt_outs_kept: 1, error_count: 0 });
     const contact = ContactResponse.parse(
       (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/${id}`)).json(),
@@ -310,14 +315,7 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     let kept = 0;
     for (const status of ["not_set", "opted_in"]) {
       const csv = `phone,opt_in_status\n${anna},${status}\n`;
-      const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
-        body: { csv: Buffer.from(csv).toString("base64") },
-      });
-      const importId = ContactImportResponse.parse(res.json()).data.id;
-      await t.runJobs();
-      const record = ContactImportResponse.parse(
-        (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
-      ).data;
+      const record = await importCsv(csv);
       kept += record.opt_outs_kept;
     }
     expect(kept).toBe(2);
@@ -347,14 +345,7 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     ]);
 
     const csv = `phone,opt_in_status\n${anna},opted_in\n`;
-    const res = await t.request("POST", `/api/v1/workspaces/${ws}/contacts/import`, {
-      body: { csv: Buffer.from(csv).toString("base64") },
-    });
-    const importId = ContactImportResponse.parse(res.json()).data.id;
-    await t.runJobs();
-    const record = ContactImportResponse.parse(
-      (await t.request("GET", `/api/v1/workspaces/${ws}/contacts/imports/${importId}`)).json(),
-    ).data;
+    const record = await importCsv(csv);
     expect(record).toMatchObject({ updated: 1, opt_outs_kept: 1 });
 
     const bare = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
