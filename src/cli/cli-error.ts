@@ -1,4 +1,14 @@
-/** Exit codes of the CLI, one meaning each (the README's table comes from here). */
+/** An exit code's meaning with the HTTP statuses that end a command with it, so both say the same. */
+const forStatuses = <const S extends readonly number[]>(
+  code: number,
+  meaning: string,
+  statuses: S,
+) => ({ code, meaning: `${meaning} (${statuses.join(", ")})`, statuses }) as const;
+
+/**
+ * Exit codes of the CLI, one meaning each (the README's table comes from here); `statuses` are
+ * the service's answers that end a command with that code (exitKindOf reads them).
+ */
 export const exitCodes = {
   success: { code: 0, meaning: "success" },
   unexpected: { code: 1, meaning: "unexpected error" },
@@ -6,14 +16,13 @@ export const exitCodes = {
     code: 2,
     meaning: "usage error (bad flag, missing argument, invalid value caught before any request)",
   },
-  auth: { code: 3, meaning: "authentication or permission (401, 403)" },
-  notFound: { code: 4, meaning: "not found (404)" },
-  conflict: { code: 5, meaning: "conflict or invalid state (409)" },
-  refused: {
-    code: 6,
-    meaning: "validation refused by the service (422, 413; also 400, 405, 415)",
-  },
-  rateLimited: { code: 7, meaning: "rate limited after retries (429)" },
+  auth: forStatuses(3, "authentication or permission", [401, 403]),
+  notFound: forStatuses(4, "not found", [404]),
+  conflict: forStatuses(5, "conflict or invalid state", [409]),
+  // The request as sent was refused: its body, its size, its type, or (`reseller api`) its method.
+  refused: forStatuses(6, "validation refused by the service", [422, 413, 400, 405, 415]),
+  rateLimited: forStatuses(7, "rate limited after retries", [429]),
+  // Every 5xx, a range rather than a list: exitKindOf reads it as status >= 500.
   unreachable: { code: 8, meaning: "service unreachable or 5xx" },
   interrupted: { code: 130, meaning: "interrupted (Ctrl-C)" },
 } as const;

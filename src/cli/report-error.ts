@@ -11,13 +11,11 @@ export function exitKindOf(error: ApiError): ExitKind {
   if (error.kind === "network" || error.kind === "timeout") return "unreachable";
   if (error.kind === "invalid_response") return "unexpected";
   const status = error.status;
-  if (status === 401 || status === 403) return "auth";
-  if (status === 404) return "notFound";
-  if (status === 409) return "conflict";
-  // The request as sent was refused: its body, its size, its type, or (`reseller api`) its method.
-  if (status === 400 || status === 405 || status === 413 || status === 415 || status === 422)
-    return "refused";
-  if (status === 429) return "rateLimited";
+  for (const [kind, exit] of Object.entries(exitCodes)) {
+    if ("statuses" in exit && (exit.statuses as readonly number[]).includes(status)) {
+      return kind as ExitKind;
+    }
+  }
   if (status >= 500) return "unreachable";
   return "unexpected";
 }
