@@ -20,6 +20,10 @@ export function exitKindOf(error: ApiError): ExitKind {
   return "unexpected";
 }
 
+/** Where the address a request went to came from, for hints about a wrong one. */
+const baseUrlSources =
+  "--base-url, RESELLER_BASE_URL or the profile; `reseller auth status` shows which is used";
+
 /** The proxy variables the HTTP client honours, as set: the way to the service may be through one. */
 const proxyVariables = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
 
@@ -32,7 +36,11 @@ function hintFor(error: ApiError, command: string, env: Env): string | undefined
       proxy.length > 0
         ? ` ${proxy.join(" and ")} ${proxy.length === 1 ? "is" : "are"} set: the request may have gone through a proxy that is not answering (NO_PROXY exempts a host).`
         : "";
-    return `Is the service running? Start one with \`reseller serve\`, or check the address it was sent to (--base-url, RESELLER_BASE_URL or the profile; \`reseller auth status\` shows which is used).${through}`;
+    return `Is the service running? Start one with \`reseller serve\`, or check the address it was sent to (${baseUrlSources}).${through}`;
+  }
+  // Not the service's envelope, or one the contract does not describe (api-client.ts `call`).
+  if (error.kind === "invalid_response") {
+    return `Check that the address the request was sent to (${baseUrlSources}) is the reseller service's, and that this CLI is not older than the service (\`reseller --version\`).`;
   }
   if (error.status === 401)
     return "Run `reseller login` with a valid token, or check RESELLER_TOKEN.";

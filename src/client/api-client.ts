@@ -163,7 +163,7 @@ export class ApiClient {
         kind: "invalid_response",
         status: response.status,
         requestId: response.requestId,
-        message: `${this.baseUrl} answered ${method} ${path} without the reseller service's JSON envelope ({"status":"success",…}); is the base URL (--base-url, RESELLER_BASE_URL or the profile's) the reseller service?`,
+        message: `${this.baseUrl} answered ${method} ${path} without the reseller service's JSON envelope ({"status":"success",…}): the base URL may not be the reseller service's.`,
       });
     }
     if (!parsed.success) {
@@ -172,7 +172,7 @@ export class ApiClient {
         kind: "invalid_response",
         status: response.status,
         requestId: response.requestId,
-        message: `The service's response to ${method} ${path} does not match the contract${first ? ` (${first.path.join(".")}: ${first.message})` : ""}; is the CLI older than the service?`,
+        message: `The service's response to ${method} ${path} does not match the contract${first ? ` (${first.path.join(".")}: ${first.message})` : ""}: this client may be older than the service.`,
       });
     }
     return {

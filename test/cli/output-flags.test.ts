@@ -96,6 +96,19 @@ describe("colour and --quiet, the same for every command", () => {
     expect(run.stderr.split("must not be empty")).toHaveLength(2);
   });
 
+  it("names where the base URL comes from when something other than the service answers", async () => {
+    api.pool
+      .intercept({ path: "/api/v1/plans", method: "GET" })
+      .reply(200, "<!DOCTYPE html><title>Router</title>", {
+        headers: { "content-type": "text/html" },
+      });
+    const run = await runCli(["plans", "list"], { env: api.env, dispatcher: api.agent });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("without the reseller service's JSON envelope");
+    expect(run.stderr).toContain("Hint: Check that the address");
+    expect(run.stderr).toContain("--base-url, RESELLER_BASE_URL or the profile");
+  });
+
   it("prints ids only with --quiet, at a terminal too", async () => {
     const run = await plansList(["--quiet"], { tty: true });
     expect(run.stdout).toBe("1\n2\n3\n");
