@@ -95,6 +95,7 @@ export interface GroupSpec {
   examples?: string[];
 }
 
+/** Whether a spec is a group of commands rather than one runnable command. */
 export function isGroup(spec: CommandSpec | GroupSpec): spec is GroupSpec {
   return "commands" in spec;
 }

@@ -53,6 +53,7 @@ export function intOption(
   return value;
 }
 
+/** A flag's value: true only when it was given (commander sets it to true). */
 export function booleanOption(options: Options, key: string): boolean {
   return options[key] === true;
 }

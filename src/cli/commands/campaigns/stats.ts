@@ -44,8 +44,8 @@ function rowsOf(text: string, columns: number): number {
 /** Redraws a block of lines in place on a terminal: up over the last frame, clear, write. */
 function liveFrame(ctx: Context) {
   let lines = 0;
-  const stderr = ctx.io.stderr as { columns?: number };
-  const write = (text: string) => ctx.io.stderr.write(text);
+  const stderr = ctx.io.stderr;
+  const write = (text: string) => stderr.write(text);
   return {
     draw(text: string) {
       write(`${lines > 0 ? `\x1b[${lines}A\r` : ""}\x1b[J${text}\n`);

@@ -31,6 +31,7 @@ export const contactColumns: Column<Contact>[] = [
   },
 ];
 
+/** The contacts of a list as a table, with a note on how to add some when there are none. */
 export function contactTable(rows: readonly Contact[]): View {
   return tableView(rows, contactColumns, {
     empty:
@@ -202,6 +203,7 @@ export function importView(imported: ContactImport): View {
   return stackView(...parts);
 }
 
+/** Contact imports as a table of their first seven fields. */
 export function importTable(rows: readonly ContactImport[]): View {
   return tableView(rows, importFields.slice(0, 7), { empty: "No imports yet." });
 }
