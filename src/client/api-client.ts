@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import type { Pagination } from "../contract/pagination.js";
 import { redactedUrl } from "../contract/redacted-url.js";
 import { ApiError, type ApiErrorDetail } from "./api-error.js";
 import { idempotencyKeySequence } from "./idempotency-keys.js";
@@ -79,7 +80,8 @@ export interface RequestOptions {
 export interface RawEnvelope {
   status: string;
   data: unknown;
-  meta: Record<string, unknown>;
+  /** A list's answer holds its `pagination`. */
+  meta: { pagination?: Pagination; [key: string]: unknown };
 }
 
 /** A parsed response, with the body also kept verbatim for `--json`. */
@@ -184,7 +186,10 @@ export class ApiClient {
     };
   }
 
-  /** Follows `meta.pagination.next_cursor` from the first page to the last, one page at a time. */
+  /**
+   * Follows `meta.pagination.next_cursor` from the first page to the last, one page at a time;
+   * `z.unknown()` as the schema leaves each page as the service sent it (`reseller api`).
+   */
   async *pages<S extends z.ZodType>(
     path: string,
     schema: S,
@@ -197,8 +202,8 @@ export class ApiClient {
         ...(cursor ? { cursor, page: undefined } : {}),
       });
       yield page;
-      const pagination = page.raw.meta.pagination as { next_cursor?: string | null } | undefined;
-      cursor = pagination?.next_cursor ?? null;
+      // `meta` may be missing when the schema did not ask for it (an answer of any shape).
+      cursor = page.raw.meta?.pagination?.next_cursor ?? null;
     } while (cursor);
   }
 

@@ -115,6 +115,26 @@ describe("reseller api", () => {
     expect(JSON.parse(run.stdout)).toEqual([first, second, third]);
   });
 
+  it("drops the path's page once --paginate goes on by cursor, and keeps its other parameters", async () => {
+    const first = { ...trialWorkspace, id: "ws_1" };
+    const second = { ...trialWorkspace, id: "ws_2" };
+    api.pool
+      .intercept({ path: "/api/v1/workspaces?page=3&per_page=1&status=a&status=b", method: "GET" })
+      .reply(200, page([first], "c4"), { headers: jsonHeaders });
+    api.pool
+      .intercept({
+        path: "/api/v1/workspaces?per_page=1&status=a&status=b&cursor=c4",
+        method: "GET",
+      })
+      .reply(200, page([second], null), { headers: jsonHeaders });
+    const run = await runCli(
+      ["api", "GET", "workspaces?page=3&per_page=1&status=a&status=b", "--paginate"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([first, second]);
+  });
+
   it("prints the ids of the items with --quiet", async () => {
     api.pool
       .intercept({ path: "/api/v1/workspaces", method: "GET" })

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import type { HttpMethod } from "../../../client/api-client.js";
+import { z } from "zod";
+import type { HttpMethod, QueryValue } from "../../../client/api-client.js";
 import { usageError } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
@@ -64,28 +65,31 @@ function bodyResult(ctx: Context, body: unknown): CommandResult {
   return { data: body, view: textView(() => text, idsIn(body)) };
 }
 
-/** Every item of a list, following `meta.pagination.next_cursor` from the first page. */
+/**
+ * Every item of a list, following `meta.pagination.next_cursor` from the first page. The path's
+ * query is handed to the client as parameters, so it can drop `page` once it pages by cursor.
+ */
 async function allPages(ctx: Context, path: string): Promise<unknown[]> {
   const client = await ctx.client();
   const url = new URL(path, "http://path.invalid");
+  const query: Record<string, QueryValue> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
   const items: unknown[] = [];
-  let next = path;
-  for (;;) {
-    const { json } = await client.send("GET", next);
-    const page = json as { data?: unknown; meta?: { pagination?: { next_cursor?: unknown } } };
-    if (!Array.isArray(page?.data)) {
+  for await (const page of client.pages(url.pathname, z.unknown(), query)) {
+    // Taken with z.unknown(): the answer may be any JSON, or none.
+    const data = (page.raw as { data?: unknown } | null)?.data;
+    if (!Array.isArray(data)) {
       throw usageError(
         `--paginate needs a list, but GET ${path} answered data that is not an array.`,
         "Run it without --paginate.",
       );
     }
-    items.push(...page.data);
-    const cursor = page.meta?.pagination?.next_cursor;
-    if (typeof cursor !== "string" || cursor === "") return items;
-    url.searchParams.delete("page");
-    url.searchParams.set("cursor", cursor);
-    next = `${url.pathname}${url.search}`;
+    items.push(...data);
   }
+  return items;
 }
 
 /** `reseller api <METHOD> <path>`: one raw request (or every page of a list). */
