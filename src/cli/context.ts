@@ -73,6 +73,8 @@ export interface Context {
   color: boolean;
   output: OutputMode;
   prompter: Prompter;
+  /** The HTTP agent tests hand in (undici's MockAgent); undefined: each sender makes its own. */
+  dispatcher: Dispatcher | undefined;
   now(): Date;
   sleep(ms: number): Promise<void>;
   /** A line for people on stderr (progress, notes); never data. */
@@ -180,6 +182,7 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     output: outputMode(globals, isTTY),
     prompter:
       deps.prompter ?? inquirerPrompter(io, wantsColor(globals, env, io.stderr.isTTY === true)),
+    dispatcher: deps.dispatcher,
     now: deps.now ?? (() => new Date()),
     sleep,
     info,

@@ -6,6 +6,8 @@
 export interface InterruptibleWait {
   /** True once Ctrl-C was pressed. */
   readonly interrupted: boolean;
+  /** Aborted by Ctrl-C, for a request or a stream to end with the wait. */
+  readonly signal: AbortSignal;
   /** The command's sleep, ended at once by Ctrl-C. */
   sleep(ms: number): Promise<void>;
   /**
@@ -17,22 +19,31 @@ export interface InterruptibleWait {
   dispose(): void;
 }
 
-/** Listens for Ctrl-C until disposed, around `sleep` (the context's, so tests keep their clock). */
-export function interruptibleWait(sleep: (ms: number) => Promise<void>): InterruptibleWait {
+/**
+ * Listens for Ctrl-C (and any other of `signals`) until disposed, around `sleep` (the context's,
+ * so tests keep their clock).
+ */
+export function interruptibleWait(
+  sleep: (ms: number) => Promise<void>,
+  signals: readonly NodeJS.Signals[] = ["SIGINT"],
+): InterruptibleWait {
   let interrupted = false;
+  const abort = new AbortController();
   let wake: () => void = () => {};
   const woken = new Promise<void>((resolve) => {
     wake = resolve;
   });
   const onSignal = () => {
     interrupted = true;
+    abort.abort();
     wake();
   };
-  process.on("SIGINT", onSignal);
+  for (const name of signals) process.on(name, onSignal);
   return {
     get interrupted() {
       return interrupted;
     },
+    signal: abort.signal,
     sleep: (ms) => Promise.race([sleep(ms), woken]),
     until: <T>(step: Promise<T>) => {
       // A failure after Ctrl-C has nobody left to hear it: not an unhandled rejection.
@@ -40,7 +51,7 @@ export function interruptibleWait(sleep: (ms: number) => Promise<void>): Interru
       return Promise.race([step, woken.then(() => undefined)]);
     },
     dispose: () => {
-      process.off("SIGINT", onSignal);
+      for (const name of signals) process.off(name, onSignal);
     },
   };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { defaultRetryPolicy, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+import {
+  defaultRetryPolicy,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelayMs,
+} from "./retry-policy.js";
 
 describe("how long the CLI waits before a retry", () => {
   it("waits what Retry-After asks, plus at most a tenth more", () => {
@@ -32,5 +37,15 @@ describe("how long the CLI waits before a retry", () => {
       parseRetryAfter("Sat, 28 Nov 2026 23:01:00 GMT", Date.parse("2026-11-28T23:00:00Z")),
     ).toBe(60);
     expect(parseRetryAfter("soon")).toBeNull();
+  });
+});
+
+describe("which answers a request may be sent again after", () => {
+  it("repeats any request after 429 or 503, and a safe one after a gateway's 502 or 504 too", () => {
+    const statuses = [400, 429, 500, 502, 503, 504];
+    expect(statuses.filter((s) => isRetryableStatus(s))).toEqual([429, 503]);
+    expect(statuses.filter((s) => isRetryableStatus(s, { safe: true }))).toEqual([
+      429, 502, 503, 504,
+    ]);
   });
 });

@@ -14,9 +14,15 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseBackoffMs: 250,
 };
 
-/** Statuses that mean "the same request may succeed later". */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 503;
+/**
+ * Whether the same request may succeed later, the one rule for it. A 429 or 503 says the service
+ * did not take the request, so any request may be sent again. A gateway's 502 or 504 (a balancer
+ * while the service restarts) may come after the service did the work, so they count only for a
+ * safe request, one that does no work (`reseller listen` opening the event stream again).
+ */
+export function isRetryableStatus(status: number, request: { safe?: boolean } = {}): boolean {
+  if (status === 429 || status === 503) return true;
+  return request.safe === true && (status === 502 || status === 504);
 }
 
 /** Reads Retry-After as seconds (numeric or HTTP date); null when absent or unreadable. */

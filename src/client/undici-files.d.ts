@@ -19,3 +19,7 @@ declare module "undici/lib/dispatcher/pool.js" {
   const Pool: unknown;
   export default Pool;
 }
+declare module "undici/lib/dispatcher/agent.js" {
+  const Agent: unknown;
+  export default Agent;
+}

@@ -2,12 +2,14 @@
 // index also loads fetch, WebSocket, caches and mocks (over 100 files), which the CLI never uses
 // and which were a third of a command's start-up. Same package, same HTTP client layer.
 import type {
+  Agent as AgentClass,
   Dispatcher,
   EnvHttpProxyAgent as EnvHttpProxyAgentClass,
   Pool as PoolClass,
 } from "undici";
 import connectModule from "undici/lib/api/api-connect.js";
 import requestModule from "undici/lib/api/api-request.js";
+import AgentModule from "undici/lib/dispatcher/agent.js";
 import DispatcherModule from "undici/lib/dispatcher/dispatcher.js";
 import EnvHttpProxyAgentModule from "undici/lib/dispatcher/env-http-proxy-agent.js";
 import PoolModule from "undici/lib/dispatcher/pool.js";
@@ -17,6 +19,9 @@ import PoolModule from "undici/lib/dispatcher/pool.js";
 // fail with "connect is not a function". Installed here as the index would.
 const dispatcherPrototype = (DispatcherModule as { prototype: Record<string, unknown> }).prototype;
 dispatcherPrototype.connect ??= connectModule;
+
+/** undici's Agent: direct connections, no proxy (what `reseller listen` forwards through). */
+export const Agent = AgentModule as typeof AgentClass;
 
 /** undici's EnvHttpProxyAgent: honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
 export const EnvHttpProxyAgent = EnvHttpProxyAgentModule as typeof EnvHttpProxyAgentClass;

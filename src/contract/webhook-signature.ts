@@ -9,3 +9,20 @@ export function signatureHeader(secret: string, unixSeconds: number, body: strin
   const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
   return `t=${unixSeconds},v1=${mac}`;
 }
+
+/**
+ * The headers that make a POST a signed delivery of one event: the service's deliveries and
+ * `reseller listen`'s forwards carry the same ones.
+ */
+export function signedDeliveryHeaders(
+  secret: string,
+  eventId: string,
+  body: string,
+  unixSeconds: number,
+): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "reseller-signature": signatureHeader(secret, unixSeconds, body),
+    "reseller-event-id": eventId,
+  };
+}

@@ -19,7 +19,11 @@ function httpUrl(text: string): URL | null {
   }
 }
 
-const Url = z
+/**
+ * An endpoint's URL: http(s) with a host, no spaces, no credentials, no port 0. The CLI checks
+ * `listen --forward-to` and the `webhooks create` prompt with it too.
+ */
+export const WebhookUrl = z
   .string({ error: "url must be an http or https URL" })
   .trim()
   .max(2048, { error: "url must be at most 2048 characters" })
@@ -120,14 +124,14 @@ export const CreatedWebhookEndpoint = WebhookEndpoint.extend({
 }).meta({ id: "CreatedWebhookEndpoint" });
 
 export const CreateWebhookEndpointBody = z.strictObject({
-  url: Url,
+  url: WebhookUrl,
   events: EventSelection.default(["*"]),
   description: Description.optional(),
 });
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
 
 export const UpdateWebhookEndpointBody = z.strictObject({
-  url: Url.optional(),
+  url: WebhookUrl.optional(),
   events: EventSelection.optional(),
   enabled: z.boolean({ error: "enabled must be true or false" }).optional(),
   description: Description.nullable().optional(),

@@ -1,7 +1,7 @@
 import { type Dispatcher, fetch } from "undici";
 import { quoted } from "../../contract/errors.js";
 import type { Redelivery } from "../../contract/events.js";
-import { signatureHeader } from "../../contract/webhook-signature.js";
+import { signedDeliveryHeaders } from "../../contract/webhook-signature.js";
 import type { Db } from "../db/database.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { SecretBox } from "../messaging/token-crypto.js";
@@ -70,10 +70,8 @@ export async function postSigned(
       ...(dispatcher ? { dispatcher } : {}),
       method: "POST",
       headers: {
-        "content-type": "application/json",
+        ...signedDeliveryHeaders(secret, eventId, body, unixSeconds),
         "user-agent": "reseller-webhooks/1",
-        "reseller-signature": signatureHeader(secret, unixSeconds, body),
-        "reseller-event-id": eventId,
       },
       body,
       redirect: "manual",

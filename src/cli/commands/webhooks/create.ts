@@ -4,6 +4,7 @@ import { requiredString, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { askForMissing } from "../../prompts.js";
 import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
+import { webhookUrlProblem } from "./webhook-input.js";
 
 /** `reseller webhooks create --url U [--events a,b] [--description D]`: prints the secret once. */
 export const run: Handler = async (ctx, input) => {
@@ -11,7 +12,7 @@ export const run: Handler = async (ctx, input) => {
     {
       key: "url",
       message: "Endpoint URL (https://…, where your system takes the events)",
-      validate: (v) => (/^https?:\/\/[^/\s]/i.test(v.trim()) ? true : "An http or https URL."),
+      validate: (v) => webhookUrlProblem(v, "The URL") ?? true,
     },
   ]);
   const client = await ctx.client();
