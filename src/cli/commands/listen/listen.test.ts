@@ -89,6 +89,21 @@ describe("reseller listen", () => {
     expect(run.stderr).not.toContain("pw@");
   });
 
+  it("checks --forward-to with the rule of a webhook endpoint's URL before connecting (exit 2)", async () => {
+    for (const [url, problem] of [
+      ["ftp://127.0.0.1/hooks", "--forward-to must be an http or https URL"],
+      ["http://127.0.0.1:0/hooks", "--forward-to must not use port 0"],
+      ["http://127.0.0.1/my hooks", "--forward-to must not hold spaces"],
+    ] as const) {
+      const run = await runCli(["listen", "--forward-to", url], {
+        env: { RESELLER_BASE_URL: "http://127.0.0.1:9", RESELLER_TOKEN: "rsk_listen_test_0001" },
+      });
+      expect(run.code, url).toBe(2);
+      expect(run.stderr).toContain(problem);
+      expect(run.stderr).toContain("http://localhost:4000/hooks");
+    }
+  });
+
   it("resumes from the position the stream started at when it breaks before any event came", async () => {
     const connections: (string | undefined)[] = [];
     const service = await serve((req, res) => {

@@ -1,35 +1,31 @@
 import { randomBytes } from "node:crypto";
 import { ApiError } from "../../../client/api-error.js";
+import { isRetryableStatus } from "../../../client/retry-policy.js";
 import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
-import { signatureHeader } from "../../../contract/webhook-signature.js";
 import { webhookSecretPrefix } from "../../../contract/webhooks.js";
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
+import { interruptibleWait } from "../../interruptible-wait.js";
 import { requiredString, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
+import { webhookUrlProblem } from "../webhooks/webhook-input.js";
+import { type Forwarded, forwarder } from "./forward.js";
 import { type SseMessage, SseParser } from "./sse.js";
-
-/** How long the local receiver has to answer, as for real deliveries. */
-const forwardTimeoutMs = 10_000;
 
 /** Waits before each reconnect that follows a failed one (a restart takes a few seconds). */
 const reconnectDelaysMs = [1000, 2000, 4000, 8000, 15_000];
 
+/** The --forward-to URL, checked with the rule of a webhook endpoint's URL. */
 function parseUrl(text: string): URL {
-  const url = URL.canParse(text) ? new URL(text) : null;
-  if (url?.username || url?.password) {
+  const problem = webhookUrlProblem(text, "--forward-to");
+  if (problem !== undefined) {
     throw usageError(
-      "--forward-to must not hold a user name or password (user:pass@): a forward cannot carry them.",
-      "Your receiver checks the Reseller-Signature header instead, with the secret listen prints.",
+      `${problem}.`,
+      "Give your local receiver's URL, such as http://localhost:4000/hooks; it checks the Reseller-Signature header with the secret listen prints.",
     );
   }
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw usageError(
-      `--forward-to expects an http(s) URL such as http://localhost:4000/hooks; got '${text}'.`,
-    );
-  }
-  return url;
+  return new URL(text.trim());
 }
 
 function parseEvents(text: string | undefined): string[] {
@@ -42,49 +38,6 @@ function parseEvents(text: string | undefined): string[] {
     );
   }
   return types;
-}
-
-/** How the local receiver answered one forwarded event. */
-interface Forwarded {
-  status: number | null;
-  durationMs: number;
-  /** Why no status came (a refused connection, no answer within 10 s). */
-  error: string | null;
-}
-
-/** POSTs one event, signed, and says how the local receiver answered. */
-async function forward(
-  url: URL,
-  secret: string,
-  id: string,
-  body: string,
-  now: Date,
-): Promise<Forwarded> {
-  const started = performance.now();
-  const took = () => Math.round(performance.now() - started);
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "reseller-signature": signatureHeader(secret, Math.floor(now.getTime() / 1000), body),
-        "reseller-event-id": id,
-      },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(forwardTimeoutMs),
-    });
-    await response.arrayBuffer().catch(() => undefined);
-    return { status: response.status, durationMs: took(), error: null };
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    const name = (error as Error).name;
-    const why =
-      name === "TimeoutError"
-        ? "no answer within 10 s"
-        : `error ${cause?.code ?? (error as Error).message}`;
-    return { status: null, durationMs: took(), error: why };
-  }
 }
 
 /**
@@ -126,10 +79,9 @@ export const run: Handler = async (ctx, { options }) => {
   const types = parseEvents(stringOption(options, "events"));
   const secret = `${webhookSecretPrefix}${randomBytes(32).toString("base64url")}`;
   const client = await ctx.client();
-  const abort = new AbortController();
-  const stop = () => abort.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Ctrl-C, or a supervisor's SIGTERM, is how listen ends: with the count, exit 0.
+  const wait = interruptibleWait(ctx.sleep, ["SIGINT", "SIGTERM"]);
+  const receiver = forwarder(target, secret, ctx.dispatcher);
   ctx.info(
     `Forwarding ${types.length > 0 ? `${types.join(", ")} events` : "every event"} of ${client.shownBaseUrl} to ${target.href}.\nSigning secret for this session: ${secret}\nCtrl-C stops.`,
   );
@@ -141,14 +93,14 @@ export const run: Handler = async (ctx, { options }) => {
   // (exit 8 at once).
   let failures: number | null = null;
   try {
-    while (!abort.signal.aborted) {
+    while (!wait.interrupted) {
       let delivered = false;
       try {
         const parser = new SseParser();
         const stream = client.stream(
           "/api/v1/events/stream",
           types.length > 0 ? { types: types.join(",") } : {},
-          abort.signal,
+          wait.signal,
           lastId,
         );
         for await (const chunk of stream) {
@@ -159,7 +111,7 @@ export const run: Handler = async (ctx, { options }) => {
           lastId = parser.lastEventId ?? lastId;
           for (const message of messages) {
             const id = message.id ?? "";
-            const answer = await forward(target, secret, id, message.data, ctx.now());
+            const answer = await receiver.send(id, message.data, ctx.now());
             forwarded += 1;
             if (answer.error !== null || answer.status === null || answer.status >= 300) {
               unanswered += 1;
@@ -169,16 +121,17 @@ export const run: Handler = async (ctx, { options }) => {
         }
       } catch (error) {
         // A service that is restarting is waited for: unreachable, or answering 429/502/503/504
-        // from itself or its load balancer. Any other answer (a revoked token's 401) ends listen
-        // with that answer's exit code; so does a first connection that fails.
+        // from itself or its load balancer (opening the stream does no work, so a gateway's
+        // answers are waited for too). Any other answer (a revoked token's 401) ends listen with
+        // that answer's exit code; so does a first connection that fails.
         const transient =
           error instanceof ApiError &&
-          (error.kind === "network" || [429, 502, 503, 504].includes(error.status));
+          (error.kind === "network" || isRetryableStatus(error.status, { safe: true }));
         if (!transient || failures === null) throw error;
         // A stream that broke after it delivered is no failed reconnect; a try that got nothing is.
         if (!delivered) failures += 1;
       }
-      if (abort.signal.aborted) break;
+      if (wait.interrupted) break;
       // The stream ended or broke (a restart, a crash, a token revoked meanwhile): connect again
       // from the last event, as EventSource does.
       failures ??= 0;
@@ -194,25 +147,13 @@ export const run: Handler = async (ctx, { options }) => {
           ? `The stream ended; connecting again in ${delay / 1000} s.`
           : `No stream yet (the service is not answering); trying again in ${delay / 1000} s.`,
       );
-      await abortableSleep(ctx, delay, abort.signal);
+      await wait.sleep(delay);
     }
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    wait.dispose();
+    await receiver.close();
   }
   return {
     message: `Stopped listening; ${counted(forwarded, "event")} forwarded${unanswered > 0 ? `, ${unanswered} not taken by ${target.href} (no answer or not a 2xx)` : ""}.`,
   };
 };
-
-/** Waits `ms`, or less when `signal` aborts (Ctrl-C while waiting to reconnect). */
-async function abortableSleep(ctx: Context, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  let onAbort = () => {};
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  await Promise.race([ctx.sleep(ms), aborted]);
-  signal.removeEventListener("abort", onAbort);
-}
