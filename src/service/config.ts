@@ -57,9 +57,8 @@ export const defaultReviewDelayMs = 5000;
 export const defaultRateLimit: RateLimit = { max: 6000, windowMs: 60_000 };
 
 /**
- * `serve --webhook-retry-base` default. It mirrors webhook-delivery's defaultWebhookSettings
- * (a test keeps them equal) because importing that module would load the delivery code into
- * every CLI start, which reads this for `serve --help`.
+ * `serve --webhook-retry-base` default, and webhook-delivery's: kept here, where `serve --help`
+ * reads it without loading the delivery code into every CLI start.
  */
 export const defaultWebhookRetryBaseMs = 60_000;
 

@@ -2,6 +2,7 @@ import { type Dispatcher, fetch } from "undici";
 import { quoted } from "../../contract/errors.js";
 import type { Redelivery } from "../../contract/events.js";
 import { signedDeliveryHeaders } from "../../contract/webhook-signature.js";
+import { defaultWebhookRetryBaseMs } from "../config.js";
 import type { Db } from "../db/database.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { SecretBox } from "../messaging/token-crypto.js";
@@ -32,7 +33,7 @@ export interface WebhookSettings {
 }
 
 export const defaultWebhookSettings: WebhookSettings = {
-  retryBaseMs: 60_000,
+  retryBaseMs: defaultWebhookRetryBaseMs,
   blockPrivate: false,
   timeoutMs: 10_000,
 };
