@@ -359,6 +359,33 @@ describe("consent: an opt-out stands until the contact or a sourced change undoe
     expect(sourced.json().data.opt_in_status).toBe("opted_in");
   });
 
+  it("no change of times makes a contact moved from opted out to not_set re-subscribable", async () => {
+    const path = `/api/v1/workspaces/${ws}/contacts/${id}`;
+    expect(
+      (await t.request("PATCH", path, { body: { opt_in_status: "not_set" } })).statusCode,
+    ).toBe(200);
+    const later = "2026-11-22T09:40:00Z";
+    const withTime = await t.request("PATCH", path, {
+      body: { opt_in_status: "not_set", opted_in_at: later },
+    });
+    expect(withTime.statusCode).toBe(422);
+    expect(withTime.json().details[0].field).toBe("opted_in_at");
+    const earlierOptOut = await t.request("PATCH", path, {
+      body: { opted_out_at: "2024-01-01T00:00:00Z" },
+    });
+    expect(earlierOptOut.statusCode).toBe(422);
+    expect(earlierOptOut.json().details[0].field).toBe("opted_out_at");
+    // An import row moving the opt-out before the opt-in is that row's error.
+    const record = await importCsv(`phone,opted_out_at\n${anna},2024-01-01T00:00:00Z\n`);
+    expect(record).toMatchObject({ error_count: 1, updated: 0 });
+    expect(record.errors[0]).toMatchObject({ field: "opted_out_at" });
+
+    const upsert = await t.request("POST", `/api/v1/workspaces/${ws}/contacts`, {
+      body: { phone: anna, opt_in_status: "opted_in" },
+    });
+    expect(ContactResponse.parse(upsert.json()).data.opt_in_status).toBe("not_set");
+  });
+
   it("a PATCH re-subscribes only with an opt_in_source", async () => {
     const bare = await t.request("PATCH", `/api/v1/workspaces/${ws}/contacts/${id}`, {
       body: { opt_in_status: "opted_in" },

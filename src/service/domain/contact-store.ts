@@ -123,7 +123,34 @@ export function nextRow(
   } else if (changes.opted_out_at !== undefined) {
     row.opted_out_at = changes.opted_out_at;
   }
+  const withdrawal = withdrawalEndedProblem(existing, row, changes);
+  if (withdrawal) return { row: null, problem: withdrawal };
   return { row, problem: null };
+}
+
+/**
+ * Why a change would end a contact's withdrawal of consent without opting them in, or null: a
+ * contact whose last word was an opt-out keeps it through any change that leaves them opted out
+ * or not_set, whatever times it gives (an opt-in time moved after the opt-out, an opt-out time
+ * moved before the opt-in), so no later upsert can take them for re-subscribable.
+ */
+function withdrawalEndedProblem(
+  existing: Row | null,
+  row: Row,
+  changes: ContactChanges,
+): ChangeProblem | null {
+  if (!existing || row.opt_in_status === "opted_in") return null;
+  if (!optedOutLast(existing) || optedOutLast(row)) return null;
+  const field =
+    changes.opted_in_at !== undefined
+      ? "opted_in_at"
+      : changes.opted_out_at !== undefined
+        ? "opted_out_at"
+        : "opt_in_status";
+  return {
+    field,
+    message: `would make the consent this contact withdrew (opted out ${existing.opted_out_at}) count as newer than their opt-out (opted_in_at ${row.opted_in_at}, opted_out_at ${row.opted_out_at}): to re-subscribe them, give opt_in_status opted_in with an opt_in_source`,
+  };
 }
 
 /**
@@ -134,7 +161,9 @@ export function nextRow(
  * one: an earlier consent, as an export writes it for a contact moved back to not_set.
  */
 function consentRecordProblem(existing: Row | null, changes: ContactChanges): ChangeProblem | null {
-  if (!existing || !optedOutLast(existing) || changes.opt_in_status !== undefined) return null;
+  if (!existing || !optedOutLast(existing)) return null;
+  // opted_in rewrites it by design (a sourced re-subscribe); opted_out restates the opt-out.
+  if (changes.opt_in_status === "opted_in" || changes.opt_in_status === "opted_out") return null;
   const field =
     changes.opted_in_at !== undefined
       ? "opted_in_at"
