@@ -15,8 +15,8 @@ export interface Forwarded {
 
 /** POSTs events to the local receiver, each signed as a real delivery is. */
 export interface Forwarder {
-  /** POSTs one event, signed, and says how the receiver answered. */
-  send(eventId: string, body: string, now: Date): Promise<Forwarded>;
+  /** POSTs one event, signed, and says how the receiver answered; `stop` abandons it. */
+  send(eventId: string, body: string, now: Date, stop: AbortSignal): Promise<Forwarded>;
   /** Closes the connections to the receiver. */
   close(): Promise<void>;
 }
@@ -29,7 +29,7 @@ export interface Forwarder {
 export function forwarder(target: URL, secret: string, dispatcher?: Dispatcher): Forwarder {
   const via = dispatcher ?? new Agent();
   return {
-    async send(eventId, body, now) {
+    async send(eventId, body, now, stop) {
       const started = performance.now();
       const took = () => Math.round(performance.now() - started);
       try {
@@ -39,14 +39,16 @@ export function forwarder(target: URL, secret: string, dispatcher?: Dispatcher):
           headers: signedDeliveryHeaders(secret, eventId, body, Math.floor(now.getTime() / 1000)),
           body,
           dispatcher: via,
-          signal: AbortSignal.timeout(forwardTimeoutMs),
+          // Ctrl-C ends a forward at once: a receiver that hangs must not hold listen.
+          signal: AbortSignal.any([stop, AbortSignal.timeout(forwardTimeoutMs)]),
         });
         // The answer's body is not needed; reading it frees the connection.
         await response.body.dump().catch(() => undefined);
         return { status: response.statusCode, durationMs: took(), error: null };
       } catch (error) {
-        const why =
-          (error as Error).name === "TimeoutError"
+        const why = stop.aborted
+          ? "interrupted"
+          : (error as Error).name === "TimeoutError"
             ? `no answer within ${forwardTimeoutMs / 1000} s`
             : `error ${(error as { code?: string }).code ?? (error as Error).message}`;
         return { status: null, durationMs: took(), error: why };

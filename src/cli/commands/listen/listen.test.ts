@@ -80,6 +80,31 @@ describe("reseller listen", () => {
     );
   });
 
+  it("stops at once on Ctrl-C while a local URL hangs, forwarding none of the events still waiting", async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (const n of [1, 2, 3]) {
+        res.write(`id: evt_${n}\nevent: workspace.created\ndata: {"id":"evt_${n}"}\n\n`);
+      }
+    });
+    let asked = 0;
+    const receiver = await serve(() => {
+      // Never answers; Ctrl-C once the first event is on its way.
+      asked += 1;
+      setTimeout(() => process.emit("SIGINT"), 20);
+    });
+    servers.push(service.server, receiver.server);
+    const started = Date.now();
+    const run = await runCli(["listen", "--forward-to", receiver.url], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    // The forward's own limit is 10 s: the first Ctrl-C ends it.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(asked).toBe(1);
+    expect(run.stderr).toContain("Stopped listening; 0 events forwarded.");
+  });
+
   it("refuses a --forward-to URL with a user name or password before connecting (exit 2)", async () => {
     const run = await runCli(["listen", "--forward-to", "http://user:pw@127.0.0.1:9/hooks"], {
       env: { RESELLER_BASE_URL: "http://127.0.0.1:9", RESELLER_TOKEN: "rsk_listen_test_0001" },

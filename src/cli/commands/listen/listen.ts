@@ -110,14 +110,18 @@ export const run: Handler = async (ctx, { options }) => {
           const messages = parser.push(chunk);
           lastId = parser.lastEventId ?? lastId;
           for (const message of messages) {
+            // After Ctrl-C the events already received are not forwarded: listen ends now.
+            if (wait.interrupted) break;
             const id = message.id ?? "";
-            const answer = await receiver.send(id, message.data, ctx.now());
+            const answer = await receiver.send(id, message.data, ctx.now(), wait.signal);
+            if (wait.interrupted) break;
             forwarded += 1;
             if (answer.error !== null || answer.status === null || answer.status >= 300) {
               unanswered += 1;
             }
             report(ctx, ctx.now(), message, answer);
           }
+          if (wait.interrupted) break;
         }
       } catch (error) {
         // A service that is restarting is waited for: unreachable, or answering 429/502/503/504
