@@ -14,7 +14,7 @@ import type { CsvMapping } from "./csv-options.js";
 import { ownValue } from "./own-value.js";
 import { normalizePhone } from "./phones.js";
 import { storableCopy, unstorableTextProblem } from "./storable-text.js";
-import { normaliseTimestamp } from "./timestamps.js";
+import { readTimestamp, timestampMessage } from "./timestamps.js";
 import { optInStatuses } from "./vocabulary.js";
 
 /**
@@ -413,10 +413,11 @@ export function readRow(
   for (const field of ["opted_in_at", "opted_out_at"] as const) {
     const value = cell(fields, columns[field]);
     if (value === undefined) continue;
-    const time = normaliseTimestamp(value);
-    if (time === null) {
-      return refuse(field, `${field} must be an ISO 8601 timestamp such as 2026-11-22T09:30:00Z`);
+    const read = readTimestamp(value);
+    if (read.iso === undefined) {
+      return refuse(field, timestampMessage(field, read.problem, "2026-11-22T09:30:00Z"));
     }
+    const time = read.iso;
     const problem = consentTimeProblem(time, options.now);
     if (problem !== null) return refuse(field, `${field} ${problem}`);
     contact[field] = time;

@@ -5,7 +5,7 @@ import { z } from "zod";
  * minutes, optional seconds and fraction, and a zone (`Z`, `±hh:mm` or `±hhmm`); any case.
  */
 const timestampShape =
-  /^(?<date>\d{4}-\d{2}-\d{2})[T ](?<time>\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(?<zone>Z|[+-]\d{2}:?\d{2})?$/i;
+  /^(?<date>\d{4}-\d{2}-\d{2})[T ](?<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?<zone>Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** Why a text is not a timestamp, or null when it is one. */
 export type TimestampProblem = "not-a-timestamp" | "no-time-zone" | "not-a-real-time";
@@ -26,7 +26,15 @@ export function readTimestamp(
   // Date.parse rolls 30 February over into March and reads 24:00 as the next day: a time must
   // be a real one, as written.
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const real = month >= 1 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60;
+  const [offsetHours = 0, offsetMinutes = 0] = (zone.match(/\d{2}/g) ?? []).map(Number);
+  const real =
+    month >= 1 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour < 24 &&
+    minute < 60 &&
+    offsetHours < 24 &&
+    offsetMinutes < 60;
   if (Number.isNaN(time) || !real || second >= 60) return { problem: "not-a-real-time" };
   return { iso: `${new Date(time).toISOString().slice(0, 19)}Z` };
 }
@@ -46,7 +54,7 @@ export function timestampMessage(
     case "no-time-zone":
       return `${field} needs a time-zone offset: add Z for UTC or ±hh:mm, e.g. ${example}`;
     case "not-a-real-time":
-      return `${field} is not a real date and time (check the day of the month and the hour), e.g. ${example}`;
+      return `${field} is not a real date and time (check the day of the month, the hour and the offset), e.g. ${example}`;
     default:
       return `${field} must be an ISO 8601 timestamp with a time zone, e.g. ${example}`;
   }

@@ -112,6 +112,21 @@ describe("consent cells", () => {
       problem: { field: "opt_in_status", message: expect.stringContaining("; got 'Opted In'") },
     });
   });
+
+  it("says a consent time without a time zone needs one, as the API does", () => {
+    const header = readHeader(["phone", "opted_in_at"]);
+    if (!header.ok) throw new Error(header.message);
+    const row = readRow(["+4915112341002", "2026-11-22T09:30:00"], header.layout, {
+      now: new Date(),
+    });
+    expect(row).toMatchObject({
+      ok: false,
+      problem: {
+        field: "opted_in_at",
+        message: expect.stringContaining("needs a time-zone offset"),
+      },
+    });
+  });
 });
 
 describe("formula neutralisation", () => {

@@ -9,6 +9,7 @@ describe("a timestamp as people write it", () => {
     ["2026-11-22T09:30:00.999-0530", "2026-11-22T15:00:00Z"],
     ["2026-11-22t09:30:00z", "2026-11-22T09:30:00Z"],
     ["2028-02-29T23:59:59Z", "2028-02-29T23:59:59Z"],
+    ["2026-11-22T09:30:00.1234567891234Z", "2026-11-22T09:30:00Z"],
   ])("reads %s as %s", (given, iso) => {
     expect(readTimestamp(given)).toEqual({ iso });
   });
@@ -21,6 +22,8 @@ describe("a timestamp as people write it", () => {
     ["2026-11-22T09:60:00Z", "not-a-real-time"],
     ["2026-13-01T09:30:00Z", "not-a-real-time"],
     ["2026-11-00T09:30:00Z", "not-a-real-time"],
+    ["2026-11-22T09:30:00+24:00", "not-a-real-time"],
+    ["2026-11-22T09:30:00+01:60", "not-a-real-time"],
     ["2026-11-22", "not-a-timestamp"],
     ["22/11/2026 09:30", "not-a-timestamp"],
     ["2026-11-22T09:30:00+1", "not-a-timestamp"],

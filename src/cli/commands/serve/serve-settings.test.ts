@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  defaultRateLimit,
-  defaultReviewDelayMs,
-  defaultThroughput,
-  defaultWebhookRetryBaseMs,
-} from "../../../service/config.js";
+import { defaultRateLimit } from "../../../service/config.js";
 import { parseRateLimit, rateLimitText } from "./rate-limit.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
@@ -38,10 +33,10 @@ describe("serve's settings", () => {
 
   it("falls back to the service's defaults, which --help shows as they are parsed", () => {
     expect(serveSettings({})).toMatchObject({
-      rateLimit: defaultRateLimit,
-      reviewDelayMs: defaultReviewDelayMs,
-      throughput: defaultThroughput,
-      webhookRetryBaseMs: defaultWebhookRetryBaseMs,
+      rateLimit: { max: 6000, windowMs: 60_000 },
+      reviewDelayMs: 5000,
+      throughput: 80,
+      webhookRetryBaseMs: 60_000,
     });
     expect(rateLimitText(defaultRateLimit)).toBe("6000/1m");
     expect(parseRateLimit(rateLimitText({ max: 5, windowMs: 7_200_000 }))).toEqual({
