@@ -7,7 +7,7 @@ import { z } from "zod";
 const timestampShape =
   /^(?<date>\d{4}-\d{2}-\d{2})[T ](?<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?<zone>Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** Why a text is not a timestamp, or null when it is one. */
+/** Why a text is not a timestamp: not its shape, no zone, or no such day, hour or offset. */
 export type TimestampProblem = "not-a-timestamp" | "no-time-zone" | "not-a-real-time";
 
 /** The timestamp as the API writes them (UTC to the second), or why the text is not one. */
