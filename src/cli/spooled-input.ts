@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream, rmSync } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Transform } from "node:stream";
@@ -68,10 +68,13 @@ async function copied(
 ): Promise<InputFile> {
   // Contacts are other people's data: the copy is readable by this user alone, and deleted on
   // every way out, Ctrl-C and SIGTERM included (their default would exit past any `finally`).
-  // The signals are taken before the folder exists, so none can end the process in between.
+  // The signals are taken before the folder exists, so none can end the process in between, and
+  // the folder is made synchronously: a signal handled while an async mkdtemp was settling would
+  // find the folder on disk but not yet in `dir`, and leave it behind.
   let dir: string | null = null;
   const removeNow = () => {
-    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+    // Retried: the copy's file may be opening in the folder at that very moment (ENOTEMPTY).
+    if (dir !== null) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   const onSignal = (signal: NodeJS.Signals) => {
     unlisten();
@@ -91,7 +94,7 @@ async function copied(
     if (dir !== null) await rm(dir, { recursive: true, force: true });
   };
   try {
-    dir = await mkdtemp(join(tmpdir(), "reseller-input-"));
+    dir = mkdtempSync(join(tmpdir(), "reseller-input-"));
   } catch (error) {
     unlisten();
     throw cannotRead(named, error);
