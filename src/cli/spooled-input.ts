@@ -1,11 +1,11 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
-import { rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { createReadStream, createWriteStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { usageError } from "./cli-error.js";
 import { cannotRead } from "./input-file.js";
+import { type PrivateTempDir, privateTempDir } from "./private-temp-dir.js";
 
 /** A file to read as often as the command needs, and how to name it to the user. */
 export interface InputFile {
@@ -67,39 +67,15 @@ async function copied(
   limit: InputLimit | undefined,
 ): Promise<InputFile> {
   // Contacts are other people's data: the copy is readable by this user alone, and deleted on
-  // every way out, Ctrl-C and SIGTERM included (their default would exit past any `finally`).
-  // The signals are taken before the folder exists, so none can end the process in between, and
-  // the folder is made synchronously: a signal handled while an async mkdtemp was settling would
-  // find the folder on disk but not yet in `dir`, and leave it behind.
-  let dir: string | null = null;
-  const removeNow = () => {
-    // Retried: the copy's file may be opening in the folder at that very moment (ENOTEMPTY).
-    if (dir !== null) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    unlisten();
-    removeNow();
-    process.kill(process.pid, signal);
-  };
-  const unlisten = () => {
-    process.off("exit", removeNow);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
-  process.once("exit", removeNow);
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const remove = async () => {
-    unlisten();
-    if (dir !== null) await rm(dir, { recursive: true, force: true });
-  };
+  // every way out.
+  let dir: PrivateTempDir;
   try {
-    dir = mkdtempSync(join(tmpdir(), "reseller-input-"));
+    dir = privateTempDir("reseller-input-");
   } catch (error) {
-    unlisten();
     throw cannotRead(named, error);
   }
-  const path = join(dir, "input.csv");
+  const remove = dir.remove;
+  const path = join(dir.path, "input.csv");
   let bytes = 0;
   let tooLarge: Error | null = null;
   const counted = new Transform({

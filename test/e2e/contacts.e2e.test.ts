@@ -1,9 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anna, envelope, ws } from "../fixtures/contacts.js";
 import { tempConfigDir } from "../helpers/cli.js";
 import { binPath, reseller, type ServedService, serviceEnv, startServe } from "../helpers/serve.js";
 
@@ -333,6 +336,48 @@ describe("contacts with the reseller binary against a real local service", () =>
     const ended = await child;
     expect(ended.signal ?? ended.exitCode).toBeTruthy();
     expect(readdirSync(own)).toEqual([]);
+  });
+
+  it("deletes the pages it holds when Ctrl-C stops an export mid-way", async () => {
+    const own = mkdtempSync(join(tmpdir(), "reseller-export-e2e-"));
+    // A service that answers the first page and never the second, so the export waits mid-way.
+    const stalled = createServer((request, response) => {
+      if (request.url?.includes("cursor=")) return;
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify(envelope([anna], { next_cursor: "c2" })));
+    });
+    await new Promise<void>((done) => stalled.listen(0, "127.0.0.1", done));
+    const { port } = stalled.address() as AddressInfo;
+    try {
+      const child = execa("node", [binPath, "contacts", "export", "-w", ws], {
+        env: {
+          ...env,
+          RESELLER_BASE_URL: `http://127.0.0.1:${port}`,
+          RESELLER_TOKEN: service.token,
+          NODE_EXTRA_CA_CERTS: "",
+          CI: "true",
+          TMPDIR: own,
+        },
+        reject: false,
+      });
+      const holding = () =>
+        readdirSync(own).some((name) => {
+          const pages = join(own, name, "contacts.ndjson");
+          return existsSync(pages) && readFileSync(pages, "utf8").includes(anna.phone);
+        });
+      const until = Date.now() + 10_000;
+      while (!holding()) {
+        if (Date.now() > until) throw new Error("the CLI held no page of the export");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill("SIGINT");
+      const ended = await child;
+      expect(ended.signal ?? ended.exitCode).toBeTruthy();
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      stalled.closeAllConnections();
+      stalled.close();
+    }
   });
 
   it("checks a file with --dry-run without sending it, exiting as the import would", async () => {

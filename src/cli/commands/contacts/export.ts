@@ -1,5 +1,4 @@
-import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import { stringify } from "csv-stringify/sync";
 import { exportHeader, exportRow } from "../../../contract/contact-csv.js";
@@ -8,6 +7,7 @@ import type { Handler } from "../../command-spec.js";
 import { stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
+import { privateTempDir } from "../../private-temp-dir.js";
 import { workspacePath } from "../workspaces/workspace-path.js";
 
 /**
@@ -29,8 +29,9 @@ export const run: Handler = async (ctx, { options }) => {
   const output = given === "-" ? undefined : given;
   if (output !== undefined) await checkOutputFile(output, "--output");
   let out: FileHandle | null = null;
-  const dir = await mkdtemp(join(tmpdir(), "reseller-export-"));
-  const spool = join(dir, "contacts.ndjson");
+  // The pages wait in a private folder, deleted even by Ctrl-C: they are other people's data.
+  const dir = privateTempDir("reseller-export-");
+  const spool = join(dir.path, "contacts.ndjson");
   const keys = new Set<string>();
   const pages: { at: number; bytes: number }[] = [];
   let count = 0;
@@ -98,6 +99,6 @@ export const run: Handler = async (ctx, { options }) => {
     };
   } finally {
     await out?.close();
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   }
 };

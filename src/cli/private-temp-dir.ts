@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A temporary folder only this user can read, and how to delete it. */
+export interface PrivateTempDir {
+  path: string;
+  /** Deletes the folder and all it holds (at once, however often called). */
+  remove(): Promise<void>;
+}
+
+/**
+ * Makes a temporary folder for other people's data (contacts copied or exported), deleted on
+ * every way out of the process, Ctrl-C and SIGTERM included: their default would exit past any
+ * `finally`. Throws mkdtemp's own error when the folder cannot be made.
+ */
+export function privateTempDir(prefix: string): PrivateTempDir {
+  // The signals are taken before the folder exists, so none can end the process in between, and
+  // the folder is made synchronously: a signal handled while an async mkdtemp was settling would
+  // find the folder on disk but not yet known here, and leave it behind.
+  let path: string | null = null;
+  const removeNow = () => {
+    // Retried: a file may be opening in the folder at that very moment (ENOTEMPTY).
+    if (path !== null) rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    unlisten();
+    removeNow();
+    process.kill(process.pid, signal);
+  };
+  const unlisten = () => {
+    process.off("exit", removeNow);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+  process.once("exit", removeNow);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    // mkdtemp makes the folder with mode 0700.
+    path = mkdtempSync(join(tmpdir(), prefix));
+  } catch (error) {
+    unlisten();
+    throw error;
+  }
+  const made = path;
+  return {
+    path: made,
+    remove: async () => {
+      unlisten();
+      await rm(made, { recursive: true, force: true });
+    },
+  };
+}
