@@ -142,8 +142,9 @@ describe("webhooks against a real service", () => {
         stdout += chunk.toString();
       });
       try {
-        await until("listen to start", () => (stderr.includes("Ctrl-C") ? true : undefined));
-        await new Promise((r) => setTimeout(r, 500));
+        await until("listen to connect", () =>
+          stderr.includes("Connected; waiting for events.") ? true : undefined,
+        );
         await reseller(
           ["workspaces", "create", "--name", "Json", "--email", "j@acme.test", "--no-invite"],
           { env },
@@ -199,8 +200,10 @@ describe("webhooks against a real service", () => {
           "the printed secret",
           () => /(whsec_[A-Za-z0-9_-]+)/.exec(stderr)?.[1],
         );
-        // The stream is open once the service has answered; give it a moment to connect.
-        await new Promise((r) => setTimeout(r, 500));
+        // Events made from the moment it says it is connected reach it.
+        await until("listen to connect", () =>
+          stderr.includes("Connected; waiting for events.") ? true : undefined,
+        );
         const ws = await reseller(
           [
             "workspaces",

@@ -60,6 +60,31 @@ describe("reseller listen", () => {
     expect(run.code, run.stderr).toBe(3);
   });
 
+  it("says when it is connected, and when it is connected again after the stream broke", async () => {
+    let connections = 0;
+    const service = await serve((_req, res) => {
+      connections += 1;
+      if (connections <= 2) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": connected\n\n");
+        setTimeout(() => res.socket?.destroy(), 50);
+        return;
+      }
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({ status: "error", error_code: "unauthenticated", message: "Revoked." }),
+      );
+    });
+    const receiver = await serve((_req, res) => res.writeHead(204).end());
+    servers.push(service.server, receiver.server);
+    const run = await runCli(["listen", "--forward-to", receiver.url], {
+      env: { RESELLER_BASE_URL: service.url, RESELLER_TOKEN: "rsk_listen_test_0001" },
+    });
+    const said = run.stderr.split("\n").filter((line) => line.startsWith("Connected"));
+    expect(said).toEqual(["Connected; waiting for events.", "Connected again."]);
+    expect(run.code, run.stderr).toBe(3);
+  });
+
   it("counts the events the local URL did not take when it stops", async () => {
     const service = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });

@@ -104,7 +104,11 @@ export const run: Handler = async (ctx, { options }) => {
           lastId,
         );
         for await (const chunk of stream) {
-          // Connected: from now on a lost connection is waited for, and the count starts over.
+          // Connected (the service's first chunk comes at once): said, so the user knows events
+          // made from now on arrive; a lost connection is waited for, and the count starts over.
+          if (!delivered) {
+            ctx.info(failures === null ? "Connected; waiting for events." : "Connected again.");
+          }
           delivered = true;
           failures = 0;
           const messages = parser.push(chunk);
