@@ -12,6 +12,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is tight for a render or a round trip on a loaded 2-core
+    // machine; a poll that succeeds returns at once, so a long bound costs nothing.
+    expect: { poll: { timeout: 10_000 } },
     setupFiles: ["test/setup/temp-dir.ts"],
     projects: [
       {

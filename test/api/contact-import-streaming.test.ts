@@ -213,8 +213,11 @@ describe("contact imports streamed as text/csv", () => {
     expect(res.statusCode, JSON.stringify(body)).toBe(202);
     expect(ContactImportResponse.parse(body).data.total_rows).toBe(rows);
     expect(latencies.length).toBeGreaterThan(10);
-    // Generous for a busy shared machine; parsing the whole body at once blocked for seconds.
-    expect(Math.max(...latencies)).toBeLessThan(1000);
+    // Generous for a busy shared machine, where one collector pause or stall may hit any single
+    // request; parsing the whole body at once blocked every request for about ten seconds.
+    const sorted = [...latencies].sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThan(1000);
+    expect(sorted.at(-1)).toBeLessThan(3000);
   }, 120_000);
 
   it("refuses a file whose declared length is over 100 MB with a 413 before reading any of it", async () => {

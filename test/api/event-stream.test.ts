@@ -1,28 +1,50 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
-/** Reads a text/event-stream for `ms` and answers what arrived. */
-async function readStream(
+/**
+ * Opens a text/event-stream and reads it for `ms` (or until `close()`): `connected` settles once
+ * the service's first chunk has come (from then on new events reach it), `done` with what arrived.
+ */
+function openStream(
   url: string,
   token: string,
   ms: number,
-): Promise<{ status: number; text: string }> {
+): { connected: Promise<void>; done: Promise<{ status: number; text: string }>; close(): void } {
   const abort = new AbortController();
-  const response = await fetch(url, {
-    headers: { authorization: `Bearer ${token}` },
-    signal: abort.signal,
+  let connect = () => {};
+  const connected = new Promise<void>((resolve) => {
+    connect = resolve;
   });
-  let text = "";
-  const timer = setTimeout(() => abort.abort(), ms);
-  try {
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body ?? []) text += decoder.decode(chunk, { stream: true });
-  } catch {
-    // Aborted at the end of the window.
-  } finally {
-    clearTimeout(timer);
-  }
-  return { status: response.status, text };
+  const done = (async () => {
+    try {
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      });
+      let text = "";
+      const timer = setTimeout(() => abort.abort(), ms);
+      try {
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body ?? []) {
+          text += decoder.decode(chunk, { stream: true });
+          connect();
+        }
+      } catch {
+        // Aborted at the end of the window.
+      } finally {
+        clearTimeout(timer);
+      }
+      return { status: response.status, text };
+    } finally {
+      connect();
+    }
+  })();
+  return { connected, done, close: () => abort.abort() };
+}
+
+/** Reads a text/event-stream for `ms` and answers what arrived. */
+function readStream(url: string, token: string, ms: number) {
+  return openStream(url, token, ms).done;
 }
 
 describe("GET /api/v1/events/stream", () => {
@@ -38,12 +60,12 @@ describe("GET /api/v1/events/stream", () => {
 
   it("streams the caller's new events as they happen, filtered by type, and no one else's", async () => {
     const other = await t.otherReseller();
-    const mine = readStream(`${base}?types=workspace.created`, t.token, 1500);
-    const theirs = readStream(base, other, 1500);
-    await new Promise((r) => setTimeout(r, 300));
+    const mine = openStream(`${base}?types=workspace.created`, t.token, 3000);
+    const theirs = openStream(base, other, 3000);
+    await Promise.all([mine.connected, theirs.connected]);
     const id = await t.createWorkspace({ name: "Streamed" });
     await t.request("PATCH", `/api/v1/workspaces/${id}`, { body: { name: "Renamed" } });
-    const [own, foreign] = await Promise.all([mine, theirs]);
+    const [own, foreign] = await Promise.all([mine.done, theirs.done]);
     expect(own.status).toBe(200);
     const events = own.text
       .split("\n\n")
@@ -82,11 +104,11 @@ describe("GET /api/v1/events/stream", () => {
     });
     const { id, token } = created.json().data as { id: string; token: string };
     const started = Date.now();
-    const stream = readStream(base, token, 10_000);
-    await new Promise((r) => setTimeout(r, 300));
+    const stream = openStream(base, token, 10_000);
+    await stream.connected;
     const revokedAt = Date.now();
     expect((await t.request("DELETE", `/api/v1/tokens/${id}`)).statusCode).toBe(200);
-    const { status, text } = await stream;
+    const { status, text } = await stream.done;
     expect(status).toBe(200);
     expect(text).toContain("the token no longer works");
     expect(Date.now() - revokedAt).toBeLessThan(2000);
@@ -94,11 +116,14 @@ describe("GET /api/v1/events/stream", () => {
   });
 
   it("holds at most five streams of one token open at once", async () => {
-    const open = [1, 2, 3, 4, 5].map(() => readStream(base, t.token, 1500));
-    await new Promise((r) => setTimeout(r, 300));
+    const open = [1, 2, 3, 4, 5].map(() => openStream(base, t.token, 30_000));
+    await Promise.all(open.map((stream) => stream.connected));
     const sixth = await readStream(base, t.token, 300);
     expect(sixth.status).toBe(429);
     expect(JSON.parse(sixth.text)).toMatchObject({ error_code: "rate_limited" });
-    await Promise.all(open);
+    for (const stream of open) stream.close();
+    expect((await Promise.all(open.map((stream) => stream.done))).map((s) => s.status)).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
@@ -291,15 +292,20 @@ describe("a client that hangs up mid-body", () => {
       const { port } = t.app.server.address() as AddressInfo;
       const socket = connect(port, "127.0.0.1");
       await new Promise((resolve) => socket.once("connect", resolve));
+      const arrived = once(t.app.server, "request");
       socket.write(
         `POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"a",`,
       );
+      // Read as far as its body (past the token's check) before the client goes.
+      await arrived;
       await new Promise((resolve) => setTimeout(resolve, 100));
       socket.destroy();
-      await vi.waitFor(() =>
-        expect(lines.map((line) => line.msg)).toContain(
-          "the client closed the connection before the request's body ended",
-        ),
+      await vi.waitFor(
+        () =>
+          expect(lines.map((line) => line.msg)).toContain(
+            "the client closed the connection before the request's body ended",
+          ),
+        { timeout: 10_000 },
       );
       expect(lines.filter((line) => line.level >= 50)).toEqual([]);
     } finally {
@@ -419,13 +425,17 @@ describe("an instance that begins a graceful stop", () => {
       });
       const body = JSON.stringify({ name: "In flight", contact_email: "a@example.com" });
       const head = `POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      // In flight once the service has read its head: a connection without one is idle, and closed.
+      const arrived = once(t.app.server, "request");
       socket.write(head + body.slice(0, 10));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await arrived;
       closing = t.app.close();
       await new Promise((resolve) => setTimeout(resolve, 50));
       // Without a token: refused as stopping, not as unauthenticated, and counted nowhere.
       socket.write(`${body.slice(10)}GET /api/v1/workspaces HTTP/1.1\r\nHost: x\r\n\r\n`);
-      await vi.waitFor(() => expect(answer).toMatch(/HTTP\/1\.1 503[\s\S]*\r\n\r\n\{[\s\S]*\}$/));
+      await vi.waitFor(() => expect(answer).toMatch(/HTTP\/1\.1 503[\s\S]*\r\n\r\n\{[\s\S]*\}$/), {
+        timeout: 10_000,
+      });
       const [first, second = ""] = answer.split(/(?=HTTP\/1\.1 )/);
       expect(first).toMatch(/^HTTP\/1\.1 201/);
       const refused = envelopeOf(second);

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
@@ -194,13 +195,20 @@ describe("reseller serve", () => {
     });
     const workspace = ((await created.json()) as { data: { id: string } }).data.id;
     // An upload whose body never ends: the first SIGTERM waits for it.
+    // In flight once the service has read its head, which its 100 Continue says: before that, the
+    // connection would count as idle and be closed.
     const upload = request(`${served.url}/api/v1/workspaces/${workspace}/contacts/import`, {
       method: "POST",
-      headers: { authorization: `Bearer ${served.token}`, "content-type": "text/csv" },
+      headers: {
+        authorization: `Bearer ${served.token}`,
+        "content-type": "text/csv",
+        expect: "100-continue",
+      },
     });
     upload.on("error", () => {});
+    upload.flushHeaders();
+    await once(upload, "continue");
     upload.write("phone\n+4915112345671\n");
-    await new Promise((resolve) => setTimeout(resolve, 300));
     served.process.kill("SIGTERM");
     await expect.poll(() => served.stderr(), { timeout: 10_000 }).toContain("finishing requests");
     served.process.kill("SIGTERM");

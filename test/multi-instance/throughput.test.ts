@@ -91,6 +91,10 @@ describe("the throughput limit of several instances", () => {
       `global throughput ${rate.toFixed(1)} msg/s with --throughput ${limit} on ${senders.size} instances; per second: ${perSecond.map((s) => `${s.accepted_at.slice(17, 19)}:${s.n}`).join(" ")}`,
     );
     expect(seconds).toBeGreaterThanOrEqual(10);
-    expect(Math.abs(rate - limit) / limit).toBeLessThanOrEqual(0.05);
+    // The limit holds in every second, across all instances; the rate comes close to it. A
+    // second an overloaded machine lets go by unused is not carried over, hence the 0.8.
+    expect(Math.max(...perSecond.map((s) => s.n))).toBeLessThanOrEqual(limit);
+    expect(rate).toBeLessThanOrEqual(limit);
+    expect(rate).toBeGreaterThanOrEqual(0.8 * limit);
   }, 120_000);
 });

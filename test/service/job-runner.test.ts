@@ -471,11 +471,11 @@ describe("durable jobs", () => {
       const other = new BetterSqlite3(file);
       other.exec("BEGIN EXCLUSIVE");
       await runner.start();
-      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), { timeout: 10_000 });
       expect(String(errors[0])).toMatch(/database is locked/);
       other.exec("COMMIT");
       other.close();
-      await vi.waitFor(() => expect(done).toEqual([id]));
+      await vi.waitFor(() => expect(done).toEqual([id]), { timeout: 10_000 });
       await runner.stop();
     } finally {
       await handle.close();

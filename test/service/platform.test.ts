@@ -68,7 +68,8 @@ describe("tokens as several instances see them", () => {
     }
     expect(status).toBe(401);
     expect(performance.now() - revokedAt).toBeLessThan(1000);
-    expect(tokenRecheckMs).toBeLessThanOrEqual(1000);
+    // The bound leaves most of the second to the request itself.
+    expect(tokenRecheckMs).toBeLessThanOrEqual(500);
   });
 
   it("records last_used_at on use, at most once a minute", async () => {
