@@ -10,16 +10,18 @@ describe("a private temporary folder", () => {
     expect(existsSync(dir.path)).toBe(false);
   });
 
-  it("takes Ctrl-C and SIGTERM while it exists, and lets go of them once removed", async () => {
-    const before = ["SIGINT", "SIGTERM", "exit"].map((name) => process.listenerCount(name));
+  it("takes Ctrl-C, SIGTERM and SIGHUP while it exists, and lets go of them once removed", async () => {
+    const before = ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) =>
+      process.listenerCount(name),
+    );
     const dir = privateTempDir("reseller-private-test-");
-    expect(["SIGINT", "SIGTERM", "exit"].map((name) => process.listenerCount(name))).toEqual(
-      before.map((count) => count + 1),
-    );
+    expect(
+      ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) => process.listenerCount(name)),
+    ).toEqual(before.map((count) => count + 1));
     await dir.remove();
     await dir.remove();
-    expect(["SIGINT", "SIGTERM", "exit"].map((name) => process.listenerCount(name))).toEqual(
-      before,
-    );
+    expect(
+      ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) => process.listenerCount(name)),
+    ).toEqual(before);
   });
 });

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** The signals whose default would end the process without deleting the folder. */
+const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 /** A temporary folder only this user can read, and how to delete it. */
 export interface PrivateTempDir {
   path: string;
@@ -11,8 +14,9 @@ export interface PrivateTempDir {
 
 /**
  * Makes a temporary folder for other people's data (contacts copied or exported), deleted on
- * every way out of the process, Ctrl-C and SIGTERM included: their default would exit past any
- * `finally`. Throws mkdtemp's own error when the folder cannot be made.
+ * every way out of the process: Ctrl-C, SIGTERM and a closed terminal (SIGHUP) included, whose
+ * default would exit past any `finally`. Throws mkdtemp's own error when the folder cannot be
+ * made.
  */
 export function privateTempDir(prefix: string): PrivateTempDir {
   // The signals are taken before the folder exists, so none can end the process in between, and
@@ -26,16 +30,16 @@ export function privateTempDir(prefix: string): PrivateTempDir {
   const onSignal = (signal: NodeJS.Signals) => {
     unlisten();
     removeNow();
-    process.kill(process.pid, signal);
+    // The signal's default (ending the process) as if we had not been here; another listener
+    // (a wait that Ctrl-C interrupts) has it handled its own way instead.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
   const unlisten = () => {
     process.off("exit", removeNow);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const signal of signals) process.off(signal, onSignal);
   };
   process.once("exit", removeNow);
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  for (const signal of signals) process.once(signal, onSignal);
   try {
     // mkdtemp makes the folder with mode 0700.
     path = mkdtempSync(join(tmpdir(), prefix));

@@ -296,7 +296,8 @@ describe("a client that hangs up mid-body", () => {
       socket.write(
         `POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"a",`,
       );
-      // Read as far as its body (past the token's check) before the client goes.
+      // Its head read, and a moment for the token's check, so its body is being read when the
+      // client goes.
       await arrived;
       await new Promise((resolve) => setTimeout(resolve, 100));
       socket.destroy();

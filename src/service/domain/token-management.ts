@@ -68,7 +68,7 @@ async function createToken(
   const scopes = grantableScopes(principal, input.scopes);
   const expiresAt = grantableExpiry(clock, principal, input.expires_at);
   const issued = await db.transaction().execute(async (trx) => {
-    // Each instance remembers a token for half a second, so one revoked on another instance
+    // Each instance remembers a token for tokenRecheckMs, so one revoked on another instance
     // moments ago still passes authentication here; it must not make a token that outlives it.
     await lockTokenRow(trx, principal.tokenId);
     if (!(await stillAuthorised(trx, clock, principal))) {

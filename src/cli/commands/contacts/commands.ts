@@ -217,7 +217,7 @@ const contactCommands: GroupSpec = {
       name: "export",
       summary: "Write every contact as CSV in the import's layout, oldest first",
       description:
-        "Walks every contact by cursor and writes CSV with the columns `contacts import` reads (custom fields as custom.<key>), so the file imports again unchanged. The pages wait in a temporary file only you can read, deleted at the end, on any error and on Ctrl-C. With --json: one JSON array of the contacts as the service sends them, in the same order.",
+        "Walks every contact by cursor and writes CSV with the columns `contacts import` reads (custom fields as custom.<key>), so the file imports again unchanged. The pages wait in a temporary file only you can read, deleted at the end, on any error, on Ctrl-C or SIGTERM and when the terminal closes. With --json: one JSON array of the contacts as the service sends them, in the same order.",
       inWorkspace: true,
       options: [
         {
