@@ -10,6 +10,7 @@ import { openDatabase } from "./db/database.js";
 import { systemClock } from "./domain/clock.js";
 import { removeUnshownReseller } from "./domain/resellers.js";
 import { scheduleLifecycleSweep } from "./domain/trials.js";
+import { removeAbandonedUploads } from "./domain/upload-files.js";
 import { humanLogDestination, type LogFormat } from "./human-log.js";
 
 /** How `reseller serve` was asked to run. */
@@ -67,6 +68,28 @@ function serviceLogger(options: ServeOptions) {
     : pino({ level: options.logLevel });
 }
 
+/** How often an instance looks for upload files a killed process left behind. */
+const uploadSweepMs = 10 * 60 * 1000;
+
+/**
+ * Deletes abandoned upload files now and every uploadSweepMs: a crashed instance is restarted at
+ * once, when its leftovers are still too young to tell from an upload in progress.
+ */
+function sweepAbandonedUploads(app: App): NodeJS.Timeout {
+  const sweep = () => {
+    removeAbandonedUploads(Date.now()).then(
+      (removed) => {
+        if (removed > 0) {
+          app.log.info({ removed }, "deleted upload files a process killed mid-upload left behind");
+        }
+      },
+      (error: unknown) => app.log.warn({ err: error }, "could not look for abandoned upload files"),
+    );
+  };
+  sweep();
+  return setInterval(sweep, uploadSweepMs).unref();
+}
+
 /** Opens the database, readies it, and listens; the caller decides about signals. */
 export async function startService(options: ServeOptions): Promise<RunningService> {
   // Read first: a bad file stops the start before a database is created or migrated for it.
@@ -117,6 +140,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await database.close().catch(() => undefined);
     throw error;
   }
+  const sweeper = sweepAbandonedUploads(app);
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -131,6 +155,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     close: async () => {
       // In the log too, for an operator who collects only it: a stop is not a crash.
       app.log.info("stopping: no new requests; finishing those in flight, handing job leases back");
+      clearInterval(sweeper);
       await app.close();
       await database.close();
       app.log.info("stopped");

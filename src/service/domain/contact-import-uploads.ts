@@ -1,12 +1,11 @@
 import { type FileHandle, open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { importLimits, tooLargeMessage } from "../../contract/contact-imports.js";
 import { CsvRowScanner } from "../../contract/csv-row-scanner.js";
 import type { Db } from "../db/database.js";
 import { engineOf, sqliteHandleOf } from "../db/engine.js";
 import { logHandedOver, logLeftForWorker } from "../db/sqlite-log.js";
 import { invalidField, ServiceError } from "./service-error.js";
+import { uploadFilePath } from "./upload-files.js";
 
 /**
  * An import's CSV as it arrives: checked (size, UTF-8, rows) while the request body streams in,
@@ -56,7 +55,7 @@ export class StagedUpload {
     private readonly now: string,
     private readonly notUtf8: () => string,
   ) {
-    this.file = join(tmpdir(), `reseller-upload-${uploadId}.csv`);
+    this.file = uploadFilePath("staged", uploadId);
   }
 
   /** Takes the next bytes of the file; a 413 once it is larger than an import takes. */

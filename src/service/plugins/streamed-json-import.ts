@@ -1,7 +1,5 @@
 import { createHash, type Hash, randomUUID } from "node:crypto";
 import { type FileHandle, open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyError, FastifyRequest } from "fastify";
 import { csvNotAString, importLimits } from "../../contract/contact-imports.js";
@@ -15,6 +13,7 @@ import {
   uploadPieceBytes,
 } from "../domain/contact-import-uploads.js";
 import { invalidField, invalidFields, ServiceError } from "../domain/service-error.js";
+import { uploadFilePath } from "../domain/upload-files.js";
 import { invalidJson, type JsonBytesParser, jsonBytesParser } from "./json-bodies.js";
 import { needsJsonObject } from "./validation-messages.js";
 
@@ -242,7 +241,7 @@ class ImportBodyScanner {
 
 /** The temporary file a streamed body's CSV is decoded into, written a megabyte at a time. */
 class CsvSpool {
-  readonly file = join(tmpdir(), `reseller-json-upload-${randomUUID()}.csv`);
+  readonly file = uploadFilePath("decoded", randomUUID());
   private handle: FileHandle | null = null;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
