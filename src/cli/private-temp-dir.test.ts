@@ -11,17 +11,13 @@ describe("a private temporary folder", () => {
   });
 
   it("takes Ctrl-C, SIGTERM and SIGHUP while it exists, and lets go of them once removed", async () => {
-    const before = ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) =>
-      process.listenerCount(name),
-    );
+    const listeners = () =>
+      ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) => process.listenerCount(name));
+    const before = listeners();
     const dir = privateTempDir("reseller-private-test-");
-    expect(
-      ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) => process.listenerCount(name)),
-    ).toEqual(before.map((count) => count + 1));
+    expect(listeners()).toEqual(before.map((count) => count + 1));
     await dir.remove();
     await dir.remove();
-    expect(
-      ["SIGINT", "SIGTERM", "SIGHUP", "exit"].map((name) => process.listenerCount(name)),
-    ).toEqual(before);
+    expect(listeners()).toEqual(before);
   });
 });
