@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
+import { pruneEvents } from "../../src/service/domain/events.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { MessageSender } from "../../src/service/messaging/message-sender.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
@@ -478,6 +479,28 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_out");
     await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "start", "wamid.IN2"));
     expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
+  });
+
+  it("keeps no reply's text but a consent keyword, and forgets applied replies after 30 days", async () => {
+    await w.contact(ada, { first_name: "Ada" });
+    await w.deliver(
+      inboundWebhook(phoneNumberId, "4915112345671", "My results came back, call me", "wamid.P1"),
+    );
+    await w.deliver(inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.P2"));
+    const stored = async () =>
+      (
+        await w.t.database.db
+          .selectFrom("whatsapp_webhook_events")
+          .select("payload")
+          .where("kind", "=", "message")
+          .orderBy("received_at")
+          .orderBy("id")
+          .execute()
+      ).map((row) => (JSON.parse(row.payload) as { text: string }).text);
+    expect(await stored()).toEqual(["", "STOP"]);
+    w.t.clock.advance(31 * 86_400_000);
+    await pruneEvents(w.t.database.db, w.t.clock);
+    expect(await stored()).toEqual([]);
   });
 
   it("takes no simulated reply from the sandbox for a workspace with a Cloud number: a START never forges consent", async () => {

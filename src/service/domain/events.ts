@@ -293,13 +293,23 @@ export async function streamStart(
   return { id: lastEventId, seq: before ? Number(before.seq) : 0 };
 }
 
-/** Deletes events older than 30 days with their deliveries and attempts; returns how many. */
+/**
+ * Deletes events older than 30 days with their deliveries and attempts, and the webhooks from
+ * Meta applied that long ago; returns how many events.
+ */
 export async function pruneEvents(db: Db, clock: Clock): Promise<number> {
   const cutoff = isoSeconds(new Date(clock.now().getTime() - eventRetentionMs));
   return db.transaction().execute(async (trx) => {
     const old = trx.selectFrom("events").select("id").where("created_at", "<", cutoff);
     await trx.deleteFrom("webhook_attempts").where("event_id", "in", old).execute();
     await trx.deleteFrom("webhook_deliveries").where("event_id", "in", old).execute();
+    // Meta's webhooks, once applied, with them: the dedupe of a redelivery (Meta retries for
+    // days, not weeks) is all they are still kept for, and they name the people who replied.
+    await trx
+      .deleteFrom("whatsapp_webhook_events")
+      .where("received_at", "<", cutoff)
+      .where("applied_at", "is not", null)
+      .execute();
     const result = await trx
       .deleteFrom("events")
       .where("created_at", "<", cutoff)

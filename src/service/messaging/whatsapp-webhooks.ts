@@ -6,6 +6,7 @@ import { completeIfSettled, moveCampaignCounters } from "../domain/campaign-outc
 import { disconnectChannel } from "../domain/channels.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
+import { consentKeyword } from "../domain/inbound-replies.js";
 import { ensureJob } from "../jobs/ensure-job.js";
 import { whatsappWebhooksJob } from "../jobs/job-kinds.js";
 import type { JobHandler } from "../jobs/job-runner.js";
@@ -114,7 +115,10 @@ export function webhookEvents(body: unknown): { dedupeKey: string; event: Stored
           const id = asText(message.id);
           if (!id) continue;
           // Quick-reply buttons (a marketing template's "Stop promotions") arrive as `button.text`.
-          const text = asText(asObject(message.text).body) || asText(asObject(message.button).text);
+          const said = asText(asObject(message.text).body) || asText(asObject(message.button).text);
+          // A reply is read for its consent keyword alone: any other text is a person's private
+          // message, and is not stored.
+          const text = consentKeyword(said) === null ? "" : said;
           out.push({
             dedupeKey: `message:${id}`,
             event: {
