@@ -12,6 +12,7 @@ import { removeUnshownReseller } from "./domain/resellers.js";
 import { scheduleLifecycleSweep } from "./domain/trials.js";
 import { removeAbandonedUploads } from "./domain/upload-files.js";
 import { humanLogDestination, type LogFormat } from "./human-log.js";
+import { loggedError } from "./log-errors.js";
 
 /** How `reseller serve` was asked to run. */
 export interface ServeOptions {
@@ -59,13 +60,14 @@ export interface RunningService {
 }
 
 function serviceLogger(options: ServeOptions) {
+  const settings = { level: options.logLevel, serializers: { err: loggedError } };
   const out = options.logDestination ?? process.stdout;
   if (options.logFormat === "pretty") {
-    return pino({ level: options.logLevel }, humanLogDestination(out));
+    return pino(settings, humanLogDestination(out));
   }
   return options.logDestination
-    ? pino({ level: options.logLevel }, { write: (line: string) => out.write(line) })
-    : pino({ level: options.logLevel });
+    ? pino(settings, { write: (line: string) => out.write(line) })
+    : pino(settings);
 }
 
 /** How often an instance looks for upload files a killed process left behind. */
