@@ -131,6 +131,10 @@ async function openSqlite(
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // Deleted rows (pruned events, expired idempotency answers, Meta's applied webhooks) hold
+  // other people's data: zeroed in the pages a write touches anyway (FAST adds no I/O), instead
+  // of staying readable in the file's free space.
+  sqlite.pragma("secure_delete = FAST");
   // Sized for bulk work (a million-contact import): SQLite's default 2 MB page cache made an
   // import rewrite the same index pages over and over (20 GB written for a 400 MB database).
   sqlite.pragma("cache_size = -65536");

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "./database.js";
+import { sqliteHandleOf } from "./engine.js";
 
 describe("the SQLite database file", () => {
   let dir = "";
@@ -33,5 +34,21 @@ describe("the SQLite database file", () => {
     writeFileSync(file, "", { mode: 0o640 });
     database = await openDatabase(file);
     expect(statSync(file).mode & 0o777).toBe(0o640);
+  });
+
+  it("keeps no deleted row readable in the file's free space", async () => {
+    dir = mkdtempSync(join(tmpdir(), "db-mode-"));
+    const file = join(dir, "reseller.db");
+    database = await openDatabase(file);
+    const sqlite = sqliteHandleOf(database.db);
+    sqlite.exec("CREATE TABLE scratch (v TEXT)");
+    const insert = sqlite.prepare("INSERT INTO scratch (v) VALUES (?)");
+    for (let i = 0; i < 10; i++) insert.run(`kept row ${i}`);
+    insert.run("Ada Lovelace +4915112345678");
+    sqlite.exec("DELETE FROM scratch WHERE v LIKE 'Ada%'");
+    sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    const bytes = readFileSync(file);
+    expect(bytes.includes("kept row 9")).toBe(true);
+    expect(bytes.includes("+4915112345678")).toBe(false);
   });
 });
