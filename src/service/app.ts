@@ -10,6 +10,7 @@ import {
 } from "./config.js";
 import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
+import { sealPlainSigningSecrets } from "./domain/webhook-endpoints.js";
 import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
@@ -132,6 +133,8 @@ export async function buildApp(config: AppConfig): Promise<App> {
     },
     webhooks: { ...defaultWebhookSettings, secrets, ...config.webhooks },
   };
+  // A key set after endpoints were made protects their secrets too, from this start on.
+  if (services.webhooks.secrets) await sealPlainSigningSecrets(db, services.webhooks.secrets);
   runner = new JobRunner({
     db,
     clock: config.clock,

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storedSigningSecret } from "../../src/service/domain/webhook-secrets.js";
 import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
-import { startTestApp, type TestApp } from "../helpers/test-app.js";
+import { openTestDatabase, startTestApp, type TestApp } from "../helpers/test-app.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 type Json = Record<string, unknown> & { id: string };
@@ -271,6 +271,49 @@ describe("webhook endpoints and events", () => {
     } finally {
       await receiver.close();
       await sealed.close();
+    }
+  });
+
+  it("seals, as it starts with a key, the signing secrets stored before the key was set", async () => {
+    const database = await openTestDatabase();
+    // The first instance runs without a key; the database outlives it.
+    const before = await startTestApp({ database: { ...database, close: async () => {} } });
+    const receiver = await startReceiver({ decide: () => 204 });
+    try {
+      const created = await before.request("POST", "/api/v1/webhook-endpoints", {
+        body: { url: receiver.url, events: ["workspace.created"] },
+      });
+      const { id, secret } = created.json().data;
+      const stored = async () =>
+        (
+          await database.db
+            .selectFrom("webhook_endpoints")
+            .select("secret")
+            .where("id", "=", id)
+            .executeTakeFirstOrThrow()
+        ).secret;
+      expect(await stored()).toBe(secret);
+      await before.close();
+      const keyed = await startTestApp({
+        database,
+        whatsapp: { secretKey: Buffer.alloc(32, 5).toString("base64") },
+      });
+      try {
+        expect(await stored()).toMatch(/^sealed:/);
+        expect(await stored()).not.toContain(secret.slice("whsec_".length, -4));
+        await keyed.createWorkspace();
+        await keyed.runJobs();
+        const [delivery] = receiver.received;
+        const [, t0, v1] =
+          /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery?.headers["reseller-signature"])) ?? [];
+        expect(v1).toBe(
+          createHmac("sha256", secret).update(`${t0}.${delivery?.body}`).digest("hex"),
+        );
+      } finally {
+        await keyed.close();
+      }
+    } finally {
+      await receiver.close();
     }
   });
 

@@ -14,7 +14,12 @@ import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { newWebhookSecret, signingSecretHint, storedSigningSecret } from "./webhook-secrets.js";
+import {
+  isPlainSigningSecret,
+  newWebhookSecret,
+  signingSecretHint,
+  storedSigningSecret,
+} from "./webhook-secrets.js";
 import { privateUrlReason, type Resolver } from "./webhook-url-guard.js";
 import { requireResellerToken } from "./workspace-access.js";
 
@@ -235,4 +240,28 @@ export async function listDeliveryAttempts(
     .where("endpoint_id", "=", endpoint.id);
   const page = await paginate(select, "id", query);
   return { data: page.rows.map(toAttempt), meta: { pagination: page.pagination } };
+}
+
+/**
+ * Seals the signing secrets stored in clear before the service had RESELLER_SECRET_KEY, so a
+ * key set later protects every endpoint, not only new ones. Each row is changed only from the
+ * value read, so instances starting together seal it once. Answers how many were sealed.
+ */
+export async function sealPlainSigningSecrets(db: Db, secrets: SecretBox): Promise<number> {
+  // Every endpoint is read: an account has tens of them, and the rule of what is sealed stays
+  // in webhook-secrets.ts.
+  const plain = (
+    await db.selectFrom("webhook_endpoints").select(["id", "secret"]).execute()
+  ).filter((row) => isPlainSigningSecret(row.secret));
+  let sealed = 0;
+  for (const row of plain) {
+    const result = await db
+      .updateTable("webhook_endpoints")
+      .set({ secret: storedSigningSecret(row.secret, secrets) })
+      .where("id", "=", row.id)
+      .where("secret", "=", row.secret)
+      .executeTakeFirst();
+    sealed += Number(result.numUpdatedRows);
+  }
+  return sealed;
 }

@@ -20,6 +20,11 @@ export function storedSigningSecret(plain: string, secrets: SecretBox | null): s
   return secrets ? `${sealedPrefix}${plain.slice(-4)}:${secrets.seal(plain)}` : plain;
 }
 
+/** Whether a stored secret is still the plain one (stored before the service had a key). */
+export function isPlainSigningSecret(stored: string): boolean {
+  return !stored.startsWith(sealedPrefix);
+}
+
 /** The secret's hint (`whsec_…abcd`), read without opening it. */
 export function signingSecretHint(stored: string): string {
   const last = stored.startsWith(sealedPrefix)
