@@ -113,8 +113,8 @@ _reseller_options() {
     'events redeliver') REPLY='--endpoint -h --help' ;;
     'listen') REPLY='--forward-to --events -h --help' ;;
     'usage') REPLY='--month --page --per-page --all -h --help' ;;
-    'serve') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
-    'serve exec') REPLY='--host --port --db --database --plans --public-url --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
+    'serve') REPLY='--host --port --db --database --plans --public-url --sign-in-link --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
+    'serve exec') REPLY='--host --port --db --database --plans --public-url --sign-in-link --rate-limit --review-delay --graph-url --throughput --webhook-retry-base --block-private-webhooks --smtp-url --trust-proxy --no-public-signup --log-level --log-format -h --help' ;;
     'admin') REPLY='-h --help' ;;
     'admin resellers') REPLY='-h --help' ;;
     'admin resellers create') REPLY='--db --database --name -h --help' ;;

@@ -53,7 +53,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 beforeAll(async () => {
   ensureChromium();
-  service = await startServe({ args: ["--review-delay", "0"] });
+  service = await startServe({ args: ["--review-delay", "0", "--sign-in-link"] });
   call = async (method, path, body) => {
     const response = await fetch(`${service.url}/api/v1${path}`, {
       method,

@@ -221,6 +221,14 @@ describe("reseller serve", () => {
     expect(served.stderr()).not.toContain("Stopped.");
   });
 
+  it("keeps the one-time sign-in link out of output that is no terminal, unless asked for", async () => {
+    const served = await startServe();
+    const { stderr } = await served.stop();
+    expect(stderr).toContain("/dashboard   (sign in with a reseller token;");
+    expect(stderr).toContain("--sign-in-link");
+    expect(stderr).not.toContain("sign-in?code=");
+  });
+
   it("listening on every address, builds sign-up links on the machine's name and says to set --public-url", async () => {
     const served = await startServe({ args: ["--host", "0.0.0.0"] });
     try {
@@ -238,7 +246,7 @@ describe("reseller serve", () => {
 
   it("prints the dashboard's sign-in link on --public-url, where its Secure cookie works", async () => {
     const served = await startServe({
-      args: ["--public-url", "https://wa.example.test/"],
+      args: ["--public-url", "https://wa.example.test/", "--sign-in-link"],
       // A variable holding only a line break gives no token: the random one is shown.
       env: { RESELLER_BOOTSTRAP_TOKEN: "\r" },
     });

@@ -45,6 +45,11 @@ export const serveCommand: CommandSpec = {
         "base of sign-up links and the dashboard sign-in link printed at start (default: the address it listens on; the machine's name when listening on every address)",
     },
     {
+      flags: "--sign-in-link",
+      description:
+        "print the dashboard's one-time sign-in link even when stderr is no terminal (whoever reads it can sign in as the first reseller for 10 minutes)",
+    },
+    {
       flags: "--rate-limit <n/window>",
       description: "requests per token per window, e.g. 600/1m, 100/s",
       default: rateLimitText(defaultRateLimit),

@@ -9,7 +9,7 @@ import { type RunningService, type ServeOptions, startService } from "../../../s
 import { CliError, exitCodes } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
-import { intOption, stringOption } from "../../options.js";
+import { booleanOption, intOption, stringOption } from "../../options.js";
 import { explainedDatabaseError } from "../admin/database-errors.js";
 import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
 
@@ -92,10 +92,15 @@ export const run: Handler = async (ctx, { options }) => {
     /\/+$/,
     "",
   );
+  // The link signs whoever opens it in as the first reseller: printed at a terminal, not into
+  // a log collector's files (systemd, docker) unless asked for.
+  const signInLink = ctx.io.stderr.isTTY === true || booleanOption(options, "signInLink");
   const lines = [
     `reseller service listening on ${service.url} (database ${database.label})`,
     `API reference: ${service.url}/docs   OpenAPI: ${service.url}/api/v1/openapi.json`,
-    `Dashboard: ${dashboardUrl}/dashboard   one-time sign-in link (${signInLinkLifetimeText}): ${await dashboardSignInLink(service.app, dashboardUrl)}`,
+    signInLink
+      ? `Dashboard: ${dashboardUrl}/dashboard   one-time sign-in link (${signInLinkLifetimeText}): ${await dashboardSignInLink(service.app, dashboardUrl)}`
+      : `Dashboard: ${dashboardUrl}/dashboard   (sign in with a reseller token; --sign-in-link prints a one-time link, which whoever reads this log could use)`,
   ];
   if (settings.publicUrl === undefined && service.linkUrl !== service.url) {
     lines.push(
