@@ -12,6 +12,18 @@ const quotingFields = ["detail", "where", "internalQuery"] as const;
  */
 export function loggedError(error: Error): ReturnType<typeof pino.stdSerializers.err> {
   const logged = pino.stdSerializers.err(error);
-  for (const field of quotingFields) delete logged[field];
+  withoutQuotes(logged);
   return logged;
+}
+
+/** Drops the quoting fields from a serialized error and the errors serialized inside it. */
+function withoutQuotes(logged: Record<string, unknown>): void {
+  for (const field of quotingFields) delete logged[field];
+  // pino serializes an error's errors too: an AggregateError's, and any property holding one.
+  for (const value of Object.values(logged)) {
+    const inner = Array.isArray(value) ? value : [value];
+    for (const item of inner) {
+      if (typeof item === "object" && item !== null) withoutQuotes(item as Record<string, unknown>);
+    }
+  }
 }

@@ -23,5 +23,18 @@ describe("errors in the service's log", () => {
     });
     expect(logged.stack).toContain("log-errors.test.ts");
     expect(JSON.stringify(logged)).not.toContain("+4915112345678");
+    // The error itself is left as it was, for whatever handles it next.
+    expect(error.detail).toContain("+4915112345678");
+  });
+
+  it("keep no quoted row from the errors inside an error either", () => {
+    const quoting = Object.assign(new Error('null value in column "phone"'), {
+      detail: "Failing row contains (ct_01, Ada, +4915112345678).",
+    });
+    const logged = loggedError(
+      Object.assign(new AggregateError([quoting], "two writes failed"), { first: quoting }),
+    );
+    expect(JSON.stringify(logged)).toContain('null value in column \\"phone\\"');
+    expect(JSON.stringify(logged)).not.toContain("+4915112345678");
   });
 });
