@@ -10,7 +10,7 @@ import {
 } from "./config.js";
 import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
-import { sealPlainSigningSecrets } from "./domain/webhook-endpoints.js";
+import { plainSigningSecretCount, sealPlainSigningSecrets } from "./domain/webhook-endpoints.js";
 import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
@@ -135,6 +135,14 @@ export async function buildApp(config: AppConfig): Promise<App> {
   };
   // A key set after endpoints were made protects their secrets too, from this start on.
   if (services.webhooks.secrets) await sealPlainSigningSecrets(db, services.webhooks.secrets);
+  else {
+    const plain = await plainSigningSecretCount(db);
+    if (plain > 0)
+      app.log.warn(
+        { endpoints: plain },
+        `${plain === 1 ? "1 webhook endpoint keeps its" : `${plain} webhook endpoints keep their`} signing secret in clear in the database: set RESELLER_SECRET_KEY (32 bytes, base64) to seal ${plain === 1 ? "it" : "them"} at the next start (docs/webhooks.md)`,
+      );
+  }
   runner = new JobRunner({
     db,
     clock: config.clock,

@@ -248,13 +248,8 @@ export async function listDeliveryAttempts(
  * value read, so instances starting together seal it once. Answers how many were sealed.
  */
 export async function sealPlainSigningSecrets(db: Db, secrets: SecretBox): Promise<number> {
-  // Every endpoint is read: an account has tens of them, and the rule of what is sealed stays
-  // in webhook-secrets.ts.
-  const plain = (
-    await db.selectFrom("webhook_endpoints").select(["id", "secret"]).execute()
-  ).filter((row) => isPlainSigningSecret(row.secret));
   let sealed = 0;
-  for (const row of plain) {
+  for (const row of await plainSigningSecrets(db)) {
     const result = await db
       .updateTable("webhook_endpoints")
       .set({ secret: storedSigningSecret(row.secret, secrets) })
@@ -264,4 +259,16 @@ export async function sealPlainSigningSecrets(db: Db, secrets: SecretBox): Promi
     sealed += Number(result.numUpdatedRows);
   }
   return sealed;
+}
+
+/** How many endpoints keep their signing secret in clear (told at start when there is no key). */
+export async function plainSigningSecretCount(db: Db): Promise<number> {
+  return (await plainSigningSecrets(db)).length;
+}
+
+async function plainSigningSecrets(db: Db): Promise<{ id: string; secret: string }[]> {
+  // Every endpoint is read: an account has tens of them, and the rule of what is sealed stays
+  // in webhook-secrets.ts.
+  const rows = await db.selectFrom("webhook_endpoints").select(["id", "secret"]).execute();
+  return rows.filter((row) => isPlainSigningSecret(row.secret));
 }
