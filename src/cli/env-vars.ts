@@ -20,7 +20,7 @@ export const envVars = {
     "serve: the verify token you type into Meta's webhook settings; /webhooks/whatsapp answers the handshake with it.",
   NO_COLOR: "Any non-empty value turns colour off.",
   FORCE_COLOR:
-    "Turns colour on even when output is not a terminal ('0' turns it off); piped tab-separated rows stay plain, so scripts read the same values.",
+    "Turns colour on even when output is not a terminal ('0' turns it off); in piped tab-separated rows only status words are painted, so the values are the same once the codes are stripped.",
   CI: "When set, the CLI never prompts (a missing value is a usage error naming its flag) and prints no colour unless FORCE_COLOR asks.",
   HTTP_PROXY: "Proxy for http:// service URLs (also HTTPS_PROXY, NO_PROXY).",
 } as const;

@@ -33,12 +33,22 @@ export interface SettingFlags {
   workspace?: string | undefined;
 }
 
-function pick<T>(
-  flag: T | undefined,
-  env: T | undefined,
-  profile: T | undefined,
-): Sourced<T | undefined> {
-  if (flag !== undefined && flag !== "") return { value: flag, source: "flag" };
+/**
+ * The first value given: flag, environment, profile. An empty flag is refused rather than
+ * skipped: `-w "$WS"` with WS unset would otherwise act in the profile's workspace, another
+ * client's. An empty variable counts as unset, as shells and CI use it.
+ */
+function pick(
+  flag: { name: string; value: string | undefined },
+  env: string | undefined,
+  profile: string | undefined,
+): Sourced<string | undefined> {
+  if (flag.value !== undefined && flag.value.trim() === "")
+    throw usageError(
+      `${flag.name} is empty.`,
+      `Give it a value, or leave ${flag.name} out to use the environment or the profile.`,
+    );
+  if (flag.value !== undefined) return { value: flag.value, source: "flag" };
   if (env !== undefined && env !== "") return { value: env, source: "env" };
   if (profile !== undefined && profile !== "") return { value: profile, source: "profile" };
   return { value: undefined, source: "none" };
@@ -50,7 +60,7 @@ export function resolveProfileName(
   env: Env,
   storedActive: string,
 ): Sourced<string> {
-  const picked = pick(flags.profile, env.RESELLER_PROFILE, undefined);
+  const picked = pick({ name: "--profile", value: flags.profile }, env.RESELLER_PROFILE, undefined);
   if (picked.value !== undefined) return { value: picked.value, source: picked.source };
   return {
     value: storedActive,
@@ -65,7 +75,11 @@ export function resolveSettings(
   profileName: Sourced<string>,
   profile: Profile | undefined,
 ): Settings {
-  const baseUrl = pick(flags.baseUrl, env.RESELLER_BASE_URL, profile?.base_url);
+  const baseUrl = pick(
+    { name: "--base-url", value: flags.baseUrl },
+    env.RESELLER_BASE_URL,
+    profile?.base_url,
+  );
   return {
     profile: profileName,
     baseUrl:
@@ -73,8 +87,16 @@ export function resolveSettings(
         ? { value: defaultBaseUrl, source: "default" }
         : { value: baseUrl.value, source: baseUrl.source },
     // A token read from a file with Windows line endings (`$(cat token.txt)`) keeps its \r.
-    token: pick(flags.token?.trim(), env.RESELLER_TOKEN?.trim(), profile?.token),
-    workspace: pick(flags.workspace, env.RESELLER_WORKSPACE, profile?.workspace),
+    token: pick(
+      { name: "--token", value: flags.token?.trim() },
+      env.RESELLER_TOKEN?.trim(),
+      profile?.token,
+    ),
+    workspace: pick(
+      { name: "--workspace", value: flags.workspace },
+      env.RESELLER_WORKSPACE,
+      profile?.workspace,
+    ),
   };
 }
 

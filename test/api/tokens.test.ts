@@ -93,6 +93,22 @@ describe("tokens", () => {
       expect(again.json().data.revoked_at).toBe("2026-11-22T09:30:01Z");
     });
 
+    it("lets a token revoke only tokens whose scopes it holds, so a lesser token cannot lock out the full one", async () => {
+      const full = (await t.request("GET", "/api/v1/tokens/current")).json().data.id;
+      const lesser = await t.tokenWith(["workspaces:read", "workspaces:write"]);
+      const refused = await t.request("DELETE", `/api/v1/tokens/${full}`, { token: lesser });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ error_code: "insufficient_scope" });
+      expect(refused.json().message).toContain("contacts:write");
+      expect((await t.request("GET", "/api/v1/workspaces")).statusCode).toBe(200);
+
+      const peer = CreatedTokenResponse.parse(
+        (await createResellerToken({ name: "peer", scopes: ["workspaces:write"] }, lesser)).json(),
+      ).data;
+      const revoked = await t.request("DELETE", `/api/v1/tokens/${peer.id}`, { token: lesser });
+      expect(revoked.statusCode).toBe(200);
+    });
+
     it("creates a token that expires: it works until expires_at, then answers 401", async () => {
       const res = await createResellerToken({
         name: "contractor",
@@ -270,6 +286,24 @@ describe("tokens", () => {
         (await t.request("GET", `/api/v1/workspaces/${wsId}/tokens`)).json(),
       );
       expect(after.data).toEqual([]);
+    });
+
+    it("is revoked only by a token holding every scope it holds", async () => {
+      const wsId = await t.createWorkspace();
+      const wide = CreatedTokenResponse.parse(
+        (
+          await createWorkspaceToken(wsId, {
+            name: "sync",
+            scopes: ["contacts:read", "contacts:write", "workspaces:write"],
+          })
+        ).json(),
+      ).data;
+      const narrow = await t.tokenWith(["workspaces:write"], wsId);
+      const path = `/api/v1/workspaces/${wsId}/tokens/${wide.id}`;
+      const refused = await t.request("DELETE", path, { token: narrow });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().message).toContain("contacts:read, contacts:write");
+      expect((await t.request("DELETE", path, { token: wide.token })).statusCode).toBe(200);
     });
 
     it("holds at most 100 tokens that work per workspace, so a client cannot multiply its rate limit; a revoked one frees its place", async () => {

@@ -247,6 +247,22 @@ describe("retries", () => {
     }
   });
 
+  it("refuses an empty -w (a script's unset variable) before any request, rather than acting in the profile's workspace", async () => {
+    for (const argv of [
+      ["contacts", "list", "-w", ""],
+      ["contacts", "list", "--workspace="],
+      ["plans", "list", "--profile", ""],
+      ["plans", "list", "--base-url", " "],
+    ]) {
+      const run = await runCli(argv, {
+        env: { ...api.env, RESELLER_WORKSPACE: workspace },
+        dispatcher: api.agent,
+      });
+      expect(run.code, argv.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/--(workspace|profile|base-url) is empty\./);
+    }
+  });
+
   it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
       409,

@@ -57,7 +57,7 @@ describe("colour and --quiet, the same for every command", () => {
     ).toMatch(ansi);
   });
 
-  it("keeps piped rows free of colour even with FORCE_COLOR, so scripts get clean values", async () => {
+  it("keeps piped values as they are with FORCE_COLOR: only status words get colour, and plans have none", async () => {
     const run = await plansList([], { tty: false, env: { FORCE_COLOR: "1" } });
     expect(run.stdout).not.toMatch(ansi);
     expect(run.stdout.split("\n")[0]).toMatch(/^1\tFree/);
@@ -136,7 +136,7 @@ describe("the output writer", () => {
     expect(await render(view, "plain", false)).toBe("approved\n");
   });
 
-  it("never paints piped table rows or records", async () => {
+  it("paints only the status words of piped table rows and records, and only with colour forced", async () => {
     const rows = [{ id: "a", status: "active" }];
     const table = tableView(rows, [
       {
@@ -146,7 +146,8 @@ describe("the output writer", () => {
         display: (r, p) => p.status(r.status),
       },
     ]);
-    expect(await render(table, "plain", true)).toBe("active\n");
+    expect(await render(table, "plain", true)).toBe("\u001b[32mactive\u001b[39m\n");
+    expect(await render(table, "plain", false)).toBe("active\n");
     const record = recordView(rows[0], [
       {
         header: "Status",
@@ -155,7 +156,8 @@ describe("the output writer", () => {
         display: (r, p) => p.status(r?.status ?? ""),
       },
     ]);
-    expect(await render(record, "plain", true)).toBe("status\tactive\n");
+    expect(await render(record, "plain", true)).toBe("status\t\u001b[32mactive\u001b[39m\n");
+    expect(await render(record, "plain", false)).toBe("status\tactive\n");
   });
 
   it("prints a service's text at a terminal without its control characters, colour kept", async () => {

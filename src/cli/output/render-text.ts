@@ -8,7 +8,7 @@ import type { CommandResult } from "../command-spec.js";
 import { createPaint } from "./paint.js";
 import type { OutputMode, OutputTarget } from "./render.js";
 import { terminalText, withoutControls } from "./terminal-text.js";
-import { cellText, type Paint, type View } from "./view.js";
+import { cellText, type Paint, plainCell, type View } from "./view.js";
 
 const borderless = {
   top: "",
@@ -203,7 +203,10 @@ function human(
   const { colour, columns } = out;
   switch (view.kind) {
     case "table":
-      if (mode === "plain") return view.raw.map((r) => `${r.map(plainCell).join("\t")}\n`).join("");
+      if (mode === "plain")
+        return (colour ? view.piped(paint) : view.raw.map((r) => r.map(plainCell)))
+          .map((r) => `${r.join("\t")}\n`)
+          .join("");
       if (view.raw.length > 0) {
         return renderTable(view.headers, view.display(paint), paint, colour, columns);
       }
@@ -211,8 +214,10 @@ function human(
       out.inform(`${view.empty}\n`);
       return "";
     case "record":
-      if (mode === "plain")
-        return view.keys.map((k, i) => `${k}\t${plainCell(view.raw[i])}\n`).join("");
+      if (mode === "plain") {
+        const values = colour ? view.piped(paint) : view.raw.map(plainCell);
+        return view.keys.map((k, i) => `${k}\t${values[i]}\n`).join("");
+      }
       return renderRecord(view.labels, view.display(paint), paint, colour);
     case "stack":
       return view.parts
@@ -238,14 +243,6 @@ function csvCell(cell: Parameters<typeof cellText>[0]): string {
   return neutraliseFormula(withoutControls(cellText(cell)));
 }
 
-/**
- * A raw cell on one tab-separated line: tabs and newlines would break the columns, and other
- * control characters reach whatever terminal the lines are piped to (`| grep`, `| less -R`).
- */
-function plainCell(cell: Parameters<typeof cellText>[0]): string {
-  return withoutControls(cellText(cell)).replace(/[\t\r\n]+/g, " ");
-}
-
 /** Writes a result's view in one of the text modes. */
 export async function renderText(
   result: CommandResult,
@@ -265,7 +262,7 @@ export async function renderText(
     out.write(csv(view));
     return;
   }
-  // Piped rows are raw values, never painted; free text follows the colour choice (FORCE_COLOR).
+  // Piped rows are raw values; FORCE_COLOR paints their status words and free text.
   out.write(
     human(view, mode, createPaint(out.color), {
       colour: out.color,

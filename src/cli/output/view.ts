@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { withoutControls } from "./terminal-text.js";
 
 /** A value in a table cell or record field, before formatting. */
@@ -35,6 +36,8 @@ export type View =
       keys: string[];
       raw: Cell[][];
       display(paint: Paint): string[][];
+      /** The piped cells, status words painted as at a terminal (only FORCE_COLOR asks). */
+      piped(paint: Paint): string[][];
       ids: string[];
       empty: string;
     }
@@ -44,6 +47,8 @@ export type View =
       keys: string[];
       raw: Cell[];
       display(paint: Paint): string[];
+      /** The piped values, status words painted as at a terminal (only FORCE_COLOR asks). */
+      piped(paint: Paint): string[];
       ids: string[];
     }
   | { kind: "stack"; parts: StackPart[] }
@@ -65,6 +70,31 @@ export interface StackPart {
 export function cellText(cell: Cell): string {
   if (cell === null || cell === undefined) return "";
   return String(cell);
+}
+
+/**
+ * A raw cell on one tab-separated line: tabs and newlines would break the columns, and other
+ * control characters reach whatever terminal the lines are piped to (`| grep`, `| less -R`).
+ */
+export function plainCell(cell: Cell): string {
+  return withoutControls(cellText(cell)).replace(/[\t\r\n]+/g, " ");
+}
+
+const same = (text: string) => text;
+
+/** Only status words keep their colour in piped lines: bold names would be decoration. */
+function statusOnly(paint: Paint): Paint {
+  return { bold: same, dim: same, good: same, warn: same, bad: same, status: paint.status };
+}
+
+/**
+ * A piped cell with the terminal's colour where the terminal shows the same value painted (a
+ * status word), so colour never changes what a script reads once the codes are stripped.
+ */
+function pipedCell<Row>(column: Column<Row>, row: Row, clean: Row, paint: Paint): string {
+  const text = plainCell(column.value(row));
+  const shown = column.display?.(clean, statusOnly(paint));
+  return shown !== undefined && stripVTControlCharacters(shown) === text ? shown : text;
 }
 
 function idOf(row: unknown): string[] {
@@ -90,6 +120,10 @@ export function tableView<Row>(
       withoutControls(rows).map((row) =>
         shown.map((c) => (c.display ? c.display(row, paint) : cellText(c.value(row)))),
       ),
+    piped: (paint) => {
+      const clean = withoutControls(rows);
+      return rows.map((row, i) => given.map((c) => pipedCell(c, row, clean[i] as Row, paint)));
+    },
     ids: rows.flatMap((row) => (options.ids ? [options.ids(row)] : idOf(row))),
     empty: options.empty ?? "Nothing to show.",
   };
@@ -107,6 +141,10 @@ export function recordView<T>(data: T, fields: Column<T>[]): View {
     display: (paint) => {
       const clean = withoutControls(data);
       return shown.map((f) => (f.display ? f.display(clean, paint) : cellText(f.value(clean))));
+    },
+    piped: (paint) => {
+      const clean = withoutControls(data);
+      return given.map((f) => pipedCell(f, data, clean, paint));
     },
     ids: idOf(data),
   };

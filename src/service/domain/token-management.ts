@@ -143,15 +143,27 @@ async function listTokens(
   return { data: result.rows.map(toToken), meta: { pagination: result.pagination } };
 }
 
-/** Revokes one token of the owner; revoking it again answers the same record. */
+/**
+ * Revokes one token of the owner; revoking it again answers the same record. Only a token
+ * holding every scope of the other may revoke it, as only such a token could have made it: a
+ * read-only or pricing-page token cannot lock the reseller's full token out.
+ */
 async function revokeToken(
   db: Db,
   clock: Clock,
+  principal: Principal,
   owner: TokenOwner,
   tokenId: string,
 ): Promise<Token> {
   const row = await ownedTokens(db, owner).where("id", "=", tokenId).executeTakeFirst();
   if (!row) throw new ServiceError("not_found", `Token ${quoted(tokenId)} was not found.`);
+  const lacking = toToken(row).scopes.filter((scope) => !principal.scopes.has(scope));
+  if (lacking.length > 0) {
+    throw new ServiceError(
+      "insufficient_scope",
+      `Token ${quoted(tokenId)} holds ${lacking.join(", ")}, which this token does not; a token can revoke only tokens whose scopes it holds.`,
+    );
+  }
   if (row.revoked_at !== null) return toToken(row);
   const revokedAt = isoSeconds(clock.now());
   await db.updateTable("tokens").set({ revoked_at: revokedAt }).where("id", "=", row.id).execute();
@@ -191,7 +203,8 @@ export async function revokeResellerToken(
   principal: Principal,
   tokenId: string,
 ): Promise<Token> {
-  return revokeToken(db, clock, resellerOwner(principal, "revoke reseller tokens"), tokenId);
+  const owner = resellerOwner(principal, "revoke reseller tokens");
+  return revokeToken(db, clock, principal, owner, tokenId);
 }
 
 /** Creates a token that reaches only this workspace, with scopes the creator holds. */
@@ -233,5 +246,6 @@ export async function revokeWorkspaceToken(
   workspaceId: string,
   tokenId: string,
 ): Promise<Token> {
-  return revokeToken(db, clock, await workspaceOwner(db, principal, workspaceId), tokenId);
+  const owner = await workspaceOwner(db, principal, workspaceId);
+  return revokeToken(db, clock, principal, owner, tokenId);
 }

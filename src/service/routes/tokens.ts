@@ -105,7 +105,7 @@ export function tokenRoutes(app: App, deps: { db: Db; clock: Clock }): void {
         operationId: "revokeToken",
         summary: "Revoke a reseller token",
         description:
-          "Sets `revoked_at`; the token answers 401 from then on. Revoking again answers the same record. Reseller tokens only.",
+          "Sets `revoked_at`; the token answers 401 from then on. Revoking again answers the same record. Reseller tokens only, and only a token holding every scope of the one revoked (403 `insufficient_scope` naming the scopes it lacks).",
         params: TokenIdParams,
         response: { 200: TokenResponse, ...errorResponses(...authErrors, ...bodyErrors, 404) },
       },

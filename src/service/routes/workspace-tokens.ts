@@ -88,7 +88,8 @@ export function workspaceTokenRoutes(app: App, deps: { db: Db; clock: Clock }): 
         tags,
         operationId: "revokeWorkspaceToken",
         summary: "Revoke a workspace token",
-        description: "Sets `revoked_at`; the token answers 401 from then on.",
+        description:
+          "Sets `revoked_at`; the token answers 401 from then on. Only a token holding every scope of the one revoked may (403 `insufficient_scope` naming the scopes it lacks).",
         params: WorkspaceTokenParams,
         response: { 200: TokenResponse, ...errorResponses(...authErrors, ...bodyErrors, 404) },
       },

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   activeWorkspace,
@@ -52,6 +53,19 @@ describe("reseller workspaces list", () => {
     stubPage(firstPage, listEnvelope([trialWorkspace, activeWorkspace]));
     const run = await runCli(["workspaces", "list"], { env: api.env, dispatcher: api.agent });
     expect(run.stdout).toBe(
+      "ws_01trial\tAcme Bakery\ttrial\t1\towner@acme.test\t2026-12-06T09:30:00Z\t2026-11-22T09:30:00Z\n" +
+        "ws_02active\tBeta Shop\tactive\t\tteam@beta.test\t\t2026-11-21T08:00:00Z\n",
+    );
+  });
+
+  it("paints piped status words when FORCE_COLOR asks, leaving every value as piped without it", async () => {
+    stubPage(firstPage, listEnvelope([trialWorkspace, activeWorkspace]));
+    const run = await runCli(["workspaces", "list"], {
+      env: { ...api.env, FORCE_COLOR: "1" },
+      dispatcher: api.agent,
+    });
+    expect(run.stdout).toContain("\tBeta Shop\t\u001b[32mactive\u001b[39m\t");
+    expect(stripVTControlCharacters(run.stdout)).toBe(
       "ws_01trial\tAcme Bakery\ttrial\t1\towner@acme.test\t2026-12-06T09:30:00Z\t2026-11-22T09:30:00Z\n" +
         "ws_02active\tBeta Shop\tactive\t\tteam@beta.test\t\t2026-11-21T08:00:00Z\n",
     );
