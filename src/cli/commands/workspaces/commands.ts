@@ -99,6 +99,8 @@ export const workspaceCommands: GroupSpec = {
     {
       name: "activate",
       summary: "Make a suspended or archived workspace active",
+      description:
+        "Status active, as the API's PATCH sets it: a workspace in its trial (or suspended during one) becomes active with no trial end, on the plan it has.",
       arguments: [idArgument],
       examples: ["reseller workspaces activate ws_01JD3F"],
       handler: "workspaces/activate",

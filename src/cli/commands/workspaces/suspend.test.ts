@@ -49,6 +49,17 @@ describe("reseller workspaces suspend", () => {
     expect(run.stderr).toContain("reseller workspaces activate ws_01trial");
   });
 
+  it("says that activating a suspended trial ends the trial, rather than calling it an undo", async () => {
+    stubSuspend();
+    const run = await runCli(["workspaces", "suspend", "ws_01trial", "--yes"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.stderr).toBe(
+      "Workspace ws_01trial (Acme Bakery) is suspended during its trial (until 2026-12-06T09:30:00Z); `reseller workspaces activate ws_01trial` makes it active again and ends the trial, so it keeps its plan with no end date.\n",
+    );
+  });
+
   it("changes nothing when the answer is no", async () => {
     stubGet();
     const run = await runCli(["workspaces", "suspend", "ws_01trial"], {

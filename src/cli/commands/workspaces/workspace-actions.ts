@@ -1,4 +1,4 @@
-import type { UpdateWorkspaceBody } from "../../../contract/workspaces.js";
+import type { UpdateWorkspaceBody, Workspace } from "../../../contract/workspaces.js";
 import { WorkspaceResponse, WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { CommandResult } from "../../command-spec.js";
 import type { Context } from "../../context.js";
@@ -12,7 +12,7 @@ export async function patchWorkspace(
   ctx: Context,
   id: string | undefined,
   body: UpdateWorkspaceBody,
-  message: (name: string) => string,
+  message: (name: string, workspace: Workspace) => string,
 ): Promise<CommandResult> {
   const client = await ctx.client();
   const response = await client.call("PATCH", workspacePath(id), WorkspaceResponse, { body });
@@ -20,7 +20,7 @@ export async function patchWorkspace(
   return {
     data: response.raw.data,
     view: recordView(workspace, workspaceFields),
-    message: message(`${workspace.id} (${workspace.name})`),
+    message: message(`${workspace.id} (${workspace.name})`, workspace),
   };
 }
 
