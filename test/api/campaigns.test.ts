@@ -608,7 +608,7 @@ describe("campaigns", () => {
 });
 
 describe("inbound replies", () => {
-  it("opts a contact out on STOP or UNSUBSCRIBE and back in on START", async () => {
+  it("opts a contact out on STOP or UNSUBSCRIBE and back in on START, in any case and with punctuation around the word", async () => {
     const t = await startTestApp();
     try {
       const w = await campaignWorld(t);
@@ -624,6 +624,11 @@ describe("inbound replies", () => {
       });
       expect((await send("Start")).json().data.action).toBe("opted_in");
       expect((await send("thanks!")).json().data.action).toBe("none");
+      expect((await send("Stop.")).json().data.action).toBe("opted_out");
+      expect((await send("\u201cSTART\u201d \u{1F44D}")).json().data.action).toBe("opted_in");
+      expect((await send("*UNSUBSCRIBE*!!")).json().data.action).toBe("opted_out");
+      expect((await send("please stop")).json().data.action).toBe("none");
+      expect((await send("start")).json().data.action).toBe("opted_in");
       const back = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
       expect(back).toMatchObject({ opt_in_status: "opted_in", opt_in_source: "whatsapp_reply" });
     } finally {

@@ -11,9 +11,16 @@ import { loadWorkspaceFor } from "./workspace-access.js";
 const optOutWords = new Set(["stop", "unsubscribe"]);
 const optInWords = new Set(["start"]);
 
-/** What a reply means for consent: STOP or UNSUBSCRIBE opts out, START opts back in. */
+/**
+ * What a reply means for consent: STOP or UNSUBSCRIBE opts out, START opts back in, in any case
+ * and with punctuation or emoji around the word ("Stop.", "STOP!!", "*stop* 🛑"): a person who
+ * asks to stop is not kept on for a full stop. The word must stand alone ("stop it" is not one).
+ */
 export function consentKeyword(text: string): "opted_out" | "opted_in" | null {
-  const word = text.trim().toLowerCase();
+  const word = text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, "");
   if (optOutWords.has(word)) return "opted_out";
   if (optInWords.has(word)) return "opted_in";
   return null;

@@ -31,7 +31,7 @@ export const run: Handler = async (ctx, { options }) => {
     result.contact_id === null
       ? `No contact of workspace ${workspaceId} has the number ${phone}; nothing changed.`
       : result.action === "none"
-        ? `'${text}' is not a consent keyword (STOP, UNSUBSCRIBE, START); contact ${result.contact_id} stays ${result.opt_in_status}.`
+        ? `'${text}' is not a consent keyword (STOP, UNSUBSCRIBE, START, alone); contact ${result.contact_id} stays ${result.opt_in_status}.`
         : `Contact ${result.contact_id} is now ${result.opt_in_status}.`;
   return {
     data: response.raw.data,
