@@ -313,7 +313,7 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(run.stderr).toContain("Telefon → phone");
     expect(run.stderr).toContain("Notiz → (ignored)");
     expect(run.stderr).toContain(
-      'The same columns next time, without questions: --map "Vorname=first_name" --map "Nachname=last_name" --map "Telefon=phone" --map "E-Mail=email" --map "Notiz="',
+      'The same file next time, without questions: --map "Vorname=first_name" --map "Nachname=last_name" --map "Telefon=phone" --map "E-Mail=email" --map "Notiz="',
     );
     expect(await contacts()).toMatchObject([
       { phone: "+4915112347003", first_name: "Jürgen", email: "juergen@example.de" },
@@ -332,7 +332,7 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(run.stderr).toContain("Opt-In Status → opt_in_status");
     expect(run.stderr).toContain("First Name → first_name");
     expect(run.stderr).toContain(
-      'The same columns next time, without questions: --map "phone=phone" --map "Opt-In Status=opt_in_status" --map "First Name=first_name" --map "Notes="',
+      'The same file next time, without questions: --map "phone=phone" --map "Opt-In Status=opt_in_status" --map "First Name=first_name" --map "Notes="',
     );
     expect(await contacts()).toMatchObject([
       { phone: "+4915112340101", first_name: "Anna", opt_in_status: "opted_in" },
@@ -366,19 +366,41 @@ describe("reseller contacts import with real-shaped files", () => {
     );
   });
 
-  it("at a terminal, says to name the encoding before proposing a mapping for a file it could not read", async () => {
-    const outlook = readFileSync(fixture("outlook-contacts.csv"), "latin1");
-    // Saved by Excel on Windows: é as one Windows-1252 byte, not UTF-8.
-    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "outlook-1252.csv");
-    writeFileSync(file, Buffer.from(`${outlook.trimEnd()}\nRené,,Dupont\n`, "latin1"));
-    const prompter = scriptedPrompter({});
-    const run = await cli(["contacts", "import", file, "--default-country", "GB"], {
-      tty: true,
-      prompter,
-    });
+  it("at a terminal, asks which encoding a file that is not UTF-8 is in, showing its header in each, then maps and imports it", async () => {
+    // Saved by Excel on Windows: é and ß as one Windows-1252 byte each, not UTF-8.
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "kunden-1252.csv");
+    writeFileSync(
+      file,
+      Buffer.from("Telefon;Vorname;Straße\n+4915112340101;René;Hauptstraße 1\n", "latin1"),
+    );
+    const questions: { message: string; choices: string[] }[] = [];
+    const prompter: Prompter = {
+      ...scriptedPrompter({ "Import with this mapping?": true }),
+      select: async (q) => {
+        questions.push({ message: q.message, choices: q.choices.map((c) => c.name) });
+        return "windows-1252" as never;
+      },
+    };
+    const run = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(run.code, run.stderr).toBe(0);
+    expect(questions).toEqual([
+      {
+        message: "Which encoding is it in? (its header read in each)",
+        choices: ["windows-1252: Telefon;Vorname;Straße", "iso-8859-1: Telefon;Vorname;Straße"],
+      },
+    ]);
+    expect(run.stderr).toContain(
+      'The same file next time, without questions: --encoding windows-1252 --map "Telefon=phone" --map "Vorname=first_name" --map "Straße="',
+    );
+    expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "René" }]);
+  });
+
+  it("without a terminal, refuses a file that is not UTF-8, saying to name its encoding", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "kunden-1252.csv");
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,René\n", "latin1"));
+    const run = await cli(["contacts", "import", file]);
     expect(run.code).toBe(6);
-    expect(run.stderr).toContain("is not UTF-8 text; name its encoding with --encoding");
-    expect(prompter.asked).toEqual([]);
+    expect(run.stderr).toContain("is not UTF-8 text; name its encoding");
     expect(await contacts()).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import { csvColumns, fieldNamedBy, mappingFlagsText } from "../../../contract/contact-csv.js";
+import { CsvDecoder } from "../../../contract/csv-decoding.js";
 import {
   type CsvPreset,
   csvPresets,
@@ -9,6 +10,7 @@ import {
   recogniseLayout,
 } from "../../../contract/csv-layouts.js";
 import {
+  type CsvEncoding,
   type CsvMapping,
   type CsvReadOptions,
   csvEncodings,
@@ -30,7 +32,8 @@ import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { listOption, stringOption } from "../../options.js";
-import { refuseIfNotUtf8 } from "./dry-run.js";
+import { withoutControls } from "../../output/terminal-text.js";
+import { refuseIfNotUtf8, wantsAnEncoding } from "./dry-run.js";
 
 /**
  * How `contacts import` reads a file (upload and dry run alike): `--map`, `--preset`,
@@ -113,9 +116,11 @@ export async function resolveCsvOptions(
   file: string,
   options: Readonly<Record<string, unknown>>,
 ): Promise<CsvReadOptions> {
-  const { read, preset } = csvFlags(options);
-  if (preset === undefined && (read.mapping !== undefined || !ctx.canPrompt)) return read;
+  const { read: flags, preset } = csvFlags(options);
+  if (!ctx.canPrompt && preset === undefined) return flags;
   const { head, whole } = await readStart(file);
+  const read = await askEncoding(ctx, head, whole, flags);
+  if (preset === undefined && read.mapping !== undefined) return read;
   const cells = headerOf(head, whole, read);
   if (cells === null) return read;
   if (preset !== undefined) {
@@ -134,10 +139,51 @@ export async function resolveCsvOptions(
   } catch (error) {
     if (!(error instanceof CsvHeaderError) || !/no 'phone' column/.test(error.message)) return read;
   }
-  // A mapping is worth asking for only if the file can be read: its first rows (up to the last
-  // whole line, so no character is cut) in the encoding the import would use.
-  refuseIfNotUtf8(whole ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1), read.encoding);
+  // A mapping is worth asking for only if the file can be read: its first rows in the encoding
+  // the import would use.
+  refuseIfNotUtf8(wholeLines(head, whole), read.encoding);
   return { ...read, mapping: await proposeMapping(ctx, cells) };
+}
+
+/** The first rows up to the last whole line, so no character is cut. */
+function wholeLines(head: Buffer, whole: boolean): Buffer {
+  return whole ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1);
+}
+
+/** The encodings offered for a file that is not UTF-8, with what they are for. */
+const legacyEncodings = [
+  ["windows-1252", "Excel and most programs on Windows, Western European letters"],
+  ["iso-8859-1", "Latin-1, older Unix and web exports"],
+] as const;
+
+/**
+ * At a terminal, for a file the import would read as UTF-8 that is not (an Excel export on
+ * Windows): asks which encoding it is in, showing its header read in each, instead of refusing
+ * it after every other question was answered.
+ */
+async function askEncoding(
+  ctx: Context,
+  head: Buffer,
+  whole: boolean,
+  read: CsvReadOptions,
+): Promise<CsvReadOptions> {
+  const lines = wholeLines(head, whole);
+  if (!ctx.canPrompt || !wantsAnEncoding(lines, read.encoding)) return read;
+  const end = lines.indexOf(0x0a);
+  const header = end === -1 ? lines : lines.subarray(0, end);
+  const shown = (encoding: CsvEncoding) =>
+    withoutControls(new CsvDecoder(encoding).write(header).toString("utf8")).trim().slice(0, 70);
+  ctx.info("The file is not UTF-8 text; spreadsheets often save CSV in an older encoding.");
+  const encoding = await ctx.prompter.select<CsvEncoding>({
+    message: "Which encoding is it in? (its header read in each)",
+    choices: legacyEncodings.map(([value, description]) => ({
+      name: `${value}: ${shown(value)}`,
+      value,
+      description,
+    })),
+    default: "windows-1252",
+  });
+  return { ...read, encoding };
 }
 
 /**
@@ -162,6 +208,29 @@ async function proposeLookAlikes(
     mapping[cell] = ownValue(guesses, cell.trim()) ?? fieldNamedBy(cell) ?? null;
   }
   return { ...read, mapping };
+}
+
+/**
+ * What was answered at the prompts (the encoding, the columns), said as the flags that answer
+ * them, so the next file like it asks nothing; empty when nothing was asked.
+ */
+export function answeredLine(
+  read: CsvReadOptions,
+  options: Readonly<Record<string, unknown>>,
+): string {
+  const flags = [
+    read.encoding !== undefined && stringOption(options, "encoding") === undefined
+      ? `--encoding ${read.encoding}`
+      : "",
+    read.mapping !== undefined &&
+    listOption(options, "map").length === 0 &&
+    stringOption(options, "preset") === undefined
+      ? mappingFlagsText(read.mapping)
+      : "",
+  ].filter((flag) => flag !== "");
+  return flags.length === 0
+    ? ""
+    : `\nThe same file next time, without questions: ${flags.join(" ")}`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { ApiError } from "../../../client/api-error.js";
-import { mappingFlagsText } from "../../../contract/contact-csv.js";
 import {
   type ContactImport,
   ContactImportResponse,
@@ -28,7 +27,7 @@ import {
 } from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
-import { columnsLine, lookAlikesLine, resolveCsvOptions } from "./import-mapping.js";
+import { answeredLine, columnsLine, lookAlikesLine, resolveCsvOptions } from "./import-mapping.js";
 import { uploadImport } from "./import-upload.js";
 
 /** How often the progress of a running import is read. */
@@ -237,11 +236,7 @@ async function importFile(
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const csv = await resolveCsvOptions(ctx, input.path, options);
-  // A mapping chosen at the prompt, said as flags so that the next file like it asks nothing.
-  const chosen =
-    csv.mapping !== undefined && !columnsNamedByFlags(options)
-      ? `\nThe same columns next time, without questions: ${mappingFlagsText(csv.mapping)}`
-      : "";
+  const chosen = answeredLine(csv, options);
   // Streamed: the file is never read whole (import-upload.ts).
   const response = await uploadImport(client, workspaceId, input.path, {
     duplicateHandling: stringOption(options, "onDuplicate"),

@@ -580,6 +580,41 @@ describe("reseller workspaces onboard", () => {
     });
   });
 
+  it("asks for the encoding of a file that is not UTF-8 before creating anything, and says the flags for next time", async () => {
+    const file = csvFile();
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112345678,René\n", "latin1"));
+    stubCatalogue();
+    stubCreate({ name: "Acme", contact_email: "o@acme.test", send_invitation: true, plan_id: "2" });
+    const sent = stubImportQuery();
+    const prompter = scriptedPrompter({
+      "Client business name": "Acme",
+      "Contact email": "o@acme.test",
+      Plan: "2",
+      "Send the invitation": true,
+      "Import contacts": true,
+      "CSV file": file,
+      "Which encoding": "windows-1252",
+      "Country of numbers": "",
+      "pricing page": false,
+      "Create workspace": true,
+    });
+    const run = await runCli(["workspaces", "onboard"], {
+      tty: true,
+      env: { ...api.env, NO_COLOR: "1" },
+      dispatcher: api.agent,
+      prompter,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(prompter.asked).toContain("Which encoding is it in? (its header read in each)");
+    expect(
+      prompter.asked.indexOf("Which encoding is it in? (its header read in each)"),
+    ).toBeLessThan(prompter.asked.findIndex((q) => q.includes("Create workspace")));
+    expect(sent().get("encoding")).toBe("windows-1252");
+    expect(run.stderr).toContain(
+      "The same file next time, without questions: --encoding windows-1252",
+    );
+  });
+
   it("creates nothing when Ctrl-C stops the column mapping", async () => {
     const file = csvFile(withoutPhoneColumn);
     stubCatalogue();

@@ -18,7 +18,7 @@ import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
 import { dryRun } from "../contacts/dry-run.js";
 import { run as importContacts } from "../contacts/import.js";
-import { resolveCsvOptions } from "../contacts/import-mapping.js";
+import { answeredLine, resolveCsvOptions } from "../contacts/import-mapping.js";
 import { periodLabel, priceLabel } from "../plans/plan-format.js";
 import { planCatalogue, planIdIn } from "../plans/plan-lookup.js";
 import { createToken, secretShown } from "../tokens/token-actions.js";
@@ -136,12 +136,13 @@ async function checkedImport(
   country: string | undefined,
   options: Options,
 ): Promise<ContactsFile> {
-  const read = await resolveCsvOptions(ctx, path, options);
-  const bytes = await readFile(path).catch((error: unknown) => {
-    throw cannotRead(`'${path}'`, error);
-  });
   try {
+    const read = await resolveCsvOptions(ctx, path, options);
+    const bytes = await readFile(path).catch((error: unknown) => {
+      throw cannotRead(`'${path}'`, error);
+    });
     dryRun(bytes, country, ctx.now(), read);
+    return { path, country, read };
   } catch (error) {
     // The dry run's exit 6 mirrors the service's refusal; here nothing was sent, so it is exit 2.
     if (error instanceof CliError && error.exitCode === exitCodes.refused.code) {
@@ -152,7 +153,6 @@ async function checkedImport(
     }
     throw error;
   }
-  return { path, country, read };
 }
 
 /** A view whose parts print no ids, so --quiet prints the workspace's id alone. */
@@ -430,7 +430,7 @@ export const run: Handler = async (command, { options }) => {
             key: "contact_import",
             view: withoutIds(imported.view),
           });
-        if (imported.message) notes.push(imported.message);
+        if (imported.message) notes.push(imported.message + answeredLine(contacts.read, options));
         // Rows refused or opt-outs kept reach stderr in every mode, --json and --quiet too.
         warnings.push(...(imported.warnings ?? []));
       } catch (error) {
