@@ -297,14 +297,42 @@ function firstValue(value: string | undefined): string | undefined {
   return value.split(" ::: ")[0]?.trim() || undefined;
 }
 
-/** Consent as spreadsheets say it: yes/true/1 is opted_in, no/false/0 is not_set. */
+/**
+ * Consent as spreadsheets say it: yes/true/1 is opted_in, no/false/0 is not_set, also in the
+ * languages whose column names the import recognises (Telefon, Vorname, Prénom…), as a German
+ * Excel writes TRUE as WAHR. "No" records no consent; it is not an opt-out.
+ */
 const optInWords: Record<string, (typeof optInStatuses)[number]> = {
   yes: "opted_in",
+  y: "opted_in",
   true: "opted_in",
   "1": "opted_in",
+  ja: "opted_in",
+  wahr: "opted_in",
+  oui: "opted_in",
+  vrai: "opted_in",
+  sí: "opted_in",
+  si: "opted_in",
+  verdadero: "opted_in",
+  vero: "opted_in",
+  sim: "opted_in",
+  verdadeiro: "opted_in",
+  waar: "opted_in",
   no: "not_set",
+  n: "not_set",
   false: "not_set",
   "0": "not_set",
+  nein: "not_set",
+  falsch: "not_set",
+  non: "not_set",
+  faux: "not_set",
+  falso: "not_set",
+  não: "not_set",
+  nao: "not_set",
+  nee: "not_set",
+  onwaar: "not_set",
+  nej: "not_set",
+  nei: "not_set",
 };
 
 /** The phone cell of a row as a row error quotes it (at most 200 characters), or null. */
@@ -387,13 +415,13 @@ export function readRow(
   }
 
   const written = cell(fields, columns.opt_in_status);
-  const said = written?.toLowerCase();
+  const said = written?.normalize("NFC").toLowerCase();
   if (said !== undefined) {
     const status = ownValue(optInWords, said) ?? said;
     if (!(optInStatuses as readonly string[]).includes(status)) {
       return refuse(
         "opt_in_status",
-        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (or empty); got '${cutErrorValue(written ?? "")}'`,
+        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (also ja/nein, oui/non, sí/no, sim/não and the like), or empty; got '${cutErrorValue(written ?? "")}'`,
       );
     }
     contact.opt_in_status = status as CsvContact["opt_in_status"];

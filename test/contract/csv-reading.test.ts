@@ -326,6 +326,19 @@ describe("reading files", () => {
     expect(status("maybe")).toContain("yes/no, true/false or 1/0");
   });
 
+  it("reads consent in the languages of the column names it recognises, as a German Excel writes WAHR", () => {
+    const header = readHeader(["phone", "opt_in_status"]);
+    if (!header.ok) throw new Error(header.message);
+    const status = (cell: string) => {
+      const row = readRow(["+4915112345678", cell], header.layout, { now: new Date() });
+      return row.ok ? row.contact.opt_in_status : row.problem.message;
+    };
+    for (const yes of ["Ja", "WAHR", "oui", "Sí", "sim", "Y"]) expect(status(yes)).toBe("opted_in");
+    for (const no of ["nein", "FALSCH", "Non", "não", "nee", "n"])
+      expect(status(no)).toBe("not_set");
+    expect(status("vielleicht")).toContain("also ja/nein, oui/non");
+  });
+
   it("refuses a row that alone fills more custom fields than a contact may hold, as --dry-run and the import both read it", () => {
     const keys = Array.from({ length: 51 }, (_, i) => `custom.k${i}`);
     const header = readHeader(["phone", ...keys]);
