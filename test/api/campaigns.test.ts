@@ -586,6 +586,7 @@ describe("campaigns", () => {
       with_consent: 2,
       skipped_no_consent: 1,
       skipped_opted_out: 1,
+      missing_variable: 0,
       template: {
         name: "spring_news",
         language: "en_US",
@@ -594,6 +595,22 @@ describe("campaigns", () => {
       messages_left_this_month: 10000,
     });
     expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
+  });
+
+  it("previews how many consenting contacts lack a mapped value, which the run fails as missing_variable", async () => {
+    const w = await campaignWorld(t);
+    await t.request("PATCH", `${w.base}/contacts/${w.contacts.bob.id}`, {
+      body: { custom_fields: { city: "Berlin" } },
+    });
+    const mapped = w.body({ variable_mapping: { "1": "custom.city" } });
+    const preview = await w.post("/campaigns/preview", mapped, 200);
+    expect(preview).toMatchObject({ with_consent: 2, missing_variable: 1 });
+    const campaign = await w.post("/campaigns", mapped);
+    await w.post(`/campaigns/${campaign.id}/launch`, undefined, 200);
+    await t.runJobs();
+    const stats = await w.stats(campaign.id);
+    expect(stats).toMatchObject({ sent: 1, failed: 1 });
+    expect(stats.failures).toEqual([{ reason: "missing_variable", count: 1 }]);
   });
 
   it("counts the month's sent messages in the workspace usage", async () => {

@@ -3,6 +3,7 @@ import type { Audience } from "../../contract/campaigns.js";
 import { tagNamed } from "../db/contact-rows/contact-pages.js";
 import type { Db } from "../db/database.js";
 import type { Database } from "../db/schema.js";
+import { type ContactFields, contactFieldsOf } from "./campaign-rendering.js";
 
 /**
  * The contacts of `workspaceId` an audience option matches, as a filter on `contacts`. Tags
@@ -62,6 +63,35 @@ export async function countAudience(
     audience_total: counts.with_consent + counts.skipped_no_consent + counts.skipped_opted_out,
     ...counts,
   };
+}
+
+/**
+ * How many contacts of the audience with consent `fails` holds for (a message that cannot be
+ * filled), read a page at a time so a large audience never holds the event loop for long.
+ */
+export async function countConsentingWhere(
+  db: Db,
+  workspaceId: string,
+  audience: Audience,
+  fails: (contact: ContactFields) => boolean,
+): Promise<number> {
+  let failing = 0;
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .selectFrom("contacts")
+      .select(["seq", "phone", "first_name", "last_name", "email", "custom_fields"])
+      .where(audienceFilter(workspaceId, audience))
+      .where("opt_in_status", "=", "opted_in")
+      .where("seq", ">", after)
+      .orderBy("seq")
+      .limit(2000)
+      .execute();
+    for (const row of rows) if (fails(contactFieldsOf(row))) failing++;
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < 2000) return failing;
+    after = last.seq;
+  }
 }
 
 /** Contact ids of `ids` that are not contacts of the workspace. */

@@ -11,7 +11,7 @@ import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
 import { campaignControl } from "./campaign-control.js";
 import { completeIfSettled, moveCampaignCounters } from "./campaign-outcomes.js";
-import { type ContactFields, renderMessage } from "./campaign-rendering.js";
+import { type ContactFields, contactFieldsOf, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import type { ChannelThroughput } from "./channel-throughput.js";
 import { disconnectChannel } from "./channels.js";
@@ -221,12 +221,8 @@ async function pendingRecipients(
     .limit(limit)
     .execute();
   return rows.map((r) => ({
+    ...contactFieldsOf(r),
     contact_id: r.contact_id,
-    phone: r.phone,
-    first_name: r.first_name,
-    last_name: r.last_name,
-    email: r.email,
-    custom_fields: r.custom_fields ? (JSON.parse(r.custom_fields) as Record<string, unknown>) : {},
     opt_in_status: r.opt_in_status,
   }));
 }

@@ -10,6 +10,25 @@ export interface ContactFields {
   custom_fields: Record<string, unknown>;
 }
 
+/** A contact row's fields as messages read them (custom_fields stored as JSON text). */
+export function contactFieldsOf(row: {
+  phone: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  custom_fields: string | null;
+}): ContactFields {
+  return {
+    phone: row.phone,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    custom_fields: row.custom_fields
+      ? (JSON.parse(row.custom_fields) as Record<string, unknown>)
+      : {},
+  };
+}
+
 /** A button whose value is filled per message: a URL ending in `{{1}}`, or a COPY_CODE code. */
 export interface VariableButton {
   /** The button's position among the template's buttons, from 0 (Meta's `index`). */

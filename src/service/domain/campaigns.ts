@@ -13,11 +13,13 @@ import { paginate } from "../db/keyset-paging.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
-import { countAudience, unknownContactIds } from "./campaign-audience.js";
+import { countAudience, countConsentingWhere, unknownContactIds } from "./campaign-audience.js";
 import {
   buttonKey,
+  type ContactFields,
   type MediaHeader,
   mappingKeys,
+  renderMessage,
   type TemplateTexts,
   unmappedButtons,
   unmappedVariables,
@@ -320,8 +322,21 @@ export async function previewCampaign(
   const { template, notices } = await checkCampaign(db, clock, workspace, body);
   const counts = await countAudience(db, workspace.id, body.audience);
   const texts = templateTexts(template.components);
+  const mapping = body.variable_mapping ?? {};
+  const fails = (contact: ContactFields) => !renderMessage(texts, mapping, contact).ok;
+  // A message a contact with nothing but a phone can fill, every contact can: no need to read them.
+  const bare = {
+    phone: "+10000000000",
+    first_name: null,
+    last_name: null,
+    email: null,
+    custom_fields: {},
+  };
   const preview = {
     ...counts,
+    missing_variable: fails(bare)
+      ? await countConsentingWhere(db, workspace.id, body.audience, fails)
+      : 0,
     template: {
       name: body.template_name,
       language: body.template_language,

@@ -196,7 +196,9 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
     paint.bold(`Campaign "${input.name}"`),
     `  Template     ${preview.template.name} (${preview.template.language}) via channel ${input.channel_id}`,
     `  Audience     ${audienceText(input.audience)}: ${counted(preview.audience_total, "contact")}`,
-    `  Recipients   ${paint.good(count(preview.with_consent))} with consent (opted_in) will be messaged`,
+    preview.missing_variable === 0
+      ? `  Recipients   ${paint.good(count(preview.with_consent))} with consent (opted_in) will be messaged`
+      : `  Recipients   ${count(preview.with_consent)} with consent (opted_in): ${paint.good(count(preview.with_consent - preview.missing_variable))} will be messaged, ${paint.warn(count(preview.missing_variable))} cannot be (a mapped field is empty: missing_variable)`,
     `  Skipped      ${count(skipped)}: ${count(preview.skipped_no_consent)} not_set, ${count(preview.skipped_opted_out)} opted_out (never messaged)`,
     `  Quota        ${left === null ? "no monthly message quota" : `${counted(left, "message")} left this month`}`,
     `  Start        ${input.scheduled_at ? `scheduled for ${when(input.scheduled_at)}` : "a draft: starts with `reseller campaigns launch`"}`,
@@ -231,6 +233,7 @@ export function previewView(preview: Preview, input: PreflightInput, table: bool
     { header: "With consent", key: "with_consent", value: (p) => p.with_consent },
     { header: "Not set", key: "skipped_no_consent", value: (p) => p.skipped_no_consent },
     { header: "Opted out", key: "skipped_opted_out", value: (p) => p.skipped_opted_out },
+    { header: "Missing variable", key: "missing_variable", value: (p) => p.missing_variable },
     {
       header: "Messages left",
       key: "messages_left_this_month",

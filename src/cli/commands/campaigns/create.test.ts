@@ -258,6 +258,22 @@ describe("reseller campaigns create", () => {
       expect(run.stdout).toBe("");
     });
 
+    it("says how many consenting contacts lack a mapped value and would fail missing_variable", async () => {
+      stubRequest(api, "POST", `${path}/preview`, envelope({ ...preview, missing_variable: 3 }));
+      stubRequest(api, "POST", path, envelope(scheduledCampaign), { status: 201 });
+      const prompter = scriptedPrompter({ Schedule: true });
+      const run = await runCli(
+        [...base, "--all", "--var", "1=first_name", "--schedule", "2030-12-01T09:00:00Z"],
+        { tty: true, env: { ...env(), NO_COLOR: "1" }, dispatcher: api.agent, prompter },
+      );
+      expect(run.stderr).toMatch(
+        /Recipients\s+4 with consent \(opted_in\): 1 will be messaged, 3 cannot be \(a mapped field is empty: missing_variable\)/,
+      );
+      expect(prompter.asked).toEqual([
+        'Schedule "Spring launch" to message 1 contact at 2030-12-01 09:00 UTC?',
+      ]);
+    });
+
     it("asks about the start time of a scheduled campaign; --yes shows the summary but skips the question", async () => {
       stubRequest(api, "POST", `${path}/preview`, envelope(preview));
       stubRequest(api, "POST", path, envelope(scheduledCampaign), { status: 201 });

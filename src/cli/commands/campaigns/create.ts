@@ -70,9 +70,9 @@ export const run: Handler = async (ctx, given) => {
     // Before the question: the answer may change once a button's example is known to go out.
     for (const warning of warnings) ctx.info(warning);
     if (!yes) {
-      const recipients = preview.body.data.with_consent;
+      const { with_consent: recipients, missing_variable: unfilled } = preview.body.data;
       const question = body.scheduled_at
-        ? `Schedule "${body.name}" to message ${counted(recipients, "contact")} at ${when(body.scheduled_at)}?`
+        ? `Schedule "${body.name}" to message ${counted(recipients - unfilled, "contact")} at ${when(body.scheduled_at)}?`
         : `Create "${body.name}" as a draft (${counted(recipients, "recipient")} now)?`;
       const confirmed = await ctx.prompter.confirm({
         message: question,

@@ -68,10 +68,14 @@ export const run: Handler = async (ctx, { args, options }) => {
         })
       ).body.data;
       const skipped = preview.skipped_no_consent + preview.skipped_opted_out;
+      const unfilled =
+        preview.missing_variable === 0
+          ? ""
+          : ` (${count(preview.missing_variable)} of them with a mapped field empty: missing_variable)`;
       ctx.info(
-        `${campaign.template_name} (${campaign.template_language}) to ${audienceText(campaign.audience)}: ${count(preview.with_consent)} with consent, ${count(skipped)} skipped${preview.messages_left_this_month === null ? "" : `; ${count(preview.messages_left_this_month)} messages left this month`}.`,
+        `${campaign.template_name} (${campaign.template_language}) to ${audienceText(campaign.audience)}: ${count(preview.with_consent)} with consent${unfilled}, ${count(skipped)} skipped${preview.messages_left_this_month === null ? "" : `; ${count(preview.messages_left_this_month)} messages left this month`}.`,
       );
-      question = `Launch campaign ${label} now, messaging ${counted(preview.with_consent, "contact")}?`;
+      question = `Launch campaign ${label} now, messaging ${counted(preview.with_consent - preview.missing_variable, "contact")}?`;
     } catch (error) {
       // The preview is for the question only; what it refuses the launch will report itself.
       if (!(error instanceof ApiError) || error.kind !== "http") throw error;
