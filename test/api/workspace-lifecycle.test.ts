@@ -242,6 +242,10 @@ describe("workspace lifecycle", () => {
           { field: "messages_per_month", limit: 1000, used: 1200 },
         ],
       });
+      // Only what the API can free is offered: templates, never contacts.
+      expect(res.json().message).toContain(
+        "pick a plan whose limits cover this usage, or delete draft or rejected templates first.",
+      );
       expect((await get(id)).plan_id).toBe("2");
       expect((await patch(id, { plan_id: "3" })).statusCode).toBe(200);
     });

@@ -241,7 +241,9 @@ async function requirePlanFits(
   if (over.length > 0) {
     throw new ServiceError(
       "plan_limit_exceeded",
-      `Plan '${plan.name}' allows less than the workspace uses: ${over.map((o) => `${o.field} (limit ${o.limit}, used ${o.used})`).join(", ")}; free some capacity or pick a larger plan.`,
+      // Only templates can be freed through the API: contacts cannot be deleted, and a month's
+      // messages are spent.
+      `Plan '${plan.name}' allows less than the workspace uses: ${over.map((o) => `${o.field} (limit ${o.limit}, used ${o.used})`).join(", ")}; pick a plan whose limits cover this usage${over.some((o) => o.field === "templates") ? ", or delete draft or rejected templates first" : ""}.`,
       { details: over },
     );
   }
