@@ -22,6 +22,36 @@ describe("reseller templates lint", () => {
     expect(run.stderr).toContain("│ Hi Ada, your order A-1042 has shipped.");
   });
 
+  it("says when a valid template would still be rejected by the review's content rules, exit 0", async () => {
+    const file = fileWith({
+      ...orderUpdateDefinition,
+      components: [
+        {
+          type: "BODY",
+          text: "Hi {{1}}, your order {{2}} has shipped. 20% discount on your next one: bit.ly/x",
+          example: { body_text: [["Ada", "A-1042"]] },
+        },
+      ],
+    });
+    const run = await runCli(["templates", "lint", file, "--json"], { env: { NO_COLOR: "1" } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).review).toEqual([
+      expect.objectContaining({ rule: "url_shortener", reason: "INVALID_FORMAT" }),
+      {
+        rule: "marketing_wording",
+        reason: "INCORRECT_CATEGORY",
+        detail:
+          "components.0.text: 'discount' is marketing wording, which makes this a marketing template, not utility",
+      },
+    ]);
+    const told = await runCli(["templates", "lint", file], { env: { NO_COLOR: "1" } });
+    expect(told.code).toBe(0);
+    expect(told.stderr).toContain("The review may still reject it");
+    expect(told.stderr).toContain("  INCORRECT_CATEGORY: components.0.text: 'discount'");
+    const clean = await runCli(["templates", "lint", fileWith(orderUpdateDefinition), "--json"]);
+    expect(JSON.parse(clean.stdout).review).toEqual([]);
+  });
+
   it("takes the file as --file too, as templates create does; none at all is a usage error", async () => {
     const file = fileWith(orderUpdateDefinition);
     const run = await runCli(["templates", "lint", "--file", file], { env: { NO_COLOR: "1" } });

@@ -1,3 +1,4 @@
+import { reviewFindings } from "../../../contract/template-review-rules.js";
 import { checkTemplate } from "../../../contract/template-rules.js";
 import { exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
@@ -9,7 +10,7 @@ import { readTemplateFile } from "./template-input.js";
 
 /**
  * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid (the
- * verdict on stderr); otherwise every problem (field, rule, message) on stdout and exit 6, what
+ * verdict on stderr, with what the review's content rules would still reject); otherwise every problem (field, rule, message) on stdout and exit 6, what
  * the service would answer. A file that cannot be read or is not JSON is a usage error (2).
  */
 export const run: Handler = async (ctx, { args, options }) => {
@@ -26,14 +27,20 @@ export const run: Handler = async (ctx, { args, options }) => {
     );
   }
   const template = await readTemplateFile(ctx, file);
-  const { problems } = checkTemplate(template);
-  if (problems.length === 0) {
+  const checked = checkTemplate(template);
+  const { problems } = checked;
+  if (checked.ok) {
     const value = template as { name?: unknown; language?: unknown };
     showPreview(ctx, template);
+    const review = reviewFindings(checked.template);
+    const verdict = `✓ ${file}: ${String(value.name)} (${String(value.language)}) follows every rule.`;
     // A verdict for people, not data: on stderr, so that piped stdout holds only problems.
     return {
-      data: { file, valid: true, problems: [] },
-      message: `✓ ${file}: ${String(value.name)} (${String(value.language)}) follows every rule.`,
+      data: { file, valid: true, problems: [], review },
+      message:
+        review.length === 0
+          ? verdict
+          : `${verdict}\nThe review may still reject it (the sandbox does; WhatsApp rejects or recategorises such templates):\n${review.map((f) => `  ${f.reason}: ${f.detail}`).join("\n")}`,
     };
   }
   const n = problems.length;
