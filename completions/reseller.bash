@@ -73,7 +73,7 @@ _reseller_options() {
     'contacts imports') REPLY='-h --help' ;;
     'contacts imports get') REPLY='-w --workspace --errors -h --help' ;;
     'contacts imports list') REPLY='-w --workspace --page --per-page --all -h --help' ;;
-    'contacts export') REPLY='-w --workspace --output --tag --opt-in-status -h --help' ;;
+    'contacts export') REPLY='-w --workspace --output --tag --opt-in-status --bom -h --help' ;;
     'tags') REPLY='-h --help' ;;
     'tags list') REPLY='-w --workspace --page --per-page --all -h --help' ;;
     'templates') REPLY='-h --help' ;;

@@ -324,6 +324,7 @@ complete -c reseller -n '__reseller_is \'contacts export\'' -s w -l workspace -x
 complete -c reseller -n '__reseller_is \'contacts export\'' -l output -r -F -d 'write to this file instead of standard output (- is standard output); written only once e…'
 complete -c reseller -n '__reseller_is \'contacts export\'' -l tag -x -d 'only contacts with this tag'
 complete -c reseller -n '__reseller_is \'contacts export\'' -l opt-in-status -x -a 'opted_in not_set opted_out' -d 'only contacts with this consent status'
+complete -c reseller -n '__reseller_is \'contacts export\'' -l bom -d 'start the CSV with a UTF-8 byte order mark, so Excel shows accents right (the import take…'
 complete -c reseller -n '__reseller_is \'contacts export\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'tags\'' -a 'list' -d 'List tags with how many contacts have each, newest first'
 complete -c reseller -n '__reseller_is \'tags\'' -s h -l help -d 'show help'

@@ -128,6 +128,24 @@ describe("contacts with the reseller binary against a real local service", () =>
     await service.stop();
   });
 
+  it("exports for Excel with --bom, and that file imports again with its accents", async () => {
+    const first = await createWorkspace(service, "Excel out");
+    const source = join(service.dir, "accents.csv");
+    writeFileSync(source, "phone,first_name,last_name\n+4915112340777,Zoë,Ørsted\n");
+    await reseller(["contacts", "import", source, "-w", first], { env });
+    const exported = join(service.dir, "for-excel.csv");
+    const run = await reseller(["contacts", "export", "-w", first, "--bom", "--output", exported], {
+      env,
+    });
+    expect(run.exitCode).toBe(0);
+    expect(readFileSync(exported).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const second = await createWorkspace(service, "Excel in");
+    const again = await reseller(["contacts", "import", exported, "-w", second, "--json"], { env });
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 1, error_count: 0 });
+    const [contact] = await everyContact(service, second);
+    expect(contact).toMatchObject({ first_name: "Zoë", last_name: "Ørsted" });
+  });
+
   it("imports a CSV, exports it, and the export imports into another workspace unchanged", async () => {
     const first = await createWorkspace(service, "First");
     const csv =

@@ -231,9 +231,15 @@ const contactCommands: GroupSpec = {
           description: "only contacts with this consent status",
           choices: optInStatuses,
         },
+        {
+          flags: "--bom",
+          description:
+            "start the CSV with a UTF-8 byte order mark, so Excel shows accents right (the import takes it off)",
+        },
       ],
       examples: [
         "reseller contacts export --output contacts.csv",
+        "reseller contacts export --bom --output for-excel.csv",
         "reseller contacts export --tag vip > vip.csv",
         "reseller contacts export --json > contacts.json",
       ],

@@ -119,6 +119,22 @@ describe("reseller contacts export", () => {
     expect(run.stdout.split("\n")).toHaveLength(4);
   });
 
+  it("starts the CSV with a UTF-8 byte order mark with --bom, for Excel; with --json it is a usage error", async () => {
+    stubPages();
+    const run = await runCli(["contacts", "export", "--bom", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.startsWith("\ufeffphone,first_name,")).toBe(true);
+    const json = await runCli(["contacts", "export", "--bom", "--json", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain("--bom is for CSV");
+  });
+
   it("takes --output - as standard output", async () => {
     stubPages({ tag: "vip" });
     const run = await runCli(["contacts", "export", "--tag", "vip", "--output", "-", "-w", ws], {

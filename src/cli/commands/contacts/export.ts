@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { stringify } from "csv-stringify/sync";
 import { exportHeader, exportRow } from "../../../contract/contact-csv.js";
 import { type Contact, ContactListResponse } from "../../../contract/contacts.js";
+import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { stringOption } from "../../options.js";
+import { booleanOption, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { privateTempDir } from "../../private-temp-dir.js";
@@ -25,6 +26,10 @@ export const run: Handler = async (ctx, { options }) => {
   // opened (emptied) only once every page has arrived, so a failed export (a 401, the network)
   // leaves the previous file, last night's backup, as it was. `--output -` is stdout, where the
   // export goes without it.
+  // Excel reads a CSV without a byte order mark in the machine's legacy encoding (Zoë as ZoÃ«);
+  // the import takes the mark off again.
+  const bom = booleanOption(options, "bom");
+  if (bom && ctx.output === "json") throw usageError("--bom is for CSV; --json writes JSON.");
   const given = stringOption(options, "output");
   const output = given === "-" ? undefined : given;
   if (output !== undefined) await checkOutputFile(output, "--output");
@@ -70,7 +75,7 @@ export const run: Handler = async (ctx, { options }) => {
     const json = ctx.output === "json";
     const reader = await open(spool, "r");
     try {
-      await write(json ? "[" : stringify([exportHeader(customKeys)]));
+      await write(json ? "[" : `${bom ? "\ufeff" : ""}${stringify([exportHeader(customKeys)])}`);
       let first = true;
       for (const page of pages.reverse()) {
         const buffer = Buffer.alloc(page.bytes);
