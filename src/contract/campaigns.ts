@@ -175,7 +175,8 @@ export const CampaignPreview = z
     with_consent: Count,
     skipped_no_consent: Count,
     skipped_opted_out: Count,
-    missing_variable: Count.describe(
+    // Default: answers of services from before the field.
+    missing_variable: Count.default(0).describe(
       "Of `with_consent`, the contacts whose message cannot be filled now (a mapped field empty): each fails `missing_variable` rather than receive a blank. The rest will be messaged.",
     ),
     template: z.object({ name: z.string(), language: z.string(), body: z.string() }),

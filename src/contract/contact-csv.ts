@@ -312,12 +312,15 @@ const optInWords: Record<string, (typeof optInStatuses)[number]> = {
   oui: "opted_in",
   vrai: "opted_in",
   sí: "opted_in",
+  sì: "opted_in",
   si: "opted_in",
   verdadero: "opted_in",
   vero: "opted_in",
   sim: "opted_in",
   verdadeiro: "opted_in",
   waar: "opted_in",
+  tak: "opted_in",
+  prawda: "opted_in",
   no: "not_set",
   n: "not_set",
   false: "not_set",
@@ -331,8 +334,8 @@ const optInWords: Record<string, (typeof optInStatuses)[number]> = {
   nao: "not_set",
   nee: "not_set",
   onwaar: "not_set",
-  nej: "not_set",
-  nei: "not_set",
+  nie: "not_set",
+  fałsz: "not_set",
 };
 
 /** The phone cell of a row as a row error quotes it (at most 200 characters), or null. */
@@ -421,7 +424,7 @@ export function readRow(
     if (!(optInStatuses as readonly string[]).includes(status)) {
       return refuse(
         "opt_in_status",
-        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (also ja/nein, oui/non, sí/no, sim/não and the like), or empty; got '${cutErrorValue(written ?? "")}'`,
+        `opt_in_status must be one of ${optInStatuses.join(", ")}, yes/no, true/false or 1/0 (also ja/nein, oui/non, sí/no, sim/não, tak/nie and the like), or empty; got '${cutErrorValue(written ?? "")}'`,
       );
     }
     contact.opt_in_status = status as CsvContact["opt_in_status"];

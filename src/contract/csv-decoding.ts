@@ -65,9 +65,7 @@ export class CsvDecoder {
   }
 
   private choose(start: Buffer): void {
-    if (start[0] === 0xff && start[1] === 0xfe) this.encoding = "utf-16le";
-    else if (start[0] === 0xfe && start[1] === 0xff) this.encoding = "utf-16be";
-    else if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) this.encoding = "utf-8";
+    this.encoding = byteOrderMark(start) ?? this.encoding;
   }
 
   private convert(bytes: Buffer): Buffer {
@@ -157,6 +155,14 @@ function latin1Text(bytes: Buffer): string {
 
 /** The bytes windows-1252 leaves without a character (read as latin1, one char a byte). */
 const undefinedInWindows1252 = /[\x81\x8d\x8f\x90\x9d]/;
+/** The encoding a file's byte order mark names (it wins over any declared one), or null. */
+export function byteOrderMark(start: Buffer): CsvEncoding | null {
+  if (start[0] === 0xff && start[1] === 0xfe) return "utf-16le";
+  if (start[0] === 0xfe && start[1] === 0xff) return "utf-16be";
+  if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return "utf-8";
+  return null;
+}
+
 /** Half of a UTF-16 surrogate pair, which no character is. */
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -244,7 +244,7 @@ describe("workspace lifecycle", () => {
       });
       // Only what the API can free is offered: templates, never contacts.
       expect(res.json().message).toContain(
-        "pick a plan whose limits cover this usage, or delete draft or rejected templates first.",
+        "pick a plan whose limits cover this usage, or first delete a draft or rejected template and wait for next month's quota.",
       );
       expect((await get(id)).plan_id).toBe("2");
       expect((await patch(id, { plan_id: "3" })).statusCode).toBe(200);

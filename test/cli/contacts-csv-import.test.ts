@@ -366,7 +366,7 @@ describe("reseller contacts import with real-shaped files", () => {
     );
   });
 
-  it("at a terminal, asks which encoding a file that is not UTF-8 is in, showing its header in each, then maps and imports it", async () => {
+  it("at a terminal, asks which encoding a file that is not UTF-8 is in, showing a line of it in each, then maps and imports it", async () => {
     // Saved by Excel on Windows: é and ß as one Windows-1252 byte each, not UTF-8.
     const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "kunden-1252.csv");
     writeFileSync(
@@ -385,7 +385,8 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(questions).toEqual([
       {
-        message: "Which encoding is it in? (its header read in each)",
+        message: "Which encoding is it in? (a line of it read in each)",
+        // The first line holding a byte that is no UTF-8: here the header, with its ß.
         choices: ["windows-1252: Telefon;Vorname;Straße", "iso-8859-1: Telefon;Vorname;Straße"],
       },
     ]);
@@ -393,6 +394,55 @@ describe("reseller contacts import with real-shaped files", () => {
       'The same file next time, without questions: --encoding windows-1252 --map "Telefon=phone" --map "Vorname=first_name" --map "Straße="',
     );
     expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "René" }]);
+  });
+
+  it("says what was answered as flags after a dry run at a terminal too", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "kunden-1252.csv");
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,René\n", "latin1"));
+    const prompter: Prompter = {
+      ...scriptedPrompter({}),
+      select: async () => "windows-1252" as never,
+    };
+    const run = await cli(["contacts", "import", file, "--dry-run"], { tty: true, prompter });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      "The same file next time, without questions: --encoding windows-1252",
+    );
+    expect(await contacts()).toEqual([]);
+  });
+
+  it("at a terminal, offers UTF-16 for a file without a byte order mark whose letters are NUL-separated", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "unicode.csv");
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,Zoë\n", "utf16le"));
+    const offered: string[][] = [];
+    const prompter: Prompter = {
+      ...scriptedPrompter({}),
+      select: async (q) => {
+        offered.push(q.choices.map((c) => c.name));
+        return "utf-16le" as never;
+      },
+    };
+    const run = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(run.code, run.stderr).toBe(0);
+    expect(offered[0]?.[0]).toBe("utf-16le: phone,first_name");
+    expect(offered[0]?.[1]).toMatch(/^utf-16be: /);
+    expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "Zoë" }]);
+  });
+
+  it("at a terminal, asks nothing about a file whose UTF-8 byte order mark decides its encoding", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "marked.csv");
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from("phone,first_name\n+4915112340101,René\n", "latin1"),
+      ]),
+    );
+    const prompter = scriptedPrompter({});
+    const run = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(prompter.asked).toEqual([]);
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("is not UTF-8 text");
   });
 
   it("without a terminal, refuses a file that is not UTF-8, saying to name its encoding", async () => {

@@ -253,14 +253,22 @@ describe("retries", () => {
       ["contacts", "list", "--workspace="],
       ["plans", "list", "--profile", ""],
       ["plans", "list", "--base-url", " "],
+      ["plans", "list", "--token", ""],
     ]) {
       const run = await runCli(argv, {
         env: { ...api.env, RESELLER_WORKSPACE: workspace },
         dispatcher: api.agent,
       });
       expect(run.code, argv.join(" ")).toBe(2);
-      expect(run.stderr).toMatch(/--(workspace|profile|base-url) is empty\./);
+      expect(run.stderr).toMatch(/--(workspace|profile|base-url|token) is empty\./);
     }
+    // An empty variable counts as unset, as shells and CI use it.
+    const unset = await runCli(["contacts", "list"], {
+      env: { ...api.env, RESELLER_WORKSPACE: "" },
+      dispatcher: api.agent,
+    });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain("No workspace given.");
   });
 
   it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {

@@ -1,6 +1,7 @@
+import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderResult } from "../../src/cli/output/render.js";
-import { recordView, tableView, textView } from "../../src/cli/output/view.js";
+import { recordView, stackView, tableView, textView } from "../../src/cli/output/view.js";
 import { planList } from "../fixtures/plans.js";
 import { errorBody } from "../fixtures/templates.js";
 import { runCli } from "../helpers/cli.js";
@@ -158,6 +159,24 @@ describe("the output writer", () => {
     ]);
     expect(await render(record, "plain", true)).toBe("status\t\u001b[32mactive\u001b[39m\n");
     expect(await render(record, "plain", false)).toBe("status\tactive\n");
+  });
+
+  it("writes the same piped values with colour forced once its codes are stripped, keyed parts of a stack included", async () => {
+    const status = {
+      header: "Status",
+      key: "status",
+      value: (r: { status: string }) => r.status,
+      display: (r: { status: string }, p: { status(word: string): string }) => p.status(r.status),
+    };
+    const view = stackView(
+      { key: "contact_import", view: recordView({ status: "completed" }, [status]) },
+      { key: "errors", view: tableView([{ status: "failed" }], [status]) },
+    );
+    const plain = await render(view, "plain", false);
+    expect(plain).toBe("contact_import.status\tcompleted\nerrors\tfailed\n");
+    const painted = await render(view, "plain", true);
+    expect(painted).toMatch(ansi);
+    expect(stripVTControlCharacters(painted)).toBe(plain);
   });
 
   it("prints a service's text at a terminal without its control characters, colour kept", async () => {

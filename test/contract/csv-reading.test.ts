@@ -333,8 +333,9 @@ describe("reading files", () => {
       const row = readRow(["+4915112345678", cell], header.layout, { now: new Date() });
       return row.ok ? row.contact.opt_in_status : row.problem.message;
     };
-    for (const yes of ["Ja", "WAHR", "oui", "Sí", "sim", "Y"]) expect(status(yes)).toBe("opted_in");
-    for (const no of ["nein", "FALSCH", "Non", "não", "nee", "n"])
+    for (const yes of ["Ja", "WAHR", "oui", "Sí", "sì", "sim", "TAK", "Y"])
+      expect(status(yes)).toBe("opted_in");
+    for (const no of ["nein", "FALSCH", "Non", "não", "nee", "nie", "n"])
       expect(status(no)).toBe("not_set");
     expect(status("vielleicht")).toContain("also ja/nein, oui/non");
   });

@@ -164,7 +164,10 @@ function renderRecord(labels: string[], values: string[], paint: Paint, colour: 
  */
 function keyedUnder(view: View, key: string): View {
   if (view.kind === "record") return { ...view, keys: view.keys.map((k) => `${key}.${k}`) };
-  if (view.kind === "table") return { ...view, raw: view.raw.map((row) => [key, ...row]) };
+  if (view.kind === "table") {
+    const led = <T>(rows: T[][]) => rows.map((row) => [key, ...row]);
+    return { ...view, raw: led(view.raw), piped: (paint) => led(view.piped(paint)) };
+  }
   if (view.kind === "stack") {
     return {
       ...view,

@@ -74,6 +74,7 @@ export async function countConsentingWhere(
   workspaceId: string,
   audience: Audience,
   fails: (contact: ContactFields) => boolean,
+  pageSize = 2000,
 ): Promise<number> {
   let failing = 0;
   let after = -1;
@@ -85,11 +86,11 @@ export async function countConsentingWhere(
       .where("opt_in_status", "=", "opted_in")
       .where("seq", ">", after)
       .orderBy("seq")
-      .limit(2000)
+      .limit(pageSize)
       .execute();
     for (const row of rows) if (fails(contactFieldsOf(row))) failing++;
     const last = rows.at(-1);
-    if (last === undefined || rows.length < 2000) return failing;
+    if (last === undefined || rows.length < pageSize) return failing;
     after = last.seq;
   }
 }

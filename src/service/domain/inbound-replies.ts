@@ -12,18 +12,17 @@ const optOutWords = new Set(["stop", "unsubscribe"]);
 const optInWords = new Set(["start"]);
 
 /**
- * What a reply means for consent: STOP or UNSUBSCRIBE opts out, START opts back in, in any case
- * and with punctuation or emoji around the word ("Stop.", "STOP!!", "*stop* 🛑"): a person who
- * asks to stop is not kept on for a full stop. The word must stand alone ("stop it" is not one).
+ * What a reply means for consent: STOP or UNSUBSCRIBE opts out, START opts back in, in any case.
+ * A withdrawal must never be missed, so STOP and UNSUBSCRIBE may have punctuation, emoji or
+ * invisible marks around them ("Stop.", "STOP!!", "⛔️ stop"); a consent must be plain, so START
+ * counts only alone ("Start?" is a question, not a yes). The word must stand alone either way
+ * ("stop it" is neither).
  */
 export function consentKeyword(text: string): "opted_out" | "opted_in" | null {
-  const word = text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, "");
-  if (optOutWords.has(word)) return "opted_out";
-  if (optInWords.has(word)) return "opted_in";
-  return null;
+  const plain = text.normalize("NFKC").toLowerCase().trim();
+  if (optInWords.has(plain)) return "opted_in";
+  const word = plain.replace(/^[\s\p{P}\p{S}\p{M}\p{Cf}]+|[\s\p{P}\p{S}\p{M}\p{Cf}]+$/gu, "");
+  return optOutWords.has(word) ? "opted_out" : null;
 }
 
 /**

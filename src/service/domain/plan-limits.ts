@@ -54,12 +54,25 @@ export async function planAllowance(
   return { key: featureKey, limit, used: await meteredUsage(db, clock, workspace.id, featureKey) };
 }
 
-/** What makes room under each metered feature: only what the API offers (contacts are never deleted). */
+/** What frees room under a metered feature through the API: contacts are never deleted. */
+const freeing: Record<string, string> = {
+  templates: "delete a draft or rejected template",
+  messages_per_month: "wait for next month's quota",
+};
+
+/** What makes room under each metered feature. */
 const roomAdvice: Record<string, string> = {
   contacts: "move the workspace to a plan with more contacts.",
-  templates: "delete a draft or rejected template, or move the workspace to a larger plan.",
-  messages_per_month: "wait for next month's quota, or move the workspace to a larger plan.",
+  templates: `${freeing.templates}, or move the workspace to a larger plan.`,
+  messages_per_month: `${freeing.messages_per_month}, or move the workspace to a larger plan.`,
 };
+
+/** What a plan change refused for usage can do instead: a plan that fits, or freeing room. */
+export function planChangeAdvice(overKeys: readonly string[]): string {
+  const frees = overKeys.flatMap((key) => (freeing[key] ? [freeing[key]] : []));
+  const first = frees.length > 0 ? `, or first ${frees.join(" and ")}` : "";
+  return `pick a plan whose limits cover this usage${first}.`;
+}
 
 /**
  * The 409 plan_limit_exceeded for a feature, with details naming its limit and usage, and what

@@ -17,7 +17,7 @@ import { recordEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invitationMail, type WorkspaceOrigin } from "./invitations.js";
 import { type Mailer, type OutboxEntry, sendFromOutbox, writeToOutbox } from "./outbox.js";
-import { planFeatures } from "./plan-limits.js";
+import { planChangeAdvice, planFeatures } from "./plan-limits.js";
 import { planIdFrom } from "./plans.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
@@ -241,9 +241,7 @@ async function requirePlanFits(
   if (over.length > 0) {
     throw new ServiceError(
       "plan_limit_exceeded",
-      // Only templates can be freed through the API: contacts cannot be deleted, and a month's
-      // messages are spent.
-      `Plan '${plan.name}' allows less than the workspace uses: ${over.map((o) => `${o.field} (limit ${o.limit}, used ${o.used})`).join(", ")}; pick a plan whose limits cover this usage${over.some((o) => o.field === "templates") ? ", or delete draft or rejected templates first" : ""}.`,
+      `Plan '${plan.name}' allows less than the workspace uses: ${over.map((o) => `${o.field} (limit ${o.limit}, used ${o.used})`).join(", ")}; ${planChangeAdvice(over.map((o) => o.field))}`,
       { details: over },
     );
   }

@@ -16,7 +16,7 @@ export function sandboxInboundRoutes(app: App, services: Services): void {
         operationId: "simulateInboundMessage",
         summary: "Simulate an inbound message from a contact",
         description:
-          "What the operator reports when a contact writes to one of the workspace's numbers. STOP or UNSUBSCRIBE (any case; spaces, punctuation and emoji around the word ignored) opts the contact out and records `opted_out_at`; START opts it back in. Other text changes nothing. A workspace with a WhatsApp Cloud number is a 422 on `workspace_id`: its replies come from Meta, never simulated.",
+          "What the operator reports when a contact writes to one of the workspace's numbers. STOP or UNSUBSCRIBE (any case; spaces, punctuation and emoji around the word ignored) opts the contact out and records `opted_out_at`; START (alone, any case: a consent must be plain) opts it back in. Other text changes nothing. A workspace with a WhatsApp Cloud number is a 422 on `workspace_id`: its replies come from Meta, never simulated.",
         body: InboundMessageBody,
         response: { 200: InboundResponse, ...errorResponses(...postErrors, 404) },
       },

@@ -207,6 +207,12 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
     lines.push(
       paint.warn("  Nobody in this audience has opted in: the campaign would message no one."),
     );
+  } else if (preview.with_consent === preview.missing_variable) {
+    lines.push(
+      paint.warn(
+        "  No contact with consent has every mapped field: the campaign would message no one.",
+      ),
+    );
   } else if (left !== null && preview.with_consent > left) {
     lines.push(
       paint.warn(

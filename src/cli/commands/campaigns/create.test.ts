@@ -272,6 +272,17 @@ describe("reseller campaigns create", () => {
       expect(prompter.asked).toEqual([
         'Schedule "Spring launch" to message 1 contact at 2030-12-01 09:00 UTC?',
       ]);
+      expect(run.stderr).not.toContain("would message no one");
+
+      stubRequest(api, "POST", `${path}/preview`, envelope({ ...preview, missing_variable: 4 }));
+      const none = await runCli([...base, "--all", "--var", "1=first_name", "--dry-run"], {
+        tty: true,
+        env: { ...env(), NO_COLOR: "1" },
+        dispatcher: api.agent,
+      });
+      expect(none.stdout + none.stderr).toContain(
+        "No contact with consent has every mapped field: the campaign would message no one.",
+      );
     });
 
     it("asks about the start time of a scheduled campaign; --yes shows the summary but skips the question", async () => {

@@ -50,21 +50,12 @@ function refusedFile(message: string, errorCode = "validation_failed"): CliError
  * mark) that are not UTF-8, as the service does: exit 6, saying to name the encoding.
  */
 export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined): void {
+  // Read as the service reads it: a byte order mark wins over --encoding.
   const probe = new CsvDecoder(encoding);
-  if (!readsAsUtf8(bytes, probe)) {
+  probe.write(bytes.subarray(0, 3));
+  if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
     throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
   }
-}
-
-/** Whether the import would read these bytes as UTF-8 and they are not (no encoding fits). */
-export function wantsAnEncoding(bytes: Buffer, encoding: CsvEncoding | undefined): boolean {
-  return !readsAsUtf8(bytes, new CsvDecoder(encoding));
-}
-
-function readsAsUtf8(bytes: Buffer, probe: CsvDecoder): boolean {
-  // Read as the service reads it: a byte order mark wins over --encoding.
-  probe.write(bytes.subarray(0, 3));
-  return probe.encoding !== "utf-8" || isUtf8(bytes);
 }
 
 /**

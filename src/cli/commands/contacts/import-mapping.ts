@@ -1,6 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
 import { csvColumns, fieldNamedBy, mappingFlagsText } from "../../../contract/contact-csv.js";
-import { CsvDecoder } from "../../../contract/csv-decoding.js";
+import { byteOrderMark, CsvDecoder } from "../../../contract/csv-decoding.js";
 import {
   type CsvPreset,
   csvPresets,
@@ -33,7 +34,7 @@ import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { listOption, stringOption } from "../../options.js";
 import { withoutControls } from "../../output/terminal-text.js";
-import { refuseIfNotUtf8, wantsAnEncoding } from "./dry-run.js";
+import { refuseIfNotUtf8 } from "./dry-run.js";
 
 /**
  * How `contacts import` reads a file (upload and dry run alike): `--map`, `--preset`,
@@ -155,11 +156,32 @@ const legacyEncodings = [
   ["windows-1252", "Excel and most programs on Windows, Western European letters"],
   ["iso-8859-1", "Latin-1, older Unix and web exports"],
 ] as const;
+const utf16Encodings = [
+  ["utf-16le", 'Excel\'s "Unicode text", most UTF-16 files'],
+  ["utf-16be", "UTF-16 with the high byte first"],
+] as const;
 
 /**
- * At a terminal, for a file the import would read as UTF-8 that is not (an Excel export on
- * Windows): asks which encoding it is in, showing its header read in each, instead of refusing
- * it after every other question was answered.
+ * What each offered encoding is shown with: for UTF-16 (NUL bytes between the letters) the
+ * file's start, otherwise its first line holding a byte that is no UTF-8, where the choices differ.
+ */
+function sampleOf(lines: Buffer, utf16: boolean): Buffer {
+  if (utf16) return lines.subarray(0, Math.min(lines.length, 160) & ~1);
+  let from = 0;
+  while (from < lines.length) {
+    const end = lines.indexOf(0x0a, from);
+    const line = lines.subarray(from, end === -1 ? lines.length : end);
+    if (!isUtf8(line)) return line;
+    if (end === -1) break;
+    from = end + 1;
+  }
+  return lines.subarray(0, 0);
+}
+
+/**
+ * At a terminal, for a file that names no encoding, has no byte order mark (which would decide)
+ * and is not UTF-8 (an Excel export on Windows): asks which encoding it is in, showing a line of
+ * it read in each, instead of refusing it after every other question was answered.
  */
 async function askEncoding(
   ctx: Context,
@@ -167,21 +189,24 @@ async function askEncoding(
   whole: boolean,
   read: CsvReadOptions,
 ): Promise<CsvReadOptions> {
+  if (!ctx.canPrompt || read.encoding !== undefined) return read;
   const lines = wholeLines(head, whole);
-  if (!ctx.canPrompt || !wantsAnEncoding(lines, read.encoding)) return read;
-  const end = lines.indexOf(0x0a);
-  const header = end === -1 ? lines : lines.subarray(0, end);
-  const shown = (encoding: CsvEncoding) =>
-    withoutControls(new CsvDecoder(encoding).write(header).toString("utf8")).trim().slice(0, 70);
+  if (byteOrderMark(lines) !== null || isUtf8(lines)) return read;
+  const utf16 = lines.includes(0x00);
+  const sample = sampleOf(lines, utf16);
+  const shown = (encoding: CsvEncoding) => {
+    const text = new CsvDecoder(encoding).write(sample).toString("utf8").split("\n")[0] ?? "";
+    return withoutControls(text).trim().slice(0, 70);
+  };
   ctx.info("The file is not UTF-8 text; spreadsheets often save CSV in an older encoding.");
   const encoding = await ctx.prompter.select<CsvEncoding>({
-    message: "Which encoding is it in? (its header read in each)",
-    choices: legacyEncodings.map(([value, description]) => ({
+    message: "Which encoding is it in? (a line of it read in each)",
+    choices: (utf16 ? utf16Encodings : legacyEncodings).map(([value, description]) => ({
       name: `${value}: ${shown(value)}`,
       value,
       description,
     })),
-    default: "windows-1252",
+    default: utf16 ? "utf-16le" : "windows-1252",
   });
   return { ...read, encoding };
 }
@@ -210,6 +235,11 @@ async function proposeLookAlikes(
   return { ...read, mapping };
 }
 
+/** Whether --map or --preset named the columns, so none were asked about. */
+export function columnsNamedByFlags(options: Readonly<Record<string, unknown>>): boolean {
+  return listOption(options, "map").length > 0 || stringOption(options, "preset") !== undefined;
+}
+
 /**
  * What was answered at the prompts (the encoding, the columns), said as the flags that answer
  * them, so the next file like it asks nothing; empty when nothing was asked.
@@ -222,9 +252,7 @@ export function answeredLine(
     read.encoding !== undefined && stringOption(options, "encoding") === undefined
       ? `--encoding ${read.encoding}`
       : "",
-    read.mapping !== undefined &&
-    listOption(options, "map").length === 0 &&
-    stringOption(options, "preset") === undefined
+    read.mapping !== undefined && !columnsNamedByFlags(options)
       ? mappingFlagsText(read.mapping)
       : "",
   ].filter((flag) => flag !== "");

@@ -12,7 +12,7 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
-import { booleanOption, listOption, stringOption } from "../../options.js";
+import { booleanOption, stringOption } from "../../options.js";
 import { count, counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -27,7 +27,13 @@ import {
 } from "./contact-format.js";
 import { dryRun } from "./dry-run.js";
 import { errorCsvHeader, errorCsvRows, writeImportErrors } from "./import-errors.js";
-import { answeredLine, columnsLine, lookAlikesLine, resolveCsvOptions } from "./import-mapping.js";
+import {
+  answeredLine,
+  columnsLine,
+  columnsNamedByFlags,
+  lookAlikesLine,
+  resolveCsvOptions,
+} from "./import-mapping.js";
 import { uploadImport } from "./import-upload.js";
 
 /** How often the progress of a running import is read. */
@@ -111,7 +117,7 @@ async function checkLocally(
   return {
     data: report,
     view,
-    message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${unasked(ctx, options) ? lookAlikesLine(report.mapping) : ""}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
+    message: `${verdict}\n${columnsLine(report.mapping, report.delimiter, report.encoding)}${answeredLine(read, options)}${unasked(ctx, options) ? lookAlikesLine(report.mapping) : ""}${strict ? "\n--strict: exit code 6 because rows would be refused." : ""}`,
     exitCode: strict ? 6 : 0,
     errorCode: "rows_refused",
     details: report.errors.slice(0, errorsShown),
@@ -216,11 +222,6 @@ export const run: Handler = async (ctx, { args, options }) => {
     await input.remove();
   }
 };
-
-/** Whether --map or --preset named the file's columns (the user's choice, nothing to propose). */
-function columnsNamedByFlags(options: Readonly<Record<string, unknown>>): boolean {
-  return listOption(options, "map").length > 0 || stringOption(options, "preset") !== undefined;
-}
 
 /** Whether the columns were left to their names: no flag named them and nothing was asked. */
 function unasked(ctx: Context, options: Readonly<Record<string, unknown>>): boolean {

@@ -41,7 +41,7 @@ export const sandboxCommands: GroupSpec = {
       name: "inbound",
       summary: "Simulate a contact's reply: STOP or UNSUBSCRIBE opts out, START opts in",
       description:
-        "Delivers a message from a contact's number to the workspace as the sandbox operator would report it (local service only). STOP or UNSUBSCRIBE (any case, punctuation around the word ignored: 'Stop.' counts) opts the contact out and records opted_out_at; START opts it back in; other text changes nothing. A number that is no contact of the workspace changes nothing either.",
+        "Delivers a message from a contact's number to the workspace as the sandbox operator would report it (local service only). STOP or UNSUBSCRIBE (any case, punctuation around the word ignored: 'Stop.' counts) opts the contact out and records opted_out_at; START (alone, any case) opts it back in; other text changes nothing. A number that is no contact of the workspace changes nothing either.",
       inWorkspace: true,
       options: [
         { flags: "--from <e164>", description: "the contact's number, e.g. +4915112345671" },

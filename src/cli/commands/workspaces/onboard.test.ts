@@ -605,9 +605,9 @@ describe("reseller workspaces onboard", () => {
       prompter,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(prompter.asked).toContain("Which encoding is it in? (its header read in each)");
+    expect(prompter.asked).toContain("Which encoding is it in? (a line of it read in each)");
     expect(
-      prompter.asked.indexOf("Which encoding is it in? (its header read in each)"),
+      prompter.asked.indexOf("Which encoding is it in? (a line of it read in each)"),
     ).toBeLessThan(prompter.asked.findIndex((q) => q.includes("Create workspace")));
     expect(sent().get("encoding")).toBe("windows-1252");
     expect(run.stderr).toContain(

@@ -56,7 +56,7 @@ describe("reseller workspaces suspend", () => {
       dispatcher: api.agent,
     });
     expect(run.stderr).toBe(
-      "Workspace ws_01trial (Acme Bakery) is suspended during its trial (until 2026-12-06T09:30:00Z); `reseller workspaces activate ws_01trial` makes it active again and ends the trial, so it keeps its plan with no end date.\n",
+      "Workspace ws_01trial (Acme Bakery) is suspended during its trial; `reseller workspaces activate ws_01trial` would make it active and end the trial, so it keeps its plan with no end date.\n",
     );
   });
 
