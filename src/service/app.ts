@@ -12,6 +12,7 @@ import { newRequestId } from "./domain/ids.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
 import { plainSigningSecretCount, sealPlainSigningSecrets } from "./domain/webhook-endpoints.js";
 import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
+import { campaignRunJob, contactImportJobKind } from "./jobs/job-kinds.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
 import { WhatsappCloudProvider } from "./messaging/cloud-provider.js";
@@ -53,6 +54,9 @@ import { sandboxMessagingProvider } from "./sandbox/sandbox-provider.js";
 import { scheduleSandboxReports } from "./sandbox/sandbox-reports.js";
 import { defaultSandboxTiming, sandboxSender } from "./sandbox/sandbox-sender.js";
 import { jobScheduler, type Services } from "./services.js";
+
+/** Job kinds whose start and end the log records: a campaign's run and an import. */
+const loggedJobKinds = new Set([campaignRunJob, contactImportJobKind]);
 
 /** Builds the whole service as a fastify app; `serve` listens with it, tests `inject()` into it. */
 export async function buildApp(config: AppConfig): Promise<App> {
@@ -157,6 +161,18 @@ export async function buildApp(config: AppConfig): Promise<App> {
           : "job runner: polling failed (reported again each minute it lasts)",
       ),
     onRecovered: (failures) => app.log.info({ failures }, "job runner: polling works again"),
+    onJob: (job, ended) => {
+      // Long work only: a line per webhook delivery or sandbox report would drown the rest.
+      if (!loggedJobKinds.has(job.kind)) return;
+      const at = { job: job.id, kind: job.kind, attempt: job.attempts };
+      if (ended) app.log.info({ ...at, ...ended }, `job ${ended.state}`);
+      else if (job.attempts > 1)
+        app.log.info(
+          at,
+          "job resumed from its checkpoint (an earlier run did not end: an instance stopped or died)",
+        );
+      else app.log.info(at, "job started");
+    },
   });
   app.decorate("jobs", runner);
   // Claims end as the stop begins, not once every connection has drained: a client holding one

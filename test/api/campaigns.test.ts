@@ -1,3 +1,5 @@
+import { Writable } from "node:stream";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CampaignStats } from "../../src/contract/campaigns.js";
 import { countConsentingWhere } from "../../src/service/domain/campaign-audience.js";
@@ -629,6 +631,43 @@ describe("campaigns", () => {
     const usage = (await t.request("GET", `/api/v1/workspaces/${w.ws}`)).json().data.usage;
     expect(usage.messages_sent_this_month).toBe(2);
     expect(usage.campaigns).toMatchObject({ total: 1, completed: 1 });
+  });
+});
+
+describe("the service log", () => {
+  it("records when a campaign's run starts and ends, and when it resumes after an instance died", async () => {
+    const lines: { msg: string; kind?: string; state?: string; attempt?: number }[] = [];
+    const logger = pino(
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const t = await startTestApp({ logger });
+    try {
+      const w = await campaignWorld(t);
+      const draft = await w.post("/campaigns", w.body());
+      await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+      // A run another instance claimed and never ended: its lease ran out.
+      await t.database.db
+        .updateTable("jobs")
+        .set({ attempts: 1 })
+        .where("kind", "=", "campaign.run")
+        .execute();
+      await t.runJobs();
+      const runs = lines.filter((line) => line.kind === "campaign.run");
+      expect(runs.map((line) => line.msg)).toEqual([
+        "job resumed from its checkpoint (an earlier run did not end: an instance stopped or died)",
+        "job done",
+      ]);
+      expect(runs[1]).toMatchObject({ state: "done", attempt: 2 });
+      // Short work is left out: the sandbox's reports and template reviews ran too.
+      expect(lines.some((line) => line.kind === "template_review")).toBe(false);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { SharedRateCounter } from "../../src/service/domain/rate-limit-buckets.js";
 import { TestClock } from "../helpers/test-app.js";
@@ -33,6 +34,38 @@ describe("shared rate limit buckets", () => {
     }
     return allowed;
   }
+
+  it("says each round of writes that fails, and once the database takes writes again, that it does", async () => {
+    const errors: unknown[] = [];
+    let written = 0;
+    const counter = new SharedRateCounter(
+      database.db,
+      clock,
+      { max: 5000, windowMs: 60_000 },
+      { syncMs: 200, onError: (error) => errors.push(error), onWritten: () => (written += 1) },
+    );
+    counters.push(counter);
+    const rename = (from: string, to: string) =>
+      sql`ALTER TABLE ${sql.table(from)} RENAME TO ${sql.table(to)}`.execute(database.db);
+    // The first hit writes the bucket's row; under a large budget the next is counted here and
+    // waits for the next round of writes, which finds the table gone, as writes find a
+    // database that does not answer.
+    expect((await counter.hit("token:t")).allowed).toBe(true);
+    expect((await counter.hit("token:t")).allowed).toBe(true);
+    await rename("rate_limit_buckets", "rate_limit_buckets_away");
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    expect(written).toBe(0);
+    await rename("rate_limit_buckets_away", "rate_limit_buckets");
+    await vi.waitFor(() => expect(written).toBe(1), { timeout: 5000 });
+    const row = await database.db
+      .selectFrom("rate_limit_buckets")
+      .select("hits")
+      .executeTakeFirst();
+    expect(row?.hits).toBe(2);
+    // Rounds with nothing to write say nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(written).toBe(1);
+  });
 
   it("admits exactly a small budget across instances", async () => {
     expect(await admitted([instance(20), instance(20)], 30)).toBe(20);

@@ -50,7 +50,12 @@ export class SharedRateCounter {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly limit: RateLimit,
-    private readonly options: { syncMs?: number; onError?: (error: unknown) => void } = {},
+    private readonly options: {
+      syncMs?: number;
+      onError?: (error: unknown) => void;
+      /** A round of writes ended without error (an outage the errors reported is over). */
+      onWritten?: () => void;
+    } = {},
   ) {
     // Small limits are counted exactly (a write per hit); large ones in batches of up to 100.
     this.batch = Math.max(1, Math.min(100, Math.floor(limit.max / 50)));
@@ -171,12 +176,15 @@ export class SharedRateCounter {
 
   private async flushAll(): Promise<void> {
     const now = this.clock.now().getTime();
+    // Only a round that wrote says the database takes writes again.
+    let wrote = false;
     try {
       for (const [bucket, entry] of this.entries) {
         if (entry.windowEndsAt !== null && now >= entry.windowEndsAt) {
           this.entries.delete(bucket);
         } else if (entry.pending > 0) {
           await this.sync(bucket, entry);
+          wrote = true;
         }
       }
       if (now - this.prunedAt >= pruneEveryMs) {
@@ -185,7 +193,9 @@ export class SharedRateCounter {
           .deleteFrom("rate_limit_buckets")
           .where("window_ends_at", "<", new Date(now - pruneEveryMs).toISOString())
           .execute();
+        wrote = true;
       }
+      if (wrote) this.options.onWritten?.();
     } catch (error) {
       // A busy database delays the write; the hits stay pending for the next round.
       this.options.onError?.(error);

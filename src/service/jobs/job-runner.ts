@@ -80,6 +80,8 @@ export interface JobRunnerOptions {
   onError?: (error: unknown, job: Job | null) => void;
   /** The runner's own work succeeds again after `failures` failed attempts. */
   onRecovered?: (failures: number) => void;
+  /** A job starts (`ended` undefined) or ends with its handler's result, `ms` after it started. */
+  onJob?: (job: Job, ended?: { state: JobResult["state"]; ms: number }) => void;
 }
 
 /**
@@ -89,8 +91,8 @@ export interface JobRunnerOptions {
  * on this machine that is gone), and a graceful stop hands its jobs back to the queue.
  */
 export class JobRunner {
-  private readonly options: Required<Omit<JobRunnerOptions, "onError" | "onRecovered">> &
-    Pick<JobRunnerOptions, "onError" | "onRecovered">;
+  private readonly options: Required<Omit<JobRunnerOptions, "onError" | "onRecovered" | "onJob">> &
+    Pick<JobRunnerOptions, "onError" | "onRecovered" | "onJob">;
   private readonly abort = new AbortController();
   /** The shared lane (every kind no lane lists) and the others: what each claims and runs. */
   private readonly lanes: { kinds: JobKinds; slots: number; running: Set<Promise<void>> }[];
@@ -261,6 +263,8 @@ export class JobRunner {
     const lease: JobLease = { jobId: job.id, owner: this.instance.id, ms: leaseMs };
     const handler = this.options.handlers[job.kind];
     this.active.set(job.id, job);
+    const startedAt = performance.now();
+    this.options.onJob?.(job);
     try {
       const result: JobResult = handler
         ? await handler(job, {
@@ -271,6 +275,10 @@ export class JobRunner {
             lease,
           })
         : { state: "failed", error: `no handler for job kind '${job.kind}'` };
+      this.options.onJob?.(job, {
+        state: result.state,
+        ms: Math.round(performance.now() - startedAt),
+      });
       if (result.state === "interrupted") {
         await settleJob(db, clock, lease, {
           state: "queued",
