@@ -35,6 +35,13 @@ it("answers 503 with Retry-After while the database does not answer, and serves 
       expect(res.json().message).toContain("The database does not answer");
       expect(res.headers["retry-after"]).toBe("5");
     }
+    // Asked by anyone without a token: it says nothing of the database's name or address.
+    const ready = await t.request("GET", "/readyz", { token: null });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json().message).toBe(
+      "The database does not answer; this instance's log says why.",
+    );
+    expect(ready.body).not.toContain(name);
     await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     const back = await t.request("GET", `/api/v1/workspaces/${ws}/contacts`);
     expect(back.statusCode).toBe(200);

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
-import { FailureRun } from "./failure-run.js";
+import { FailureRun } from "../failure-run.js";
 import { defaultHeartbeatMs, InstanceRegistry } from "./instances.js";
 import {
   checkpointJob,

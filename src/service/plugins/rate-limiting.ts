@@ -6,7 +6,7 @@ import { clientAddressKey } from "../domain/client-address.js";
 import type { Clock } from "../domain/clock.js";
 import { type RateDecision, SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import { ServiceError } from "../domain/service-error.js";
-import { FailureRun } from "../jobs/failure-run.js";
+import { FailureRun } from "../failure-run.js";
 import type { Meter } from "./authentication.js";
 
 /**

@@ -4,6 +4,7 @@ import type { App } from "../app-types.js";
 import { type Db, migrationTable } from "../db/database.js";
 import { migrationProvider } from "../db/migrations/index.js";
 import { ServiceError } from "../domain/service-error.js";
+import { FailureRun } from "../failure-run.js";
 import { errorResponses } from "./responses.js";
 
 const tags = ["Health"];
@@ -39,6 +40,16 @@ export function healthRoutes(app: App, deps: { db: Db }): void {
     async () => ({ status: "success" as const, data: { status: "ok" as const }, meta: {} }),
   );
 
+  // A load balancer asks every few seconds: an outage is logged when it begins, each minute it
+  // lasts, and when it ends.
+  const outage = new FailureRun(
+    (error) =>
+      app.log.warn(
+        { err: error },
+        "readiness: the database does not answer (reported again each minute it lasts)",
+      ),
+    (failures) => app.log.info({ failures }, "readiness: the database answers again"),
+  );
   app.get(
     "/readyz",
     {
@@ -55,10 +66,13 @@ export function healthRoutes(app: App, deps: { db: Db }): void {
       let pending: string[];
       try {
         pending = await pendingMigrations(deps.db);
+        outage.succeeded();
       } catch (error) {
+        outage.failed(error);
+        // Anyone may ask: the database's address and user stay in this instance's log.
         throw new ServiceError(
           "service_unavailable",
-          `The database does not answer: ${(error as Error).message}`,
+          "The database does not answer; this instance's log says why.",
         );
       }
       if (pending.length > 0) {
