@@ -13,6 +13,22 @@ export interface DatabaseTarget {
   engine: "sqlite" | "postgres";
   /** Whether the user named it (a flag or DATABASE_URL) rather than the default file. */
   given: boolean;
+  /** Said before the work starts: a password given on the command line. */
+  warning?: string;
+}
+
+/**
+ * The warning for a PostgreSQL URL whose password was given on the command line, where every
+ * user of the machine reads it (`ps`); undefined when it has none. `instead` says where else
+ * the command takes it.
+ */
+export function passwordInArgsWarning(
+  url: string,
+  flag: string,
+  instead: string,
+): string | undefined {
+  if (!URL.canParse(url) || new URL(url).password === "") return undefined;
+  return `Warning: the URL in ${flag} holds a password, which anyone on this machine can read in the process list; ${instead}.`;
 }
 
 /**
@@ -38,7 +54,18 @@ export function databaseTarget(
         "For an embedded SQLite file, use --db FILE.",
       );
     }
-    return { target: url, label: redactedUrl(url), engine: "postgres", given: true };
+    const warning = passwordInArgsWarning(
+      url,
+      "--database",
+      "put the URL in DATABASE_URL instead, or the password in PGPASSWORD",
+    );
+    return {
+      target: url,
+      label: redactedUrl(url),
+      engine: "postgres",
+      given: true,
+      ...(warning ? { warning } : {}),
+    };
   }
   if (file !== undefined) {
     // Taken as a file it would still open PostgreSQL (openDatabase reads the URL) and print the

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -272,6 +272,86 @@ describe("admin copy: what it refuses before touching the target", () => {
     } finally {
       server.close();
     }
+  });
+
+  /** A server speaking just enough of PostgreSQL's protocol: one answer per client message. */
+  async function fakePostgres(answers: Buffer[]): Promise<{ port: number; close(): void }> {
+    const server = createServer((socket) => {
+      let next = 0;
+      socket.on("data", () => {
+        const answer = answers[next++];
+        if (answer) socket.write(answer);
+      });
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+  }
+
+  /** An authentication message: `R`, its length, its code, then its data. */
+  function authentication(code: number, data: string): Buffer {
+    const head = Buffer.alloc(9);
+    head.write("R", 0);
+    head.writeInt32BE(8 + Buffer.byteLength(data), 1);
+    head.writeInt32BE(code, 5);
+    return Buffer.concat([head, Buffer.from(data)]);
+  }
+
+  it("warns that a password on the command line shows in the process list, and where else to put it", async () => {
+    const url = "postgres://app:secret@127.0.0.1:9/reseller";
+    const migrate = await runCli(["admin", "migrate", "--database", url]);
+    expect(migrate.stderr).toContain(
+      "Warning: the URL in --database holds a password, which anyone on this machine can read in the process list; put the URL in DATABASE_URL instead, or the password in PGPASSWORD.",
+    );
+    expect(migrate.stderr).not.toContain("secret");
+    const fromEnv = await runCli(["admin", "migrate"], { env: { DATABASE_URL: url } });
+    expect(fromEnv.stderr).not.toContain("process list");
+    const file = await currentDatabase();
+    const copy = await runCli(["admin", "copy", "--from", file, "--to", url]);
+    expect(copy.stderr).toContain("put the password in PGPASSWORD instead");
+    const bare = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(bare.stderr).not.toContain("process list");
+  });
+
+  it("says a URL without the password the server asks for, instead of the driver's words (exit 3)", async () => {
+    // SCRAM-SHA-256, as a server with password logins asks: the mechanism, then its first challenge.
+    const server = await fakePostgres([
+      authentication(10, "SCRAM-SHA-256\0\0"),
+      authentication(11, "r=abc,s=c2FsdA==,i=4096"),
+    ]);
+    try {
+      const url = `postgres://app@127.0.0.1:${server.port}/reseller`;
+      const run = await runCli(["admin", "migrate", "--database", url]);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toContain("PostgreSQL asks for a password and the URL has none");
+      expect(run.stderr).toContain("PGPASSWORD");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("says a server that takes no TLS when the URL asks for it (exit 2)", async () => {
+    // The answer to an SSLRequest from a server without ssl.
+    const server = await fakePostgres([Buffer.from("N")]);
+    try {
+      const url = `postgres://app:secret@127.0.0.1:${server.port}/reseller?sslmode=no-verify`;
+      const run = await runCli(["admin", "migrate", "--database", url]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("The PostgreSQL server takes no TLS connections");
+      expect(run.stderr).not.toContain("secret");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("names the copy's source when it is no SQLite file at all (exit 2)", async () => {
+    const file = join(scratch(), "notes.txt");
+    writeFileSync(file, "not a database, just words\n".repeat(100));
+    const run = await runCli(["admin", "copy", "--from", file, "--to", nowhere]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `Cannot open the SQLite database ${file}: the file is not a SQLite database`,
+    );
   });
 
   it("refuses a PostgreSQL URL given to --db, without printing its password (exit 2)", async () => {

@@ -4,10 +4,14 @@ import { CopyRefusedError, copyDatabase } from "../../../service/db/copy-databas
 import { isPostgresUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
+import { passwordInArgsWarning } from "../../database-target.js";
 import { requiredString, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
 import { explainedDatabaseError } from "./database-errors.js";
+
+/** What to do about a --from that is no database of the service. */
+const sourceHint = "Point --from at the file `reseller serve --db` uses.";
 
 /** A progress line per this many rows of a large table. */
 const progressEvery = 100_000;
@@ -19,10 +23,7 @@ export const run: Handler = async (ctx, { options }) => {
     throw usageError("--from takes the SQLite database file; the target goes in --to.");
   }
   if (!existsSync(from)) {
-    throw usageError(
-      `No database at ${redactedUrl(from)}.`,
-      "Point --from at the file `reseller serve --db` uses.",
-    );
+    throw usageError(`No database at ${redactedUrl(from)}.`, sourceHint);
   }
   // --to only, never DATABASE_URL: a copy must name its target, not find it in the environment.
   const to = stringOption(options, "to");
@@ -33,6 +34,9 @@ export const run: Handler = async (ctx, { options }) => {
       "The copy goes from the SQLite file in --from into an empty PostgreSQL database.",
     );
   }
+  // --to only: a copy names its target, so PGPASSWORD is where a password stays off the list.
+  const warning = passwordInArgsWarning(to, "--to", "put the password in PGPASSWORD instead");
+  if (warning) ctx.info(warning);
   const progress = ctx.output !== "quiet";
   let report: Awaited<ReturnType<typeof copyDatabase>>;
   try {
@@ -50,6 +54,10 @@ export const run: Handler = async (ctx, { options }) => {
   } catch (error) {
     if (error instanceof CopyRefusedError)
       throw new CliError("conflict", error.message, error.hint, [], error.code);
+    // The source is the SQLite file: its errors are said of it, not of the target.
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && code.startsWith("SQLITE_"))
+      throw explainedDatabaseError(error, from, sourceHint);
     throw explainedDatabaseError(error, redactedUrl(to));
   }
   const data = {

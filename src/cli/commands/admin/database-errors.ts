@@ -67,10 +67,28 @@ export function explainedDatabaseError(
     );
   }
   if (code === "3D000") {
+    const named = URL.canParse(label) ? decodeURIComponent(new URL(label).pathname.slice(1)) : "";
     return new CliError(
       "usage",
       `${detail ?? "The database does not exist"} (${label}).`,
-      "Create it first, e.g. `createdb reseller`, or fix the database name in the URL.",
+      `Create it first, e.g. \`createdb ${identifier(named || "reseller")}\`, or fix the database name in the URL.`,
+    );
+  }
+  // node-postgres asks for the password only when the server does (SCRAM), and then finds none.
+  if (/client password must be a string/.test(message)) {
+    return new CliError(
+      "auth",
+      `PostgreSQL asks for a password and the URL has none (${label}).`,
+      "Put it in the URL in DATABASE_URL, or in PGPASSWORD: a password on the command line shows in the process list.",
+    );
+  }
+  const tls = tlsProblem(code, message);
+  if (tls !== null) return new CliError("usage", `${tls.problem} (${label}).`, tls.hint);
+  if (code === "42P01" && /"kysely_migration_lock" does not exist/.test(message)) {
+    return new CliError(
+      "usage",
+      `PostgreSQL has no schema to create reseller's tables in (${label}): the search_path the URL sets names none that exists.`,
+      "Create the schema first (`CREATE SCHEMA …`), or fix `options=-c search_path=…` in the URL.",
     );
   }
   // 42501 is any privilege refused; only a schema's means the tables cannot be created at all.
@@ -100,6 +118,34 @@ export function explainedDatabaseError(
     );
   }
   return error;
+}
+
+/** Why a TLS connection to PostgreSQL failed, in words, with what to change; null for others. */
+function tlsProblem(
+  code: string | undefined,
+  message: string,
+): { problem: string; hint: string } | null {
+  if (/does not support SSL connections/.test(message)) {
+    return {
+      problem: "The PostgreSQL server takes no TLS connections, and the URL asks for one",
+      hint: "Remove sslmode from the URL, or turn ssl on in the server's configuration.",
+    };
+  }
+  const untrusted = [
+    "SELF_SIGNED_CERT_IN_CHAIN",
+    "DEPTH_ZERO_SELF_SIGNED_CERT",
+    "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+    "CERT_HAS_EXPIRED",
+    "ERR_TLS_CERT_ALTNAME_INVALID",
+  ];
+  if ((code !== undefined && untrusted.includes(code)) || /certificate/.test(message)) {
+    return {
+      problem: `PostgreSQL's TLS certificate is not trusted here: ${message}`,
+      hint: "Give its CA with sslrootcert=/path/to/ca.pem in the URL (a managed database publishes it), or use sslmode=no-verify to encrypt without checking the server (docs/operations.md).",
+    };
+  }
+  return null;
 }
 
 /** The hint for a SQLite file an admin command cannot open: it must be the service's own. */

@@ -8,6 +8,7 @@ import { existingFileHint, explainedDatabaseError } from "./database-errors.js";
 /** `reseller admin migrate`: applies the pending migrations and says which. */
 export const run: Handler = async (ctx, { options }) => {
   const target = existingDatabaseTarget(options, ctx.env);
+  if (target.warning) ctx.info(target.warning);
   // Opening migrates (under Kysely's advisory lock on PostgreSQL) and says what it applied.
   const database = await openDatabase(target.target).catch((error: unknown) => {
     throw explainedDatabaseError(error, target.label, existingFileHint);

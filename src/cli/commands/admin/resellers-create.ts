@@ -10,6 +10,7 @@ import { existingFileHint, explainedDatabaseError } from "./database-errors.js";
 /** `reseller admin resellers create`: a new reseller account, straight in the database. */
 export const run: Handler = async (ctx, { options }) => {
   const target = existingDatabaseTarget(options, ctx.env);
+  if (target.warning) ctx.info(target.warning);
   const name = requiredString(options, "name").trim();
   const database = await openDatabase(target.target).catch((error: unknown) => {
     throw explainedDatabaseError(error, target.label, existingFileHint);

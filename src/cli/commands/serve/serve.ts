@@ -74,6 +74,7 @@ export const run: Handler = async (ctx, { options }) => {
   const settings = serveSettings(options, ctx.env);
   const bootstrapToken = bootstrapTokenOption(ctx.env);
   const database = databaseTarget(options, ctx.env, "reseller.db") as DatabaseTarget;
+  if (database.warning) ctx.info(database.warning);
   const service = await startServiceOrExplain({
     ...settings,
     host: stringOption(options, "host") ?? "127.0.0.1",
