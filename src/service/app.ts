@@ -161,6 +161,11 @@ export async function buildApp(config: AppConfig): Promise<App> {
           : "job runner: polling failed (reported again each minute it lasts)",
       ),
     onRecovered: (failures) => app.log.info({ failures }, "job runner: polling works again"),
+    onStopFailed: (error) =>
+      app.log.error(
+        { err: error },
+        "stopping without handing back job leases (the database does not answer): other instances take the jobs over once the leases run out (30 s)",
+      ),
     onJob: (job, ended) => {
       // Long work only: a line per webhook delivery or sandbox report would drown the rest.
       if (!loggedJobKinds.has(job.kind)) return;

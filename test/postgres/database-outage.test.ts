@@ -86,3 +86,33 @@ it("logs an outage in the job runner's polling once when it begins and once when
     await target.drop();
   }
 });
+
+it("says so when it stops while the database does not answer, leases left to run out", async () => {
+  const target = await createTestDatabase();
+  const name = new URL(target.url).pathname.slice(1);
+  const lines: { msg: string; level: number }[] = [];
+  const logger = pino(
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  const t = await startTestApp({ database: await openDatabase(target.url), logger });
+  try {
+    await t.app.jobs.start();
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await asAdmin(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+    );
+    await t.app.close();
+    expect(lines.filter((line) => line.msg.startsWith("stopping without handing back"))).toEqual([
+      expect.objectContaining({ level: 50 }),
+    ]);
+  } finally {
+    await asAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await t.database.close();
+    await target.drop();
+  }
+});

@@ -80,6 +80,8 @@ export interface JobRunnerOptions {
   onError?: (error: unknown, job: Job | null) => void;
   /** The runner's own work succeeds again after `failures` failed attempts. */
   onRecovered?: (failures: number) => void;
+  /** A stop could not hand its leases back (the database does not answer). */
+  onStopFailed?: (error: unknown) => void;
   /** A job starts (`ended` undefined) or ends with its handler's result, `ms` after it started. */
   onJob?: (job: Job, ended?: { state: JobResult["state"]; ms: number }) => void;
 }
@@ -91,8 +93,10 @@ export interface JobRunnerOptions {
  * on this machine that is gone), and a graceful stop hands its jobs back to the queue.
  */
 export class JobRunner {
-  private readonly options: Required<Omit<JobRunnerOptions, "onError" | "onRecovered" | "onJob">> &
-    Pick<JobRunnerOptions, "onError" | "onRecovered" | "onJob">;
+  private readonly options: Required<
+    Omit<JobRunnerOptions, "onError" | "onRecovered" | "onJob" | "onStopFailed">
+  > &
+    Pick<JobRunnerOptions, "onError" | "onRecovered" | "onJob" | "onStopFailed">;
   private readonly abort = new AbortController();
   /** The shared lane (every kind no lane lists) and the others: what each claims and runs. */
   private readonly lanes: { kinds: JobKinds; slots: number; running: Set<Promise<void>> }[];
@@ -199,7 +203,7 @@ export class JobRunner {
         await this.instance.leave();
       } catch (error) {
         // The leases then run out by themselves and other instances take the jobs over.
-        this.options.onError?.(error, null);
+        this.options.onStopFailed?.(error);
       }
     }
   }

@@ -83,7 +83,7 @@ export const run: Handler = async (ctx, { options }) => {
       },
     ]),
     message: report.copied
-      ? `Copied ${rows} rows in ${report.tables.length} tables to ${report.to}; every count matches. Start \`reseller serve --database …\` on it.`
+      ? `Copied ${rows} rows in ${report.tables.length} tables to ${report.to}; every count matches. Set DATABASE_URL to it and start \`reseller serve\`.`
       : `Row counts differ: the copy was rolled back and ${report.to} is left empty.`,
     ...(report.copied
       ? {}
