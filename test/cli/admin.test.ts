@@ -253,6 +253,8 @@ describe("admin copy: what it refuses before touching the target", () => {
     expect(copy.code).toBe(8);
     expect(copy.stderr).toMatch(/Cannot reach the PostgreSQL server/);
     expect((await runCli(["admin", "migrate", "--database", nowhere])).code).toBe(8);
+    const json = await runCli(["admin", "migrate", "--database", nowhere, "--json"]);
+    expect(JSON.parse(json.stdout).error.error_code).toBe("database_unreachable");
   });
 
   it("says a server that is not PostgreSQL (it hangs up at once) cannot be reached (exit 8)", async () => {

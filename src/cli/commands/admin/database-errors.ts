@@ -64,6 +64,8 @@ export function explainedDatabaseError(
       "unreachable",
       `Cannot reach the PostgreSQL server of ${label} (${unreachable}).`,
       "Check the host and port, and that the server runs and accepts connections from here.",
+      [],
+      "database_unreachable",
     );
   }
   if (code === "3D000") {
@@ -72,6 +74,8 @@ export function explainedDatabaseError(
       "usage",
       `${detail ?? "The database does not exist"} (${label}).`,
       `Create it first, e.g. \`createdb ${identifier(named || "reseller")}\`, or fix the database name in the URL.`,
+      [],
+      "database_not_found",
     );
   }
   // node-postgres asks for the password only when the server does (SCRAM), and then finds none.
@@ -80,15 +84,21 @@ export function explainedDatabaseError(
       "auth",
       `PostgreSQL asks for a password and the URL has none (${label}).`,
       "Put it in the URL in DATABASE_URL, or in PGPASSWORD: a password on the command line shows in the process list.",
+      [],
+      "database_password_missing",
     );
   }
   const tls = tlsProblem(code, message);
-  if (tls !== null) return new CliError("usage", `${tls.problem} (${label}).`, tls.hint);
+  if (tls !== null) {
+    return new CliError("usage", `${tls.problem} (${label}).`, tls.hint, [], "database_tls");
+  }
   if (code === "42P01" && /"kysely_migration_lock" does not exist/.test(message)) {
     return new CliError(
       "usage",
       `PostgreSQL has no schema to create reseller's tables in (${label}): the search_path the URL sets names none that exists.`,
       "Create the schema first (`CREATE SCHEMA …`), or fix `options=-c search_path=…` in the URL.",
+      [],
+      "database_schema_missing",
     );
   }
   // 42501 is any privilege refused; only a schema's means the tables cannot be created at all.
@@ -100,6 +110,8 @@ export function explainedDatabaseError(
       `PostgreSQL refused the user of ${label} the right to create reseller's tables (permission denied for schema ${schema}).`,
       // PostgreSQL 15 no longer lets every user create tables in the public schema.
       grantHint(label, schema),
+      [],
+      "database_permission_denied",
     );
   }
   const sqlite = sqliteHint === undefined ? null : sqliteOpenProblem(code, message);
@@ -108,6 +120,8 @@ export function explainedDatabaseError(
       "usage",
       `Cannot open the SQLite database ${label}: ${sqlite}.`,
       sqliteHint,
+      [],
+      "database_unreadable",
     );
   }
   if (code === "28P01" || code === "28000") {
@@ -115,6 +129,8 @@ export function explainedDatabaseError(
       "auth",
       `PostgreSQL refused the login (${detail ?? code}) for ${label}.`,
       "Check the user and password in the URL.",
+      [],
+      "database_login_refused",
     );
   }
   return error;
