@@ -1,9 +1,8 @@
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CampaignStats } from "../../src/contract/campaigns.js";
 import { countConsentingWhere } from "../../src/service/domain/campaign-audience.js";
 import { batchRunner } from "../helpers/batch-runner.js";
+import { logLines } from "../helpers/log-lines.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const reviewDelayMs = 5000;
@@ -636,15 +635,7 @@ describe("campaigns", () => {
 
 describe("the service log", () => {
   it("records when a campaign's run starts and ends, and when it resumes after an instance died", async () => {
-    const lines: { msg: string; kind?: string; state?: string; attempt?: number }[] = [];
-    const logger = pino(
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = logLines();
     const t = await startTestApp({ logger });
     try {
       const w = await campaignWorld(t);

@@ -2,11 +2,10 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
 import { enqueueJob } from "../../src/service/jobs/job-queue.js";
+import { logLines } from "../helpers/log-lines.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const template = JSON.parse(
@@ -277,15 +276,7 @@ describe("HTTP edges", () => {
 
 describe("a client that hangs up mid-body", () => {
   it("is logged as the client's doing, never as the database failing", async () => {
-    const lines: { level: number; msg: string }[] = [];
-    const logger = pino(
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = logLines();
     const t = await startTestApp({ logger });
     try {
       await t.app.listen({ host: "127.0.0.1", port: 0 });

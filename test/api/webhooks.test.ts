@@ -2,12 +2,11 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storedSigningSecret } from "../../src/service/domain/webhook-secrets.js";
 import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
+import { logLines } from "../helpers/log-lines.js";
 import { openTestDatabase, startTestApp, type TestApp } from "../helpers/test-app.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
@@ -322,16 +321,8 @@ describe("webhook endpoints and events", () => {
   it("warns as it starts without a key while signing secrets are stored in clear", async () => {
     const database = await openTestDatabase();
     const first = await startTestApp({ database: { ...database, close: async () => {} } });
-    const warnings: string[] = [];
-    const logger = pino(
-      new Writable({
-        write(chunk, _encoding, done) {
-          const line = JSON.parse(String(chunk));
-          if (line.level === 40) warnings.push(line.msg);
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = logLines();
+    const warnings = () => lines.filter((line) => line.level === 40).map((line) => line.msg);
     try {
       await first.request("POST", "/api/v1/webhook-endpoints", {
         body: { url: "https://crm.example.test/hooks", events: ["workspace.created"] },
@@ -341,7 +332,7 @@ describe("webhook endpoints and events", () => {
     }
     const again = await startTestApp({ database: { ...database, close: async () => {} }, logger });
     await again.close();
-    expect(warnings).toEqual([
+    expect(warnings()).toEqual([
       "1 webhook endpoint keeps its signing secret in clear in the database: set RESELLER_SECRET_KEY (32 bytes, base64) to seal it at the next start (docs/webhooks.md)",
     ]);
     const keyed = await startTestApp({
@@ -350,7 +341,7 @@ describe("webhook endpoints and events", () => {
       logger,
     });
     await keyed.close();
-    expect(warnings).toHaveLength(1);
+    expect(warnings()).toHaveLength(1);
   });
 
   it("records a sealed secret it cannot open (another key, or none) as the attempt's error, and retries", async () => {

@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
 import pg from "pg";
-import pino from "pino";
 import { expect, inject, it, vi } from "vitest";
 import { openDatabase } from "../../src/service/db/database.js";
+import { logLines } from "../helpers/log-lines.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
 import { startTestApp } from "../helpers/test-app.js";
 
@@ -54,15 +53,7 @@ it("answers 503 with Retry-After while the database does not answer, and serves 
 it("logs an outage in the job runner's polling once when it begins and once when it ends", async () => {
   const target = await createTestDatabase();
   const name = new URL(target.url).pathname.slice(1);
-  const lines: { msg: string; failures?: number }[] = [];
-  const logger = pino(
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = logLines();
   const t = await startTestApp({ database: await openDatabase(target.url), logger });
   const runnerLines = () => lines.filter((line) => line.msg.startsWith("job runner"));
   try {
@@ -90,15 +81,7 @@ it("logs an outage in the job runner's polling once when it begins and once when
 it("says so when it stops while the database does not answer, leases left to run out", async () => {
   const target = await createTestDatabase();
   const name = new URL(target.url).pathname.slice(1);
-  const lines: { msg: string; level: number }[] = [];
-  const logger = pino(
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = logLines();
   const t = await startTestApp({ database: await openDatabase(target.url), logger });
   try {
     await t.app.jobs.start();
