@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { redactedUrl } from "../contract/redacted-url.js";
+import { holdsSecret, redactedUrl } from "../contract/redacted-url.js";
 import { isPostgresUrl } from "../service/db/engine.js";
 import { usageError } from "./cli-error.js";
 import { stringOption } from "./options.js";
@@ -27,7 +27,7 @@ export function passwordInArgsWarning(
   flag: string,
   instead: string,
 ): string | undefined {
-  if (!URL.canParse(url) || new URL(url).password === "") return undefined;
+  if (!URL.canParse(url) || !holdsSecret(new URL(url))) return undefined;
   return `Warning: the URL in ${flag} holds a password, which anyone on this machine can read in the process list; ${instead}.`;
 }
 

@@ -336,6 +336,9 @@ const optInWords: Record<string, (typeof optInStatuses)[number]> = {
   onwaar: "not_set",
   nie: "not_set",
   fałsz: "not_set",
+  // Danish, Norwegian and Swedish say ja too.
+  nej: "not_set",
+  nei: "not_set",
 };
 
 /** The phone cell of a row as a row error quotes it (at most 200 characters), or null. */

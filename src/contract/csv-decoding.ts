@@ -163,6 +163,17 @@ export function byteOrderMark(start: Buffer): CsvEncoding | null {
   return null;
 }
 
+/**
+ * Whether bytes without a byte order mark read as UTF-16: NUL bytes in every other place, as
+ * letters of the Latin script have in it (a stray NUL in UTF-8 text is not enough).
+ */
+export function looksLikeUtf16(bytes: Buffer): boolean {
+  const start = bytes.subarray(0, 4096);
+  let nuls = 0;
+  for (const byte of start) if (byte === 0) nuls += 1;
+  return start.length >= 2 && nuls * 4 >= start.length;
+}
+
 /** Half of a UTF-16 surrogate pair, which no character is. */
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -1,3 +1,11 @@
+/** Query parameters node-postgres reads secrets from, besides the URL's own password. */
+export const secretQueryParameters = ["password", "sslpassword", "sslkey"] as const;
+
+/** Whether a URL carries a secret: its password, or one of secretQueryParameters. */
+export function holdsSecret(url: URL): boolean {
+  return url.password !== "" || secretQueryParameters.some((name) => url.searchParams.has(name));
+}
+
 /**
  * A URL with its password replaced, for messages and logs (a database URL, the CLI's base URL in
  * --debug): any scheme, since a message refusing a mistyped one (`mysql://user:secret@…`) quotes
@@ -14,7 +22,7 @@ export function redactedUrl(target: string): string {
       hidden = true;
     }
     // node-postgres also reads these from the query string.
-    for (const secret of ["password", "sslpassword", "sslkey"]) {
+    for (const secret of secretQueryParameters) {
       if (url.searchParams.has(secret)) {
         url.searchParams.set(secret, "***");
         hidden = true;

@@ -170,13 +170,18 @@ export async function buildApp(config: AppConfig): Promise<App> {
       // Long work only: a line per webhook delivery or sandbox report would drown the rest.
       if (!loggedJobKinds.has(job.kind)) return;
       const at = { job: job.id, kind: job.kind, attempt: job.attempts };
-      if (ended) app.log.info({ ...at, ...ended }, `job ${ended.state}`);
-      else if (job.attempts > 1)
+      // A run that only checks back later (a paused campaign, a throughput wait) is no news.
+      if (ended) {
+        if (ended.state !== "retry") app.log.info({ ...at, ...ended }, `job ${ended.state}`);
+      } else if (job.attempts > 1) {
+        // Claimed again without the earlier claim settling: its instance died, or the run threw.
         app.log.info(
           at,
-          "job resumed from its checkpoint (an earlier run did not end: an instance stopped or died)",
+          "job resumed from its checkpoint (an earlier run did not end: an instance died or the run failed)",
         );
-      else app.log.info(at, "job started");
+      } else if (job.checkpoint === null) {
+        app.log.info(at, "job started");
+      }
     },
   });
   app.decorate("jobs", runner);

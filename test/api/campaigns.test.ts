@@ -644,16 +644,28 @@ describe("the service log", () => {
       // A run another instance claimed and never ended: its lease ran out.
       await t.database.db
         .updateTable("jobs")
-        .set({ attempts: 1 })
+        .set({
+          state: "running",
+          attempts: 1,
+          lease_owner: "ins_dead",
+          lease_until: new Date(t.clock.now().getTime() - 1000).toISOString(),
+        })
         .where("kind", "=", "campaign.run")
         .execute();
       await t.runJobs();
       const runs = lines.filter((line) => line.kind === "campaign.run");
       expect(runs.map((line) => line.msg)).toEqual([
-        "job resumed from its checkpoint (an earlier run did not end: an instance stopped or died)",
+        "job resumed from its checkpoint (an earlier run did not end: an instance died or the run failed)",
         "job done",
       ]);
       expect(runs[1]).toMatchObject({ state: "done", attempt: 2 });
+      const next = await w.post("/campaigns", w.body({ name: "Second" }));
+      await w.post(`/campaigns/${next.id}/launch`, undefined, 200);
+      await t.runJobs();
+      const second = lines.filter(
+        (line) => line.kind === "campaign.run" && line.job !== runs[0]?.job,
+      );
+      expect(second.map((line) => line.msg)).toEqual(["job started", "job done"]);
       // Short work is left out: the sandbox's reports and template reviews ran too.
       expect(lines.some((line) => line.kind === "template_review")).toBe(false);
     } finally {

@@ -413,7 +413,8 @@ describe("reseller contacts import with real-shaped files", () => {
 
   it("at a terminal, offers UTF-16 for a file without a byte order mark whose letters are NUL-separated", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "unicode.csv");
-    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,Zoë\n", "utf16le"));
+    // Every letter ASCII: its bytes are "valid UTF-8", NULs between them.
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,Zoe\n", "utf16le"));
     const offered: string[][] = [];
     const prompter: Prompter = {
       ...scriptedPrompter({}),
@@ -426,7 +427,17 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(offered[0]?.[0]).toBe("utf-16le: phone,first_name");
     expect(offered[0]?.[1]).toMatch(/^utf-16be: /);
-    expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "Zoë" }]);
+    expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "Zoe" }]);
+  });
+
+  it("without a terminal, a dry run says a file of NUL-separated letters is UTF-16 to name", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "unicode.csv");
+    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,Zoe\n", "utf16le"));
+    const run = await cli(["contacts", "import", file, "--dry-run"]);
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain(
+      "UTF-16 text without a byte order mark; name it with --encoding utf-16le",
+    );
   });
 
   it("at a terminal, asks nothing about a file whose UTF-8 byte order mark decides its encoding", async () => {

@@ -52,11 +52,13 @@ describe("shared rate limit buckets", () => {
     // database that does not answer.
     expect((await counter.hit("token:t")).allowed).toBe(true);
     expect((await counter.hit("token:t")).allowed).toBe(true);
+    const before = written;
     await rename("rate_limit_buckets", "rate_limit_buckets_away");
     await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
-    expect(written).toBe(0);
+    expect(written).toBe(before);
     await rename("rate_limit_buckets_away", "rate_limit_buckets");
-    await vi.waitFor(() => expect(written).toBe(1), { timeout: 5000 });
+    await vi.waitFor(() => expect(written).toBeGreaterThan(before), { timeout: 5000 });
+    const after = written;
     const row = await database.db
       .selectFrom("rate_limit_buckets")
       .select("hits")
@@ -64,7 +66,7 @@ describe("shared rate limit buckets", () => {
     expect(row?.hits).toBe(2);
     // Rounds with nothing to write say nothing.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(written).toBe(1);
+    expect(written).toBe(after);
   });
 
   it("admits exactly a small budget across instances", async () => {

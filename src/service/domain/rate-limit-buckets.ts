@@ -163,6 +163,8 @@ export class SharedRateCounter {
       entry.windowEndsAt ??= now.getTime() + this.limit.windowMs;
       return null;
     }
+    // Written (here or in a request's hit): an outage the errors reported is over.
+    this.options.onWritten?.();
     entry.syncedAt = performance.now();
     const endsAt = Date.parse(row.window_ends_at);
     if (endsAt !== entry.windowEndsAt) {
@@ -176,15 +178,12 @@ export class SharedRateCounter {
 
   private async flushAll(): Promise<void> {
     const now = this.clock.now().getTime();
-    // Only a round that wrote says the database takes writes again.
-    let wrote = false;
     try {
       for (const [bucket, entry] of this.entries) {
         if (entry.windowEndsAt !== null && now >= entry.windowEndsAt) {
           this.entries.delete(bucket);
         } else if (entry.pending > 0) {
           await this.sync(bucket, entry);
-          wrote = true;
         }
       }
       if (now - this.prunedAt >= pruneEveryMs) {
@@ -193,9 +192,8 @@ export class SharedRateCounter {
           .deleteFrom("rate_limit_buckets")
           .where("window_ends_at", "<", new Date(now - pruneEveryMs).toISOString())
           .execute();
-        wrote = true;
+        this.options.onWritten?.();
       }
-      if (wrote) this.options.onWritten?.();
     } catch (error) {
       // A busy database delays the write; the hits stay pending for the next round.
       this.options.onError?.(error);

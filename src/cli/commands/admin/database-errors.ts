@@ -24,6 +24,15 @@ function driverCode(error: unknown): { code: string | undefined; message: string
   return { code: undefined, message };
 }
 
+/** A URL's part decoded, or as written when its percent-escapes do not decode. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A PostgreSQL identifier as SQL takes it: quoted unless it is a plain lower-case name. */
 function identifier(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
@@ -35,8 +44,8 @@ function identifier(name: string): string {
  */
 function grantHint(label: string, schema: string): string {
   const url = URL.canParse(label) ? new URL(label) : null;
-  const user = identifier(decodeURIComponent(url?.username ?? "") || "app");
-  const database = identifier(decodeURIComponent(url?.pathname.slice(1) ?? "") || "reseller");
+  const user = identifier(decoded(url?.username ?? "") || "app");
+  const database = identifier(decoded(url?.pathname.slice(1) ?? "") || "reseller");
   return `Make the user the database's owner (\`ALTER DATABASE ${database} OWNER TO ${user}\`), or \`GRANT CREATE ON SCHEMA ${identifier(schema)} TO ${user}\` (run either as the database's owner or a superuser).`;
 }
 
@@ -69,7 +78,7 @@ export function explainedDatabaseError(
     );
   }
   if (code === "3D000") {
-    const named = URL.canParse(label) ? decodeURIComponent(new URL(label).pathname.slice(1)) : "";
+    const named = URL.canParse(label) ? decoded(new URL(label).pathname.slice(1)) : "";
     return new CliError(
       "usage",
       `${detail ?? "The database does not exist"} (${label}).`,
@@ -83,7 +92,7 @@ export function explainedDatabaseError(
     return new CliError(
       "auth",
       `PostgreSQL asks for a password and the URL has none (${label}).`,
-      "Put it in the URL in DATABASE_URL, or in PGPASSWORD: a password on the command line shows in the process list.",
+      "Set PGPASSWORD (read when the URL has none), or put it in the URL kept in DATABASE_URL (serve, admin migrate): on the command line it shows in the process list.",
       [],
       "database_password_missing",
     );
@@ -92,7 +101,11 @@ export function explainedDatabaseError(
   if (tls !== null) {
     return new CliError("usage", `${tls.problem} (${label}).`, tls.hint, [], "database_tls");
   }
-  if (code === "42P01" && /"kysely_migration_lock" does not exist/.test(message)) {
+  // 3F000 on an empty database, 42P01 when `public` was migrated but search_path names no schema.
+  if (
+    code === "3F000" ||
+    (code === "42P01" && /"kysely_migration_lock" does not exist/.test(message))
+  ) {
     return new CliError(
       "usage",
       `PostgreSQL has no schema to create reseller's tables in (${label}): the search_path the URL sets names none that exists.`,
@@ -155,7 +168,14 @@ function tlsProblem(
     "CERT_HAS_EXPIRED",
     "ERR_TLS_CERT_ALTNAME_INVALID",
   ];
-  if ((code !== undefined && untrusted.includes(code)) || /certificate/.test(message)) {
+  // Node's own verification failures only: a server's refusal (SQLSTATE 28000, a client
+  // certificate it wants) is a refused login, said below.
+  const verifyFailure =
+    /self[- ]signed certificate|unable to (?:verify|get (?:local )?issuer)|certificate has expired|does not match certificate/i;
+  if (
+    (code !== undefined && untrusted.includes(code)) ||
+    (code === undefined && verifyFailure.test(message))
+  ) {
     return {
       problem: `PostgreSQL's TLS certificate is not trusted here: ${message}`,
       hint: "Give its CA with sslrootcert=/path/to/ca.pem in the URL (a managed database publishes it), or use sslmode=no-verify to encrypt without checking the server (docs/operations.md).",

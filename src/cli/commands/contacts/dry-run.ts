@@ -8,6 +8,7 @@ import {
 } from "../../../contract/contact-imports.js";
 import {
   CsvDecoder,
+  looksLikeUtf16,
   notCsvReason,
   notEncodedReason,
   notUtf8Reason,
@@ -53,9 +54,13 @@ export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined
   // Read as the service reads it: a byte order mark wins over --encoding.
   const probe = new CsvDecoder(encoding);
   probe.write(bytes.subarray(0, 3));
-  if (probe.encoding === "utf-8" && !isUtf8(bytes)) {
-    throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
+  if (probe.encoding !== "utf-8") return;
+  if (looksLikeUtf16(bytes)) {
+    throw refusedFile(
+      "The file holds NUL bytes between its letters: it is UTF-16 text without a byte order mark; name it with --encoding utf-16le (or utf-16be).",
+    );
   }
+  if (!isUtf8(bytes)) throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
 import { csvColumns, fieldNamedBy, mappingFlagsText } from "../../../contract/contact-csv.js";
-import { byteOrderMark, CsvDecoder } from "../../../contract/csv-decoding.js";
+import { byteOrderMark, CsvDecoder, looksLikeUtf16 } from "../../../contract/csv-decoding.js";
 import {
   type CsvPreset,
   csvPresets,
@@ -191,8 +191,10 @@ async function askEncoding(
 ): Promise<CsvReadOptions> {
   if (!ctx.canPrompt || read.encoding !== undefined) return read;
   const lines = wholeLines(head, whole);
-  if (byteOrderMark(lines) !== null || isUtf8(lines)) return read;
-  const utf16 = lines.includes(0x00);
+  if (byteOrderMark(lines) !== null) return read;
+  // NUL bytes between the letters are UTF-16, even when every letter is ASCII (and so "UTF-8").
+  const utf16 = looksLikeUtf16(lines);
+  if (!utf16 && isUtf8(lines)) return read;
   const sample = sampleOf(lines, utf16);
   const shown = (encoding: CsvEncoding) => {
     const text = new CsvDecoder(encoding).write(sample).toString("utf8").split("\n")[0] ?? "";

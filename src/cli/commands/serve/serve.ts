@@ -56,6 +56,8 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
         "unreachable",
         error.message,
         "Check --database (or DATABASE_URL): the server must be running and the user, password and database must exist.",
+        [],
+        "database_unreachable",
       );
     }
     if (error instanceof CatalogueFileError) {

@@ -10,8 +10,9 @@ import { readTemplateFile } from "./template-input.js";
 
 /**
  * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid (the
- * verdict on stderr, with what the review's content rules would still reject); otherwise every problem (field, rule, message) on stdout and exit 6, what
- * the service would answer. A file that cannot be read or is not JSON is a usage error (2).
+ * verdict on stderr, with what the review's content rules would still reject); otherwise every
+ * problem (field, rule, message) on stdout and exit 6, what the service would answer. A file
+ * that cannot be read or is not JSON is a usage error (2).
  */
 export const run: Handler = async (ctx, { args, options }) => {
   // `--file` as `templates create` takes it, or the file's name alone.
