@@ -69,7 +69,21 @@ describe("admin commands on PostgreSQL", () => {
     const run = await runCli(["admin", "migrate", "--database", url.toString()]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/does not exist/);
-    expect(run.stderr).toMatch(/createdb/);
+    expect(run.stderr).toContain("`createdb no_such_database`");
+  });
+
+  it("says a search_path that names no schema, on an empty database, with the code to fix it (exit 2)", async () => {
+    const empty = await createTestDatabase({ empty: true });
+    try {
+      const url = new URL(empty.url);
+      url.searchParams.set("options", "-c search_path=nope");
+      const run = await runCli(["admin", "migrate", "--database", url.toString(), "--json"]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("PostgreSQL has no schema to create reseller's tables in");
+      expect(JSON.parse(run.stdout).error.error_code).toBe("database_schema_missing");
+    } finally {
+      await empty.drop();
+    }
   });
 
   it("says PostgreSQL refused the login when the user does not exist (exit 3)", async () => {
