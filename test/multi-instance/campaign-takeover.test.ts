@@ -52,7 +52,24 @@ describe("a campaign whose instance dies mid-send", () => {
           ? true
           : undefined,
       { timeoutMs: 60_000, everyMs: 100 },
-    );
+    ).catch(async (error: Error) => {
+      // What the run's job and its recipients were left as, so a failure says where it stuck.
+      const jobs = await service.db
+        .selectFrom("jobs")
+        .select(["state", "attempts", "lease_owner", "lease_until", "run_at", "last_error"])
+        .where("kind", "=", "campaign.run")
+        .execute();
+      const states = await service.db
+        .selectFrom("campaign_recipients")
+        .select((eb) => ["state", eb.fn.countAll<number>().as("n")])
+        .where("campaign_id", "=", campaign.id)
+        .groupBy("state")
+        .execute();
+      const instances = await service.db.selectFrom("instances").selectAll().execute();
+      throw new Error(
+        `${error.message}; jobs ${JSON.stringify(jobs)}; recipients ${JSON.stringify(states)}; instances ${JSON.stringify(instances)}`,
+      );
+    });
     const after = (await call("GET", statsPath)) as unknown as Stats;
     expect(after).toMatchObject({ sent: recipients, failed: 0, queued: 0 });
     // Every recipient's row holds one outcome, a message the operator accepted (and has since
