@@ -31,3 +31,20 @@ export class FailureRun {
     this.ended(failures);
   }
 }
+
+/** The logger a logged run writes to (pino's, as fastify's app.log is). */
+interface RunLog {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
+
+/**
+ * A FailureRun written to the log: `began` at level warn with the error (again each minute it
+ * lasts), `ended` at level info with how many failed.
+ */
+export function loggedFailureRun(log: RunLog, began: string, ended: string): FailureRun {
+  return new FailureRun(
+    (error) => log.warn({ err: error }, `${began} (reported again each minute it lasts)`),
+    (failures) => log.info({ failures }, ended),
+  );
+}

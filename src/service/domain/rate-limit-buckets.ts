@@ -53,7 +53,7 @@ export class SharedRateCounter {
     private readonly options: {
       syncMs?: number;
       onError?: (error: unknown) => void;
-      /** A round of writes ended without error (an outage the errors reported is over). */
+      /** A write succeeded, in a round or in a request's hit (an outage reported is over). */
       onWritten?: () => void;
     } = {},
   ) {

@@ -6,7 +6,7 @@ import { clientAddressKey } from "../domain/client-address.js";
 import type { Clock } from "../domain/clock.js";
 import { type RateDecision, SharedRateCounter } from "../domain/rate-limit-buckets.js";
 import { ServiceError } from "../domain/service-error.js";
-import { FailureRun } from "../failure-run.js";
+import { loggedFailureRun } from "../failure-run.js";
 import type { Meter } from "./authentication.js";
 
 /**
@@ -21,13 +21,10 @@ import type { Meter } from "./authentication.js";
  */
 export function rateLimitMeter(app: App, limit: RateLimit, deps: { db: Db; clock: Clock }): Meter {
   // A database outage fails every round of writes (4 a second): said once, then each minute.
-  const outage = new FailureRun(
-    (error) =>
-      app.log.warn(
-        { err: error },
-        "rate limit counts not written yet (reported again each minute it lasts)",
-      ),
-    (failures) => app.log.info({ failures }, "rate limit counts written again"),
+  const outage = loggedFailureRun(
+    app.log,
+    "rate limit counts not written yet",
+    "rate limit counts written again",
   );
   const counter = new SharedRateCounter(deps.db, deps.clock, limit, {
     onError: (error) => outage.failed(error),

@@ -4,7 +4,7 @@ import type { App } from "../app-types.js";
 import { type Db, migrationTable } from "../db/database.js";
 import { migrationProvider } from "../db/migrations/index.js";
 import { ServiceError } from "../domain/service-error.js";
-import { FailureRun } from "../failure-run.js";
+import { loggedFailureRun } from "../failure-run.js";
 import { errorResponses } from "./responses.js";
 
 const tags = ["Health"];
@@ -42,13 +42,10 @@ export function healthRoutes(app: App, deps: { db: Db }): void {
 
   // A load balancer asks every few seconds: an outage is logged when it begins, each minute it
   // lasts, and when it ends.
-  const outage = new FailureRun(
-    (error) =>
-      app.log.warn(
-        { err: error },
-        "readiness: the database does not answer (reported again each minute it lasts)",
-      ),
-    (failures) => app.log.info({ failures }, "readiness: the database answers again"),
+  const outage = loggedFailureRun(
+    app.log,
+    "readiness: the database does not answer",
+    "readiness: the database answers again",
   );
   app.get(
     "/readyz",
