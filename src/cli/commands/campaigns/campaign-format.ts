@@ -14,6 +14,11 @@ import { when } from "../workspaces/workspace-format.js";
 
 export type Preview = z.infer<typeof CampaignPreview>;
 
+/** Who a campaign would really message: consenting contacts whose message can be filled. */
+export function toBeMessaged(preview: Preview): number {
+  return preview.with_consent - preview.missing_variable;
+}
+
 /** `/api/v1/workspaces/<id>/campaigns`, or below it (`preview`, `<id>/stats`, …). */
 export function campaignsPath(workspaceId: string, ...rest: string[]): string {
   const base = `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/campaigns`;
@@ -198,7 +203,7 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
     `  Audience     ${audienceText(input.audience)}: ${counted(preview.audience_total, "contact")}`,
     preview.missing_variable === 0
       ? `  Recipients   ${paint.good(count(preview.with_consent))} with consent (opted_in) will be messaged`
-      : `  Recipients   ${count(preview.with_consent)} with consent (opted_in): ${paint.good(count(preview.with_consent - preview.missing_variable))} will be messaged, ${paint.warn(count(preview.missing_variable))} cannot be (a mapped field is empty: missing_variable)`,
+      : `  Recipients   ${count(preview.with_consent)} with consent (opted_in): ${paint.good(count(toBeMessaged(preview)))} will be messaged, ${paint.warn(count(preview.missing_variable))} cannot be (a mapped field is empty: missing_variable)`,
     `  Skipped      ${count(skipped)}: ${count(preview.skipped_no_consent)} not_set, ${count(preview.skipped_opted_out)} opted_out (never messaged)`,
     `  Quota        ${left === null ? "no monthly message quota" : `${counted(left, "message")} left this month`}`,
     `  Start        ${input.scheduled_at ? `scheduled for ${when(input.scheduled_at)}` : "a draft: starts with `reseller campaigns launch`"}`,
@@ -207,7 +212,7 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
     lines.push(
       paint.warn("  Nobody in this audience has opted in: the campaign would message no one."),
     );
-  } else if (preview.with_consent === preview.missing_variable) {
+  } else if (toBeMessaged(preview) === 0) {
     lines.push(
       paint.warn(
         "  No contact with consent has every mapped field: the campaign would message no one.",

@@ -14,6 +14,7 @@ import {
   type PreflightInput,
   preflightText,
   previewView,
+  toBeMessaged,
 } from "./campaign-format.js";
 import { campaignBodyFromFlags } from "./campaign-input.js";
 
@@ -70,10 +71,9 @@ export const run: Handler = async (ctx, given) => {
     // Before the question: the answer may change once a button's example is known to go out.
     for (const warning of warnings) ctx.info(warning);
     if (!yes) {
-      const { with_consent: recipients, missing_variable: unfilled } = preview.body.data;
       const question = body.scheduled_at
-        ? `Schedule "${body.name}" to message ${counted(recipients - unfilled, "contact")} at ${when(body.scheduled_at)}?`
-        : `Create "${body.name}" as a draft (${counted(recipients, "recipient")} now)?`;
+        ? `Schedule "${body.name}" to message ${counted(toBeMessaged(preview.body.data), "contact")} at ${when(body.scheduled_at)}?`
+        : `Create "${body.name}" as a draft (${counted(preview.body.data.with_consent, "recipient")} now)?`;
       const confirmed = await ctx.prompter.confirm({
         message: question,
         default: body.scheduled_at === undefined,

@@ -15,6 +15,7 @@ import {
   campaignsPath,
   campaignView,
   noticeLines,
+  toBeMessaged,
 } from "./campaign-format.js";
 
 /**
@@ -75,7 +76,7 @@ export const run: Handler = async (ctx, { args, options }) => {
       ctx.info(
         `${campaign.template_name} (${campaign.template_language}) to ${audienceText(campaign.audience)}: ${count(preview.with_consent)} with consent${unfilled}, ${count(skipped)} skipped${preview.messages_left_this_month === null ? "" : `; ${count(preview.messages_left_this_month)} messages left this month`}.`,
       );
-      question = `Launch campaign ${label} now, messaging ${counted(preview.with_consent - preview.missing_variable, "contact")}?`;
+      question = `Launch campaign ${label} now, messaging ${counted(toBeMessaged(preview), "contact")}?`;
     } catch (error) {
       // The preview is for the question only; what it refuses the launch will report itself.
       if (!(error instanceof ApiError) || error.kind !== "http") throw error;
