@@ -44,11 +44,18 @@ function loadBundle(name) {
   return module.exports;
 }
 
-// A reader that stops early (`reseller … | head`) is not an error worth a stack trace.
-process.stdout.on("error", (error) => {
+// A reader that stops early (`reseller … | head`) is not an error worth a stack trace. Any other
+// failure to write stdout (a full disk under `> backup.json`) lost output a script relies on: one
+// line and exit 1, never 0. The first error is kept: later writes only say the stream is closed.
+let stdoutError;
+function stdoutFailed(error) {
   if (error.code === "EPIPE") process.exit(0);
-  throw error;
-});
+  stdoutError ??= error;
+  process.stderr.write(`Error: could not write to stdout: ${stdoutError.message}\n`, () =>
+    process.exit(1),
+  );
+}
+process.stdout.on("error", stdoutFailed);
 
 let runner;
 loadBundle("start")
@@ -83,5 +90,8 @@ loadBundle("start")
     // Everything is done once main returns, but undici's coarse clock (an unref'd 0.5 s timer)
     // can hold the event loop's poll for up to half a second more: leave as soon as what was
     // written has been handed to the system.
-    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+    process.stdout.write("", (error) => {
+      if (error || stdoutError) return stdoutFailed(stdoutError ?? error);
+      process.stderr.write("", () => process.exit(code));
+    });
   });

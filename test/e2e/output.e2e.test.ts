@@ -1,9 +1,11 @@
+import { closeSync, openSync } from "node:fs";
+import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Plan, PlansByPeriod } from "../../src/contract/plans.js";
 import { Token } from "../../src/contract/tokens.js";
 import { Workspace, WorkspaceWithUsage } from "../../src/contract/workspaces.js";
-import { reseller, serveDuringSuite } from "../helpers/serve.js";
+import { binPath, reseller, serveDuringSuite } from "../helpers/serve.js";
 
 describe("--json, --quiet and --all against a real service", () => {
   const { env } = serveDuringSuite();
@@ -53,5 +55,28 @@ describe("--json, --quiet and --all against a real service", () => {
     const onePage = await reseller(["workspaces", "list", "--per-page", "1"], { env });
     expect(onePage.stdout.split("\t")[0]).toBe(ids[2]);
     expect(onePage.stderr).toContain("--all for every page");
+  });
+
+  it("exits 1 with one line, never 0, when stdout cannot be written (a full disk under > file)", async () => {
+    const full = openSync("/dev/full", "w");
+    try {
+      for (const command of [
+        ["workspaces", "list", "--json"],
+        ["plans", "list"],
+      ]) {
+        const run = await execa("node", [binPath, ...command], {
+          env: { ...env, NODE_EXTRA_CA_CERTS: "", CI: "true" },
+          stdin: "ignore",
+          stdout: full,
+          reject: false,
+        });
+        expect(run.exitCode, command.join(" ")).toBe(1);
+        expect(run.stderr).toBe(
+          "Error: could not write to stdout: ENOSPC: no space left on device, write",
+        );
+      }
+    } finally {
+      closeSync(full);
+    }
   });
 });
