@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { closeSync, openSync } from "node:fs";
-import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Plan, PlansByPeriod } from "../../src/contract/plans.js";
@@ -58,21 +59,25 @@ describe("--json, --quiet and --all against a real service", () => {
   });
 
   it("exits 1 with one line, never 0, when stdout cannot be written (a full disk under > file)", async () => {
+    // The descriptor itself, as a shell's redirection gives it: execa would put a pipe between.
     const full = openSync("/dev/full", "w");
     try {
       for (const command of [
         ["workspaces", "list", "--json"],
         ["plans", "list"],
       ]) {
-        const run = await execa("node", [binPath, ...command], {
-          env: { ...env, NODE_EXTRA_CA_CERTS: "", CI: "true" },
-          stdin: "ignore",
-          stdout: full,
-          reject: false,
+        const child = spawn("node", [binPath, ...command], {
+          env: { ...process.env, ...env, NODE_EXTRA_CA_CERTS: "", CI: "true" },
+          stdio: ["ignore", full, "pipe"],
         });
-        expect(run.exitCode, command.join(" ")).toBe(1);
-        expect(run.stderr).toBe(
-          "Error: could not write to stdout: ENOSPC: no space left on device, write",
+        let stderr = "";
+        child.stderr?.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const [code] = await once(child, "close");
+        expect(code, command.join(" ")).toBe(1);
+        expect(stderr).toBe(
+          "Error: could not write to stdout: ENOSPC: no space left on device, write\n",
         );
       }
     } finally {

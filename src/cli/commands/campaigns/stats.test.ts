@@ -230,6 +230,36 @@ describe("reseller campaigns stats", () => {
       expect(run.stderr).toContain(`-w ${workspaceId} --watch`);
     });
 
+    it("exits 5 when the campaign is paused, which ends nothing, saying how to resume it", async () => {
+      stubPoll(runningCampaign, runningStats);
+      stubPoll({ ...runningCampaign, status: "paused" }, runningStats);
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch", "--json"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(5);
+      expect(JSON.parse(run.stdout).error.error_code).toBe("campaign_paused");
+      expect(run.stderr).toContain(`is paused (${runningStats.sent} sent,`);
+      expect(run.stderr).toContain(
+        `\`reseller campaigns resume ${draftCampaign.id} -w ${workspaceId}\``,
+      );
+    });
+
+    it("exits 5 when the campaign is cancelled, counting the recipients never messaged", async () => {
+      const cancelled = { ...runningCampaign, status: "cancelled" };
+      const stats = { ...runningStats, queued: 0, cancelled: 170 };
+      stubPoll(runningCampaign, runningStats);
+      stubPoll(cancelled, stats);
+      stubPoll(cancelled, stats); // no new report: settled
+      const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code).toBe(5);
+      expect(run.stdout).toContain("status\tcancelled\n");
+      expect(run.stderr).toMatch(/was cancelled: .*, 170 cancelled\./);
+    });
+
     it("exits 5 at once for a draft, which would never end", async () => {
       stubPoll(draftCampaign, zeroStats);
       const run = await runCli(["campaigns", "stats", draftCampaign.id, "--watch"], {

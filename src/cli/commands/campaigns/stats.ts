@@ -61,7 +61,8 @@ function liveFrame(ctx: Context) {
 function summary(s: Snapshot): string {
   const { stats } = s;
   const skipped = stats.skipped_no_consent + stats.skipped_opted_out;
-  return `${count(stats.sent)} sent, ${count(stats.delivered)} delivered, ${count(stats.read)} read, ${count(stats.failed)} failed, ${count(skipped)} skipped`;
+  const cancelled = stats.cancelled > 0 ? `, ${count(stats.cancelled)} cancelled` : "";
+  return `${count(stats.sent)} sent, ${count(stats.delivered)} delivered, ${count(stats.read)} read, ${count(stats.failed)} failed, ${count(skipped)} skipped${cancelled}`;
 }
 
 /**
@@ -69,8 +70,8 @@ function summary(s: Snapshot): string {
  * again every 2 s until the campaign has ended and its delivery and read reports have settled
  * (every message read, or a poll without news, at most 60 s after the end), redrawing the funnel
  * in place on stderr at a terminal; the final figures are the result (printed once, also when piped or with
- * --json). Exit 5 when the watched campaign failed or is a draft (nothing would ever end), with
- * --json as the error.
+ * --json). Exit 0 only when it completed: 5 when it failed or was cancelled, and at once when it
+ * is a draft or paused (nothing would ever end), with --json as the error.
  */
 export const run: Handler = async (ctx, { args, options }) => {
   const id = args[0] ?? "";
@@ -114,7 +115,11 @@ export const run: Handler = async (ctx, { args, options }) => {
   }
 
   async function watch(): Promise<CommandResult> {
-    while (!ended(snapshot.campaign.status) && !wait.interrupted) {
+    while (
+      !ended(snapshot.campaign.status) &&
+      snapshot.campaign.status !== "paused" &&
+      !wait.interrupted
+    ) {
       if (live) {
         const waiting =
           snapshot.campaign.status === "scheduled"
@@ -135,7 +140,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     for (
       let waited = 0;
       !wait.interrupted &&
-      snapshot.campaign.status !== "failed" &&
+      (snapshot.campaign.status === "completed" || snapshot.campaign.status === "cancelled") &&
       snapshot.stats.read < snapshot.stats.sent &&
       reported(snapshot.stats) !== previous &&
       waited < settleLimitMs;
@@ -159,6 +164,20 @@ export const run: Handler = async (ctx, { args, options }) => {
         message: `Stopped watching campaign ${campaignLabel(campaign)}, ${campaign.status}; it goes on in the service (${summary(snapshot)}). Watch again with \`reseller campaigns stats ${campaign.id} -w ${workspaceId} --watch\`.`,
         exitCode: exitCodes.interrupted.code,
         errorCode: "interrupted",
+      });
+    }
+    if (campaign.status === "paused") {
+      return result(snapshot, {
+        message: `Campaign ${campaignLabel(campaign)} is paused (${summary(snapshot)}): nothing more is sent until \`reseller campaigns resume ${campaign.id} -w ${workspaceId}\`.`,
+        exitCode: exitCodes.conflict.code,
+        errorCode: "campaign_paused",
+      });
+    }
+    if (campaign.status === "cancelled") {
+      return result(snapshot, {
+        message: `Campaign ${campaignLabel(campaign)} was cancelled: ${summary(snapshot)}.`,
+        exitCode: exitCodes.conflict.code,
+        errorCode: "campaign_cancelled",
       });
     }
     if (campaign.status === "failed") {
