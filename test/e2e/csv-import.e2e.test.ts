@@ -72,11 +72,15 @@ describe("reseller contacts import of real-shaped files (built binary)", () => {
         continue;
       }
       // A failure (--strict and a refused row) prints the error instead, as every failure does.
-      expect(JSON.parse(run.stdout).error).toMatchObject({ error_code: "rows_refused" });
+      const { error } = JSON.parse(run.stdout);
+      expect(error).toMatchObject({ error_code: "rows_refused" });
       const [last] = JSON.parse(
         (await reseller(["contacts", "imports", "list", "--json"], { env })).stdout,
       );
       expect(last).toMatchObject({ status: "completed", ...record });
+      // The import's id leads the details, so a script can follow it up.
+      expect(error.details[0]).toEqual({ field: "import_id", message: last.id });
+      expect(error.details[1]).toMatchObject({ row: expect.any(Number) });
     }
   }, 120_000);
 

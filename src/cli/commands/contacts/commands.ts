@@ -168,7 +168,7 @@ const contactCommands: GroupSpec = {
         {
           flags: "--strict",
           description:
-            "exit 6 when any row was refused (by default the count is shown and the exit is 0)",
+            "exit 6 when any row was refused (by default the count is shown and the exit is 0); with --json the error's details start with {field: import_id, message: <id>}, then the row errors",
         },
       ],
       examples: [

@@ -309,6 +309,7 @@ async function importFile(
     message: `${summary}\n${columnsLine(done.mapping, done.delimiter, done.encoding)}${chosen}${unasked(ctx, options) ? lookAlikesLine(done.mapping) : ""}${refused}`,
     exitCode: refused ? 6 : 0,
     errorCode: "rows_refused",
-    details: done.errors,
+    // The import happened: a script reads its id here to follow up (`imports get --errors`).
+    details: [{ field: "import_id", message: done.id }, ...done.errors],
   };
 }
