@@ -29,7 +29,14 @@ import {
   uploadPieceBytes,
 } from "./contact-import-uploads.js";
 import { type ImportServices, toImport } from "./contact-imports.js";
-import { ContactWriter, isProblem, keepOptOut, type WriteContext } from "./contact-store.js";
+import {
+  type ContactChanges,
+  ContactWriter,
+  isProblem,
+  keepOptOut,
+  type WriteContext,
+  withdrawalOf,
+} from "./contact-store.js";
 import { toContact } from "./contacts.js";
 import { recordConsentEvent, recordWorkspaceEvent } from "./events.js";
 import { planAllowance } from "./plan-limits.js";
@@ -164,13 +171,17 @@ async function writeBatch(
       const { result } = checked;
       let problem = result.ok ? null : result.problem;
       if (result.ok) {
-        const changes = result.contact;
-        const phone = changes.phone;
+        let changes: ContactChanges = result.contact;
+        const phone = result.contact.phone;
         // A phone seen earlier in the batch is the contact that row wrote.
         const existing = writer.current(phone);
         if (existing && imported.duplicate_handling === "skip") {
-          counts.skipped += 1;
-          continue;
+          const withdrawal = withdrawalOf(existing, changes);
+          if (withdrawal === undefined) {
+            counts.skipped += 1;
+            continue;
+          }
+          changes = withdrawal;
         }
         if (!existing && room <= 0) {
           problem = {

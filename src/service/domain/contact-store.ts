@@ -453,6 +453,18 @@ export function keepOptOut(
   };
 }
 
+/**
+ * What an import row may still change of a contact it would skip (`duplicate_handling: skip`):
+ * skip leaves the record as it is, but for a withdrawal of consent, recorded always, as a STOP
+ * is (messaging someone who said no risks the number). Undefined when there is none.
+ */
+export function withdrawalOf(existing: Row, changes: ContactChanges): ContactChanges | undefined {
+  if (changes.opt_in_status !== "opted_out" || existing.opt_in_status === "opted_out") {
+    return undefined;
+  }
+  return { opt_in_status: "opted_out", opted_out_at: changes.opted_out_at };
+}
+
 /** Whether a write result is a problem rather than a row. */
 export function isProblem(result: Row | ChangeProblem): result is ChangeProblem {
   return !("seq" in result);
