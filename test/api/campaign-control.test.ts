@@ -107,6 +107,34 @@ describe("campaign control", () => {
     expect(usage.meta.totals.messages.total.sent).toBe(3);
   });
 
+  it("refuses a resume the month's quota cannot carry (409 plan_limit_exceeded), leaving the campaign paused", async () => {
+    const w = await world(t);
+    const draft = await w.campaign();
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    let batches = 0;
+    const runner = batchRunner(t, async () => {
+      batches += 1;
+      if (batches === 1) expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
+    });
+    await runner.runDue();
+    // Meanwhile other sending used the month's quota up to one message: two are still queued.
+    await t.database.db
+      .updateTable("message_counts")
+      .set({ sent: 9999 })
+      .where("workspace_id", "=", w.ws)
+      .execute();
+    const refused = await w.move(draft.id, "resume");
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ error_code: "plan_limit_exceeded" });
+    expect(refused.json().details[0]).toMatchObject({
+      field: "messages_per_month",
+      used: 9999,
+      requested: 2,
+    });
+    expect(await w.status(draft.id)).toBe("paused");
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 1, queued: 2, failed: 0 });
+  });
+
   it("bills each message in the month it was sent: a campaign resumed next month splits", async () => {
     const w = await world(t);
     const draft = await w.campaign();

@@ -5,12 +5,12 @@ import type { CampaignTable } from "../db/tables/campaigns.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobResult } from "../jobs/job-runner.js";
 import { countAudience } from "./campaign-audience.js";
-import { type CampaignServices, loadCampaign, toCampaign } from "./campaigns.js";
+import { type CampaignServices, loadCampaign, requireQuotaFor, toCampaign } from "./campaigns.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { loadActiveWorkspaceFor, loadWorkspaceFor } from "./workspace-access.js";
+import { loadActiveWorkspaceFor, loadWorkspaceFor, type WorkspaceRow } from "./workspace-access.js";
 
 /** How often a paused campaign's run job looks whether it was resumed (resume also wakes it). */
 export const pausedPollMs = 60_000;
@@ -108,7 +108,7 @@ async function loadForMove(
   workspaceId: string,
   campaignId: string,
   move: Move,
-): Promise<CampaignTable> {
+): Promise<{ row: CampaignTable; workspace: WorkspaceRow }> {
   const workspace =
     move === "cancel"
       ? await loadWorkspaceForCancel(db, principal, workspaceId)
@@ -121,7 +121,14 @@ async function loadForMove(
       { details: [{ field: "status", message: `is ${row.status}` }] },
     );
   }
-  return row;
+  return { row, workspace };
+}
+
+/** Messages a paused campaign would still send: its queued recipients, or its consenting audience before it started. */
+async function stillToSend(db: Db, row: CampaignTable): Promise<number> {
+  if (row.started_at !== null) return row.queued;
+  return (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience))
+    .with_consent;
 }
 
 /**
@@ -216,7 +223,7 @@ export async function pauseCampaign(
   campaignId: string,
 ): Promise<Campaign> {
   return onFreshRead(async () => {
-    const row = await loadForMove(services.db, principal, workspaceId, campaignId, "pause");
+    const { row } = await loadForMove(services.db, principal, workspaceId, campaignId, "pause");
     return applyMove(services, row, "pause", "paused", async () => {});
   });
 }
@@ -233,7 +240,11 @@ export async function resumeCampaign(
 ): Promise<Campaign> {
   const { db, clock } = services;
   const campaign = await onFreshRead(async () => {
-    const row = await loadForMove(db, principal, workspaceId, campaignId, "resume");
+    const { row, workspace } = await loadForMove(db, principal, workspaceId, campaignId, "resume");
+    // The month's quota may have been used up while it was paused (another campaign, a new
+    // month's launch): refused as a launch would be, the campaign left paused, rather than its
+    // queued recipients failing one by one as quota_exceeded.
+    await requireQuotaFor(db, clock, workspace, await stillToSend(db, row));
     const now = clock.now();
     const toScheduled =
       row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
@@ -310,7 +321,7 @@ export async function cancelCampaign(
 ): Promise<Campaign> {
   const { db, clock } = services;
   const campaign = await onFreshRead(async () => {
-    const row = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
+    const { row } = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
     const audience = JSON.parse(row.audience) as Audience;
     // Counted before the transaction, which on SQLite holds the one write lock: a million-contact
     // audience is not counted while every other write waits.

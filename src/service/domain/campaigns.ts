@@ -146,7 +146,12 @@ async function messagesLeft(db: Db, clock: Clock, workspace: WorkspaceRow): Prom
 }
 
 /** Refuses to launch what the month's message quota cannot carry (409 plan_limit_exceeded). */
-async function requireQuotaFor(db: Db, clock: Clock, workspace: WorkspaceRow, messages: number) {
+export async function requireQuotaFor(
+  db: Db,
+  clock: Clock,
+  workspace: WorkspaceRow,
+  messages: number,
+) {
   const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
   if (allowance && allowance.limit !== -1 && allowance.used + messages > allowance.limit) {
     throw planLimitExceeded(allowance, messages);

@@ -205,7 +205,7 @@ export function campaignRoutes(app: App, services: Services): void {
       operationId: "resumeCampaign",
       summary: "Resume a paused campaign",
       description:
-        "The campaign becomes `running` again, or `scheduled` when it never started and its scheduled time is still ahead. No recipient gets a second message. 409 campaign_state_conflict unless paused.",
+        "The campaign becomes `running` again, or `scheduled` when it never started and its scheduled time is still ahead. No recipient gets a second message. 409 campaign_state_conflict unless paused; 409 plan_limit_exceeded, the campaign left paused, when the month's message quota cannot carry the messages still to send.",
     },
     {
       move: "cancel",
