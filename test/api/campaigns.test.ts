@@ -711,4 +711,23 @@ describe("inbound replies", () => {
       await t.close();
     }
   });
+
+  it("records a STOP in an archived workspace but not a START: it is read-only", async () => {
+    const t = await startTestApp();
+    try {
+      const w = await campaignWorld(t);
+      const send = (text: string) =>
+        t.request("POST", "/api/v1/sandbox/inbound", {
+          body: { workspace_id: w.ws, from: "+4915112345671", text },
+        });
+      expect((await t.request("POST", `${w.base}/archive`)).statusCode).toBe(200);
+      expect((await send("STOP")).json().data.action).toBe("opted_out");
+      expect((await send("START")).json().data).toMatchObject({
+        action: "none",
+        opt_in_status: "opted_out",
+      });
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { toContact } from "./contacts.js";
 import { recordConsentEvent } from "./events.js";
 import { invalidField } from "./service-error.js";
 import type { Principal } from "./tokens.js";
-import { loadWorkspaceFor } from "./workspace-access.js";
+import { loadWorkspaceFor, takesWrites } from "./workspace-access.js";
 
 const optOutWords = new Set(["stop", "unsubscribe"]);
 const optInWords = new Set(["start"]);
@@ -81,12 +81,13 @@ export async function applyInboundMessage(
   const writer = new ContactWriter(deps.db, workspaceId);
   const contact = await writer.byPhone(phone);
   if (!contact) return { contact_id: null, action: "none" as const, opt_in_status: null };
-  if (!keyword)
+  if (!keyword || (keyword === "opted_in" && !(await startRecorded(deps.db, workspaceId)))) {
     return {
       contact_id: contact.id,
       action: "none" as const,
       opt_in_status: contact.opt_in_status,
     };
+  }
   const result = writer.update(
     contact,
     {
@@ -105,4 +106,17 @@ export async function applyInboundMessage(
     toContact(result),
   );
   return { contact_id: contact.id, action: keyword, opt_in_status: result.opt_in_status };
+}
+
+/**
+ * Whether a START may be recorded: a suspended or archived workspace is read-only, but for a
+ * withdrawal of consent, recorded all the same (as a PATCH to opted_out is).
+ */
+async function startRecorded(db: Db, workspaceId: string): Promise<boolean> {
+  const workspace = await db
+    .selectFrom("workspaces")
+    .select("status")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  return workspace !== undefined && takesWrites(workspace.status);
 }

@@ -75,9 +75,14 @@ export async function visibleWorkspaceId(
   return workspace.id;
 }
 
+/** Whether a workspace in this status takes writes (active or trial). */
+export function takesWrites(status: string): boolean {
+  return writableStatuses.has(status);
+}
+
 /** Refuses a write to a suspended or archived workspace with 409 workspace_not_active. */
 export function requireActiveWorkspace(workspace: WorkspaceRow): WorkspaceRow {
-  if (!writableStatuses.has(workspace.status)) {
+  if (!takesWrites(workspace.status)) {
     throw new ServiceError(
       "workspace_not_active",
       `Workspace '${workspace.id}' is ${workspace.status}; only an active or trial workspace takes this change. Reactivate it first.`,
