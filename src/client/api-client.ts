@@ -107,6 +107,9 @@ const networkErrorCodes = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** Of those, the failures to open a connection at all: the request never left. */
+const neverSentCodes = new Set(["ECONNREFUSED", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
 /** How long a connection may take to open, and an answer to start, unless told otherwise. */
 const defaultConnectTimeoutMs = 10_000;
 const defaultResponseTimeoutMs = 60_000;
@@ -267,8 +270,14 @@ export class ApiClient {
           requestId: null,
           error: code || String(cause),
         });
-        if (repeatable && networkErrorCodes.has(code) && attempt < this.retry.maxRetries) {
-          mayHaveRun = true;
+        // A connection never opened took nothing to the service: any method is sent again.
+        const neverSent = neverSentCodes.has(code);
+        if (
+          (repeatable || neverSent) &&
+          networkErrorCodes.has(code) &&
+          attempt < this.retry.maxRetries
+        ) {
+          if (!neverSent) mayHaveRun = true;
           await this.wait(method, path, attempt + 1, null, `network error ${code}`);
           continue;
         }

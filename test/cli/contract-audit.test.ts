@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/service/db/database.js";
 import { anna, base, ws } from "../fixtures/contacts.js";
 import { planMeta, starterPlan } from "../fixtures/plans.js";
+import { trialWorkspace } from "../fixtures/workspaces.js";
 import { runCli } from "../helpers/cli.js";
 import { jsonHeaders, mockApi, mockBaseUrl } from "../helpers/mock-api.js";
 import { binPath } from "../helpers/serve.js";
@@ -179,6 +180,23 @@ describe("retries", () => {
     expect(run.stdout).toBe("ct_01anna\n");
     expect(run.stderr).toContain("ECONNREFUSED on POST");
     expect([...keys]).toEqual([expect.stringMatching(/.+/)]);
+  });
+
+  it("a PATCH whose connection was refused is sent again: nothing reached the service", async () => {
+    const path = `/api/v1/workspaces/${trialWorkspace.id}`;
+    api.pool.intercept({ path, method: "PATCH" }).replyWithError(refused());
+    api.pool
+      .intercept({ path, method: "PATCH" })
+      .reply(200, { status: "success", data: trialWorkspace, meta: {} }, { headers: jsonHeaders });
+    const run = await runCli(
+      ["workspaces", "update", trialWorkspace.id, "--name", "Acme", "--quiet"],
+      {
+        env: api.env,
+        dispatcher: api.agent,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("ECONNREFUSED on PATCH");
   });
 
   /** `contacts upsert` of one phone with this --idempotency-key. */
