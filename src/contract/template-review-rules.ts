@@ -79,14 +79,25 @@ const shortenerPattern = new RegExp(
   "i",
 );
 
+/** A marketing word as people write it: its plural too ("Summer sales"), "20%off" as "20% off". */
+function marketingWordPattern(word: string): string {
+  if (word.startsWith("%")) return `%\\s*${escapeRegExp(word.slice(1).trim())}`;
+  return /[a-z]$/.test(word) && !word.endsWith("s")
+    ? `${escapeRegExp(word)}s?`
+    : escapeRegExp(word);
+}
+
 const marketingPattern = new RegExp(
-  `(?:^|[^\\p{L}])(${marketingWords.map(escapeRegExp).join("|")})(?=[^\\p{L}]|$)`,
+  `(?:^|[^\\p{L}])(${marketingWords.map(marketingWordPattern).join("|")})(?=[^\\p{L}]|$)`,
   "iu",
 );
 
-/** Asking people to send secrets is how scams work; WhatsApp rejects it. */
+/**
+ * Asking people to hand over secrets is how scams work; WhatsApp rejects it. "Enter the code we
+ * sent you" is how sign-in works, so entering is not among the asks.
+ */
 const sensitiveRequestPattern =
-  /\b(?:send|share|reply with|confirm|enter|tell us|give us)\b[^.?!\n]{0,40}?\b(passwords?|pin(?: code)?|cvv|cvc|card numbers?|bank details|security code|social security number)\b/i;
+  /\b(?:send|share|reply with|text us|tell us|give us|provide|submit|confirm|type|update|verify)\b[^.?!\n]{0,40}?\b(passwords?|pins?(?: codes?)?|cvvs?|cvcs?|card numbers?|bank details|bank account details|security codes?|social security numbers?)\b/i;
 
 /** Every text of a template the rules read, with its field path. */
 function textParts(template: TemplateDefinition): TextPart[] {
@@ -142,7 +153,7 @@ export const sandboxContentRules: readonly SandboxContentRule[] = [
     id: "sensitive_data_request",
     reason: "SCAM",
     description:
-      "text asking people to send a password, PIN, CVV, card number, bank details or a security code",
+      "text asking people to send, share, provide, type, confirm, update or verify a password, PIN, CVV, card number, bank details or a security code",
     check: (_template, parts) => {
       for (const part of parts) {
         if (part.kind === "url") continue;
@@ -157,7 +168,7 @@ export const sandboxContentRules: readonly SandboxContentRule[] = [
   {
     id: "marketing_wording",
     reason: "INCORRECT_CATEGORY",
-    description: `marketing wording (${marketingWords.join(", ")}) or a COPY_CODE offer button in a utility or authentication template`,
+    description: `marketing wording (${marketingWords.join(", ")}; plurals too) or a COPY_CODE offer button in a utility or authentication template`,
     check: (template, parts) => {
       if (template.category === "marketing") return null;
       for (const part of parts) {

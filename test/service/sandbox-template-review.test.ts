@@ -17,6 +17,8 @@ describe("the sandbox operator's content rules", () => {
     ["Details at https://www.microsoft.com/support today.", "utility"],
     ["Your password was changed. If this was not you, call us.", "utility"],
     ["Enjoy 20% off everything this weekend!", "marketing"],
+    // Signing in is entering a code, not handing it over.
+    ["Enter the security code sent to you to sign in.", "utility"],
   ] as const)("approves %j (%s)", (text, category) => {
     expect(sandboxReview(utility(text, category))).toEqual({ status: "approved" });
   });
@@ -30,6 +32,14 @@ describe("the sandbox operator's content rules", () => {
     ["Your order shipped. Enjoy 20% off next time.", "INCORRECT_CATEGORY", "% off"],
     ["Your order shipped. Use coupon THANKS.", "INCORRECT_CATEGORY", "coupon"],
     ["Black Friday starts now for members.", "INCORRECT_CATEGORY", "Black Friday"],
+    ["Text us your CVV to keep your order today.", "SCAM", "CVV"],
+    ["Please provide your card number to keep your order.", "SCAM", "card number"],
+    ["Kindly type your PIN here.", "SCAM", "PIN"],
+    ["Please update your bank details today.", "SCAM", "bank details"],
+    ["Your account qualifies for discounts.", "INCORRECT_CATEGORY", "discounts"],
+    ["Summer sales are on.", "INCORRECT_CATEGORY", "sales"],
+    ["Your coupons are ready.", "INCORRECT_CATEGORY", "coupons"],
+    ["Your order shipped, now 20%off.", "INCORRECT_CATEGORY", "%off"],
   ] as const)("rejects %j as %s", (text, reason, word) => {
     const outcome = sandboxReview(utility(text));
     expect(outcome).toMatchObject({ status: "rejected", reason });
