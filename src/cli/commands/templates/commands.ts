@@ -127,7 +127,7 @@ export const templateCommands: GroupSpec = {
       options: [{ flags: "--file <file>", description: "the file, as templates create takes it" }],
       examples: [
         "reseller templates lint order_update.json",
-        "reseller templates lint order_update.json --json | jq '.error.details[].field'",
+        "reseller templates lint order_update.json --json | jq '.error.details[]?.field'",
         'for f in templates/*.json; do reseller templates lint "$f" || exit 1; done',
       ],
       handler: "templates/lint",
