@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type Conf from "conf";
@@ -147,18 +147,58 @@ export class ProfileStore {
     name: string,
     fields: Partial<Record<keyof Profile, string | undefined>>,
   ): Promise<void> {
-    const conf = await this.writer();
-    const profiles = { ...conf.get("profiles") };
-    const next: Profile = { ...ownValue(profiles, name) };
-    for (const [key, value] of Object.entries(fields) as [keyof Profile, string | undefined][]) {
-      if (value === undefined) delete next[key];
-      else next[key] = value;
-    }
-    profiles[name] = next;
-    conf.set("profiles", profiles);
+    await this.locked((conf) => {
+      const profiles = { ...conf.get("profiles") };
+      const next: Profile = { ...ownValue(profiles, name) };
+      for (const [key, value] of Object.entries(fields) as [keyof Profile, string | undefined][]) {
+        if (value === undefined) delete next[key];
+        else next[key] = value;
+      }
+      profiles[name] = next;
+      conf.set("profiles", profiles);
+    });
   }
 
   async use(name: string): Promise<void> {
-    (await this.writer()).set("active_profile", name);
+    await this.locked((conf) => conf.set("active_profile", name));
+  }
+
+  /**
+   * Runs a read-modify-write of the file holding `config.json.lock`: CI jobs run in parallel
+   * under one HOME, and each rewrites the whole file, so without it parallel logins lose
+   * profiles. conf is opened inside too: opening writes the defaults into a missing file. A lock
+   * older than 10 s is a killed process's and is taken over.
+   */
+  private async locked(change: (conf: Conf<StoredConfig>) => void): Promise<void> {
+    mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+    const lock = `${this.path}.lock`;
+    for (let waited = 0; ; waited += lockPollMs) {
+      try {
+        writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if (waited >= lockWaitMs || lockAgeMs(lock) > staleLockMs) rmSync(lock, { force: true });
+        else await new Promise((resolve) => setTimeout(resolve, lockPollMs));
+      }
+    }
+    try {
+      change(await this.writer());
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
+const lockPollMs = 10;
+const lockWaitMs = 5_000;
+const staleLockMs = 10_000;
+
+/** How old a lock file is; 0 when it is gone (taken again at once). */
+function lockAgeMs(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0;
   }
 }

@@ -34,6 +34,26 @@ describe("the reseller binary against a real local service", () => {
     expect(data.monthly[0].registration_url).toBe(`${service.url}/register?plan=free-trial`);
   });
 
+  it("keeps every profile when logins run in parallel under one config folder (parallel CI jobs)", async () => {
+    const shared = { RESELLER_CONFIG_DIR: tempConfigDir() };
+    const names = Array.from({ length: 8 }, (_, i) => `job${i}`);
+    const runs = await Promise.all(
+      names.map((name) =>
+        reseller(["login", "--base-url", service.url, "--token-stdin", "--profile", name], {
+          env: shared,
+          input: service.token,
+        }),
+      ),
+    );
+    for (const run of runs) expect(run.exitCode, run.stderr).toBe(0);
+    const listed = await reseller(["profiles", "list", "--json"], { env: shared });
+    expect(
+      JSON.parse(listed.stdout)
+        .map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(names);
+  });
+
   it("prints tab-separated plans when piped and one plan by id", async () => {
     const list = await reseller(["plans", "list"], { env });
     expect(list.stdout.split("\n")[0]).toMatch(/^1\tFree Trial\tfree-trial\tmonthly\t0\ttrue\t/);
