@@ -69,7 +69,7 @@ _reseller_options() {
     'contacts get') REPLY='-w --workspace -h --help' ;;
     'contacts upsert') REPLY='-w --workspace --phone --first-name --last-name --email --tag --field --opt-in-source --opted-in-at --opt-in -h --help' ;;
     'contacts update') REPLY='-w --workspace --first-name --last-name --email --tag --field --opt-in-source --opted-in-at --opt-in --clear-tags --remove-field -h --help' ;;
-    'contacts import') REPLY='-w --workspace --on-duplicate --default-country --no-wait --errors --dry-run --map --preset --delimiter --encoding --strict -h --help' ;;
+    'contacts import') REPLY='-w --workspace --on-duplicate --default-country --no-wait --timeout --errors --dry-run --map --preset --delimiter --encoding --strict -h --help' ;;
     'contacts imports') REPLY='-h --help' ;;
     'contacts imports get') REPLY='-w --workspace --errors -h --help' ;;
     'contacts imports list') REPLY='-w --workspace --page --per-page --all -h --help' ;;
@@ -201,6 +201,7 @@ _reseller_option_value() {
     'contacts import|--workspace') REPLY='' ;;
     'contacts import|--on-duplicate') REPLY='update skip' ;;
     'contacts import|--default-country') REPLY='' ;;
+    'contacts import|--timeout') REPLY='' ;;
     'contacts import|--errors') REPLY='@file' ;;
     'contacts import|--map') REPLY='' ;;
     'contacts import|--preset') REPLY='google outlook hubspot' ;;

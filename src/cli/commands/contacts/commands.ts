@@ -141,7 +141,7 @@ const contactCommands: GroupSpec = {
       name: "import",
       summary: "Import a CSV file of contacts, with progress and a summary",
       description:
-        "Uploads the file, prints the import id, and waits with a progress bar until the import ends, then prints created, updated, skipped, the first row errors and the columns used and ignored. Columns (header row, any case): phone (required), first_name, last_name, email, tags (separated by , ; or |), opt_in_status (also yes/no, true/false, 1/0, ja/nein, oui/non, sí/no…), opt_in_source, opted_in_at, opted_out_at, custom.<key>; other headers are read as --map or --preset say. At a terminal, a file without a phone column (a Google Contacts, Outlook or HubSpot export) shows the mapping proposed before anything is sent. Refused rows are counted and the exit code is 0; with --strict it is 6. An empty cell leaves the field unchanged. Ctrl-C stops the waiting (exit 130), not the import, which goes on in the service. --dry-run checks the file here, with the same mapping, separator and encoding, sends nothing, and exits as the import would (0 with refused rows, 6 for them with --strict, 6 for a file the service would refuse whole).",
+        "Uploads the file, prints the import id, and waits with a progress bar until the import ends, then prints created, updated, skipped, the first row errors and the columns used and ignored. Columns (header row, any case): phone (required), first_name, last_name, email, tags (separated by , ; or |), opt_in_status (also yes/no, true/false, 1/0, ja/nein, oui/non, sí/no…), opt_in_source, opted_in_at, opted_out_at, custom.<key>; other headers are read as --map or --preset say. At a terminal, a file without a phone column (a Google Contacts, Outlook or HubSpot export) shows the mapping proposed before anything is sent. Refused rows are counted and the exit code is 0; with --strict it is 6. An empty cell leaves the field unchanged. Ctrl-C stops the waiting (exit 130), not the import, which goes on in the service; so does --timeout (exit 5). --dry-run checks the file here, with the same mapping, separator and encoding, sends nothing, and exits as the import would (0 with refused rows, 6 for them with --strict, 6 for a file the service would refuse whole).",
       arguments: [
         { name: "file", description: "the CSV file, or - to read it from standard input" },
       ],
@@ -158,6 +158,11 @@ const contactCommands: GroupSpec = {
           description: "two-letter country of numbers written without +country, e.g. DE",
         },
         { flags: "--no-wait", description: "return once the import is queued" },
+        {
+          flags: "--timeout <seconds>",
+          description:
+            "stop waiting after this many seconds: exit 5 (import_not_finished), the import goes on in the service (default: wait until it ends)",
+        },
         {
           flags: "--errors <file>",
           description:

@@ -151,6 +151,21 @@ describe("reseller contacts import", () => {
     expect(run.stdout).toBe("imp_01x\n");
   });
 
+  it("stops waiting after --timeout with exit 5, saying the import goes on and how to follow it", async () => {
+    stubUpload({});
+    // Polled every half second: two answers fit in one second.
+    stubGet(importRecord({ status: "processing", total_rows: 4, processed_rows: 1 }), 2);
+    const run = await runCli(
+      ["contacts", "import", tempFile("c.csv", csv), "--timeout", "1", "--json"],
+      { env: env(), dispatcher: api.agent },
+    );
+    expect(run.code).toBe(5);
+    expect(JSON.parse(run.stdout).error.error_code).toBe("import_not_finished");
+    expect(run.stderr).toContain(
+      `Import imp_01x is still processing after 1 s (1 of 4 rows); it goes on in the service. Follow it with \`reseller contacts imports get imp_01x -w ${ws}\`.`,
+    );
+  });
+
   it("says how many opt-outs the import kept, in the summary and the record", async () => {
     stubUpload({});
     stubGet({ ...finished, error_count: 0, errors: [], opt_outs_kept: 2 });

@@ -12,7 +12,7 @@ import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
-import { booleanOption, stringOption } from "../../options.js";
+import { booleanOption, intOption, stringOption } from "../../options.js";
 import { count, counted } from "../../output/counts.js";
 import { checkOutputFile, openOutputFile } from "../../output/output-file.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
@@ -143,7 +143,8 @@ async function follow(
   path: string,
   first: ContactImport,
   firstRaw: unknown,
-): Promise<{ record: ContactImport; raw: unknown; stopped: boolean }> {
+  timeoutSeconds: number | undefined,
+): Promise<{ record: ContactImport; raw: unknown; stopped: boolean; timedOut: boolean }> {
   const client = await ctx.client();
   // A dumb terminal (Emacs' shell) cannot redraw a line in place.
   const showBar =
@@ -163,11 +164,18 @@ async function follow(
   const started = ctx.now().getTime();
   let current = first;
   let raw = firstRaw;
+  let waitedMs = 0;
+  const unfinished = () => current.status === "queued" || current.status === "processing";
   const wait = interruptibleWait(ctx.sleep);
   bar?.start(Math.max(1, current.total_rows), current.processed_rows, { rate: 0, left: "…" });
   try {
-    while ((current.status === "queued" || current.status === "processing") && !wait.interrupted) {
+    while (
+      unfinished() &&
+      !wait.interrupted &&
+      (timeoutSeconds === undefined || waitedMs < timeoutSeconds * 1000)
+    ) {
       await wait.sleep(pollMs);
+      waitedMs += pollMs;
       const response = await wait.until(client.get(path, ContactImportResponse));
       if (response === undefined) break;
       current = response.body.data;
@@ -184,7 +192,12 @@ async function follow(
     wait.dispose();
     bar?.stop();
   }
-  return { record: current, raw, stopped: wait.interrupted };
+  return {
+    record: current,
+    raw,
+    stopped: wait.interrupted,
+    timedOut: !wait.interrupted && unfinished(),
+  };
 }
 
 /**
@@ -234,6 +247,7 @@ async function importFile(
   options: Readonly<Record<string, unknown>>,
 ): Promise<CommandResult> {
   const errorsFile = stringOption(options, "errors");
+  const timeoutSeconds = intOption(options, "timeout", { min: 1 });
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const csv = await resolveCsvOptions(ctx, input.path, options);
@@ -262,7 +276,7 @@ async function importFile(
   }
   let followed: Awaited<ReturnType<typeof follow>>;
   try {
-    followed = await follow(ctx, path, queued, response.raw.data);
+    followed = await follow(ctx, path, queued, response.raw.data, timeoutSeconds);
   } catch (error) {
     // A token that may import but not read: still a permission error (exit 3), but the import
     // is queued and runs, and a script must not send the file again.
@@ -284,6 +298,15 @@ async function importFile(
       message: `Stopped following import ${done.id}; it goes on in the service. Follow it with \`reseller contacts imports get ${done.id} -w ${workspaceId}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
       exitCode: exitCodes.interrupted.code,
       errorCode: "interrupted",
+    };
+  }
+  if (followed.timedOut) {
+    return {
+      data: raw,
+      view: importView(done),
+      message: `Import ${done.id} is still ${done.status} after ${timeoutSeconds} s (${count(done.processed_rows)} of ${count(done.total_rows)} rows); it goes on in the service. Follow it with \`reseller contacts imports get ${done.id} -w ${workspaceId}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
+      exitCode: exitCodes.conflict.code,
+      errorCode: "import_not_finished",
     };
   }
   if (done.status === "failed")
