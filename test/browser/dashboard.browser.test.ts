@@ -341,6 +341,50 @@ describe("the dashboard in a browser", () => {
     await screenshot(page, "dashboard-phone");
     await page.close();
   });
+
+  it("shows nothing of the previous workspace after switching, even while the new one's answers are slow", async () => {
+    const other = await call("POST", "/workspaces", {
+      name: "Zweiter Laden",
+      contact_email: "owner@zweiter.test",
+      send_invitation: false,
+    });
+    await call("POST", `/workspaces/${other.id}/templates`, {
+      name: "other_news",
+      category: "marketing",
+      language: "en",
+      components: [{ type: "BODY", text: "Hello from the other shop." }],
+    });
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Sandbox" }).click();
+    const picker = page.getByLabel("Workspace");
+    await picker.selectOption({ label: "Café Olé" });
+    await page.getByRole("listitem").filter({ hasText: "weekly_news" }).waitFor();
+    await page.getByLabel("From (E.164)").fill("+4915112345699");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByText("Sent “STOP” from +4915112345699.").waitFor();
+    // The other workspace answers slowly: until it does, its view shows nothing of Café Olé's.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(`**/dashboard/api/v1/workspaces/${other.id}/**`, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await picker.selectOption({ label: "Zweiter Laden" });
+    await page.waitForTimeout(300);
+    expect(await page.getByText("weekly_news").count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Pause|Approve/ }).count()).toBe(0);
+    expect(await page.getByText("Sent “STOP”").count()).toBe(0);
+    release();
+    await page.getByRole("listitem").filter({ hasText: "other_news" }).waitFor();
+    expect(await page.getByText("weekly_news").count()).toBe(0);
+    // A late answer for the workspace left behind is dropped, not shown under the new one.
+    await picker.selectOption({ label: "Café Olé" });
+    await page.getByRole("listitem").filter({ hasText: "weekly_news" }).waitFor();
+    await page.close();
+  });
 });
 
 describe("the sign-up page of a plan's registration_url", () => {

@@ -22,12 +22,17 @@ function when(value) {
   return value ? new Date(value).toLocaleString() : "—";
 }
 
+/** What useApi answers for a path before its first answer arrives. */
+const notLoaded = { data: null, meta: null, error: null, loading: true };
+
 /**
  * Loads an API path, every `every` ms if given, and with `all` every page of a list (a reseller
- * with more than 100 clients sees them all); answers { data, error, loading, reload }.
+ * with more than 100 clients sees them all); answers { data, error, loading, reload }. The state
+ * belongs to the path it was loaded for: when the path changes (another workspace) nothing of
+ * the old path is shown, even for one render, until the new path's own answer arrives.
  */
 function useApi(path, { every, all } = {}) {
-  const [state, setState] = useState({ data: null, meta: null, error: null, loading: true });
+  const [state, setState] = useState({ ...notLoaded, path });
   // One load of a path at a time (a tick while its pages are still coming is skipped), and only
   // the path asked for last may set the state (another workspace's late answer is dropped).
   const inFlight = useRef(null);
@@ -38,7 +43,7 @@ function useApi(path, { every, all } = {}) {
     inFlight.current = path;
     const settle = (next) => {
       if (inFlight.current === path) inFlight.current = null;
-      if (latest.current === path) setState(next);
+      if (latest.current === path) setState({ ...next, path });
     };
     (all ? apiAll(path) : api(path))
       .then((body) => settle({ data: body.data, meta: body.meta, error: null, loading: false }))
@@ -46,7 +51,7 @@ function useApi(path, { every, all } = {}) {
   }, [path, all]);
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
+    setState((s) => (s.path === path ? { ...s, loading: true } : { ...notLoaded, path }));
     load();
     const timer = every ? setInterval(() => current && load(), every) : undefined;
     return () => {
@@ -54,7 +59,8 @@ function useApi(path, { every, all } = {}) {
       if (timer) clearInterval(timer);
     };
   }, [load, every]);
-  return { ...state, reload: load };
+  const { data, meta, error, loading } = state.path === path ? state : notLoaded;
+  return { data, meta, error, loading, reload: load };
 }
 
 function Problem({ error }) {
@@ -411,11 +417,11 @@ function Dashboard({ onSignOut }) {
     <main>
       <h1>${title}</h1>
       <${Problem} error=${workspaces.error} />
-      ${perWorkspace && html`<${WorkspacePicker} workspaces=${workspaces.data} value=${workspaceId} onChange=${setWorkspaceId} />`}
+      ${perWorkspace && workspaces.data && html`<${WorkspacePicker} workspaces=${workspaces.data} value=${workspaceId} onChange=${setWorkspaceId} />`}
       ${view === "workspaces" && workspaces.data && html`<${Workspaces} workspaces=${workspaces.data} />`}
-      ${perWorkspace && workspaceId && view === "campaigns" && html`<${Campaigns} workspaceId=${workspaceId} />`}
-      ${perWorkspace && workspaceId && view === "imports" && html`<${Imports} workspaceId=${workspaceId} />`}
-      ${perWorkspace && workspaceId && view === "sandbox" && html`<${Sandbox} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "campaigns" && html`<${Campaigns} key=${workspaceId} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "imports" && html`<${Imports} key=${workspaceId} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "sandbox" && html`<${Sandbox} key=${workspaceId} workspaceId=${workspaceId} />`}
       ${view === "jobs" && html`<${Jobs} />`}
       ${view === "webhooks" && html`<${Webhooks} />`}
       ${view === "outbox" && html`<${Outbox} />`}
