@@ -20,9 +20,12 @@ export const contactLimits = {
 /**
  * An address such as anna@example.com, internationalised ones included: the local part may hold
  * any UTF-8 letters (émilie.10@…), the domain may be an IDN (josé@exämple.de) or its punycode.
+ * Invisible format characters (Unicode's Cf: the bidi overrides and isolates U+202A–U+202E and
+ * U+2066–U+2069, zero-width spaces and joiners, the soft hyphen) are refused anywhere: with an
+ * override, `\u202Emoc.live@a.test`, an address at a.test, reads `tset.a@evil.com` on a page.
  */
 export const emailPattern =
-  /^(?:[^\s\p{Cc}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
+  /^(?:[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
 
 /** Separators of tags inside one CSV cell; a tag itself may not contain them. */
 export const tagSeparators = /[,;|]/;

@@ -36,6 +36,12 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     expect(app.headers["content-type"]).toContain("text/javascript");
   });
 
+  it("names an empty data: icon that its policy allows, so a browser asks for no /favicon.ico", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/dashboard" });
+    expect(page.body).toContain('<link rel="icon" href="data:,">');
+    expect(page.headers["content-security-policy"]).toMatch(/img-src [^;]*data:/);
+  });
+
   it("serves no file outside its own folder", async () => {
     for (const url of [
       "/dashboard/assets/..%2f..%2f..%2fpackage.json",

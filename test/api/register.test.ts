@@ -225,6 +225,33 @@ describe("GET /register?plan=<slug>: the sign-up page a plan's registration_url 
     expect(await workspaces()).toEqual([]);
   });
 
+  it("refuses an email holding a bidi override or another invisible format character, in the form and the API", async () => {
+    // Shown on a page, "\u202Emoc.live@a.test" (an address at a.test) reads "tset.a@evil.com".
+    for (const email of ["\u202Emoc.live@a.test", "a\u2066b@a.test", "a\u200Bb@a.test"]) {
+      const page = await post({
+        plan: "starter-monthly",
+        business_name: "Acme",
+        contact_email: email,
+      });
+      expect(page.statusCode, JSON.stringify(email)).toBe(422);
+      expect(page.body).toContain('id="contact_email-error"');
+      const api = await t.request("POST", "/api/v1/workspaces", {
+        body: { name: "Acme", contact_email: email },
+      });
+      expect(api.statusCode, JSON.stringify(email)).toBe(422);
+      expect(api.body).toContain(
+        "contact_email must be an email address such as owner@example.com",
+      );
+    }
+    expect(await workspaces()).toEqual([]);
+  });
+
+  it("names an empty data: icon that its policy allows, so a browser asks for no /favicon.ico", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/register?plan=starter-monthly" });
+    expect(page.body).toContain('<link rel="icon" href="data:,">');
+    expect(page.headers["content-security-policy"]).toMatch(/img-src [^;]*data:/);
+  });
+
   it("tells a bot that filled the hidden field it succeeded, and creates nothing", async () => {
     const page = await post({
       plan: "starter-monthly",

@@ -341,6 +341,156 @@ describe("the dashboard in a browser", () => {
     await screenshot(page, "dashboard-phone");
     await page.close();
   });
+
+  it("folds an import's row errors into one labelled card per row at a phone's width", async () => {
+    const page = await browser.freshPage();
+    await page.setViewportSize(phone);
+    await signIn(page);
+    await page.getByRole("link", { name: "Imports" }).click();
+    await page.getByLabel("Workspace").selectOption({ label: "Café Olé" });
+    await page.getByRole("button", { name: /Show 2 row errors/ }).click();
+    const firstCell = "[data-testid=import-errors] tbody td";
+    const cell = page.locator(firstCell).first();
+    await cell.waitFor();
+    expect(await cell.getAttribute("data-label")).toBe("Row");
+    expect(
+      await page.evaluate<string>(
+        `getComputedStyle(document.querySelector("${firstCell}")).display`,
+      ),
+    ).toBe("block");
+    expect(
+      await page.evaluate<string>(
+        `getComputedStyle(document.querySelector("${firstCell}"), "::before").content`,
+      ),
+    ).toBe('"Row"');
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.close();
+  });
+
+  it("shows nothing of the previous workspace after switching, even while the new one's answers are slow", async () => {
+    const other = await call("POST", "/workspaces", {
+      name: "Zweiter Laden",
+      contact_email: "owner@zweiter.test",
+      send_invitation: false,
+    });
+    await call("POST", `/workspaces/${other.id}/templates`, {
+      name: "other_news",
+      category: "marketing",
+      language: "en",
+      components: [{ type: "BODY", text: "Hello from the other shop." }],
+    });
+    const page = await browser.freshPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Sandbox" }).click();
+    const picker = page.getByLabel("Workspace");
+    await picker.selectOption({ label: "Café Olé" });
+    await page.getByRole("listitem").filter({ hasText: "weekly_news" }).waitFor();
+    await page.getByLabel("From (E.164)").fill("+4915112345699");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByText("Sent “STOP” from +4915112345699.").waitFor();
+    // The other workspace answers slowly: until it does, its view shows nothing of Café Olé's.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(`**/dashboard/api/v1/workspaces/${other.id}/**`, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await picker.selectOption({ label: "Zweiter Laden" });
+    await page.waitForTimeout(300);
+    expect(await page.getByText("weekly_news").count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Pause|Approve/ }).count()).toBe(0);
+    expect(await page.getByText("Sent “STOP”").count()).toBe(0);
+    release();
+    await page.getByRole("listitem").filter({ hasText: "other_news" }).waitFor();
+    expect(await page.getByText("weekly_news").count()).toBe(0);
+    // A late answer for the workspace left behind is dropped, not shown under the new one.
+    await picker.selectOption({ label: "Café Olé" });
+    await page.getByRole("listitem").filter({ hasText: "weekly_news" }).waitFor();
+    await page.close();
+  });
+
+  it("isolates names people typed, so a right-to-left override cannot reorder the text around them", async () => {
+    await call("POST", "/workspaces", {
+      name: "Evil\u202Emoc.liamg",
+      contact_email: "owner@evil.test",
+      send_invitation: false,
+    });
+    const page = await browser.freshPage();
+    await signIn(page);
+    const name = page.locator("bdi", { hasText: "Evil\u202Emoc.liamg" });
+    await name.waitFor();
+    expect(
+      await page.evaluate<string>(
+        `getComputedStyle([...document.querySelectorAll("bdi")].find((el) => el.textContent.startsWith("Evil"))).unicodeBidi`,
+      ),
+    ).toBe("isolate");
+    await page.close();
+  });
+
+  it("names each template's review buttons, and ties a sign-in error to the token field", async () => {
+    const page = await browser.freshPage();
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByLabel("Reseller token").fill("rsk_not_a_real_token_0000");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    const describedBy = await page.getByLabel("Reseller token").getAttribute("aria-describedby");
+    const ids = (describedBy ?? "").split(" ");
+    const texts = await Promise.all(ids.map((id) => page.locator(`#${id}`).textContent()));
+    expect(texts.join(" ")).toContain("not a valid reseller token");
+    await signIn(page);
+    await page.getByRole("link", { name: "Sandbox" }).click();
+    await page.getByLabel("Workspace").selectOption({ label: "Café Olé" });
+    await page.getByRole("button", { name: "Pause weekly_news", exact: true }).waitFor();
+    await page.close();
+  });
+
+  it("says which token it is signed in with, and offers no picker when the workspaces cannot be read", async () => {
+    const current = await call("GET", "/tokens/current");
+    const page = await browser.freshPage();
+    await signIn(page);
+    expect(await page.getByTestId("signed-in-as").textContent()).toContain(String(current.name));
+    await page.close();
+
+    const narrow = (await call("POST", "/tokens", {
+      name: "Pricing page",
+      scopes: ["plans:read"],
+    })) as unknown as { token: string };
+    const limited = await browser.freshPage();
+    await limited.goto(`${service.url}/dashboard#/campaigns`);
+    await limited.getByLabel("Reseller token").fill(narrow.token);
+    await limited.getByRole("button", { name: "Sign in" }).click();
+    await limited.getByRole("alert").waitFor();
+    expect(await limited.getByTestId("signed-in-as").textContent()).toContain("Pricing page");
+    expect(await limited.getByText("No workspaces yet.").count()).toBe(0);
+    expect(await limited.getByLabel("Workspace").count()).toBe(0);
+    await limited.close();
+  });
+
+  it("asks for no favicon that is not there: no console errors on the dashboard or the sign-up page", async () => {
+    const page = await browser.freshPage();
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    const notFound: string[] = [];
+    page.on("response", (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+    });
+    await signIn(page);
+    await page.waitForLoadState("networkidle");
+    await page.goto(`${service.url}/register?plan=starter-monthly`);
+    await page.waitForLoadState("networkidle");
+    await page.waitForTimeout(500);
+    expect(notFound).toEqual([]);
+    // (Before signing in, the page's "who am I" call answers 401, which Chromium logs too.)
+    expect(errors.filter((text) => /404|favicon/i.test(text))).toEqual([]);
+    await page.close();
+  });
 });
 
 describe("the sign-up page of a plan's registration_url", () => {

@@ -20,7 +20,11 @@ export const dashboardCsp = [
   "form-action 'self'",
 ].join("; ");
 
-/** The dashboard's HTML shell; the Preact app in app.js renders everything inside it. */
+/**
+ * The dashboard's HTML shell; the Preact app in app.js renders everything inside it. Like
+ * simplePage, it names an empty icon (data:), so no browser asks for a /favicon.ico that is not
+ * there (a 404 in the console of every page).
+ */
 export function dashboardShell(): string {
   return `<!doctype html>
 <html lang="en">
@@ -28,6 +32,7 @@ export function dashboardShell(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Reseller dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/vendor/uplot.css">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 <script type="importmap">${importMapText}</script>
@@ -62,6 +67,7 @@ export function simplePage(title: string, body: string, lang = "en"): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 </head>
 <body>

@@ -3,9 +3,12 @@ import { escapeHtml as e, simplePage } from "./page.js";
 import { describeFeature, formatPrice } from "./sign-up.js";
 import { newSubmissionId, submissionField } from "./sign-up-submissions.js";
 
-/** The sign-up pages allow no script at all: only the service's stylesheet and its own form. */
+/**
+ * The sign-up pages allow no script at all: only the service's stylesheet and its own form, and
+ * a data: image for the empty icon (page.ts), so the browser does not ask for /favicon.ico.
+ */
 export const signUpCsp =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** What the form held and what was wrong with it, to show it again. */
 export interface SignUpForm {

@@ -22,12 +22,17 @@ function when(value) {
   return value ? new Date(value).toLocaleString() : "—";
 }
 
+/** What useApi answers for a path before its first answer arrives. */
+const notLoaded = { data: null, meta: null, error: null, loading: true };
+
 /**
  * Loads an API path, every `every` ms if given, and with `all` every page of a list (a reseller
- * with more than 100 clients sees them all); answers { data, error, loading, reload }.
+ * with more than 100 clients sees them all); answers { data, error, loading, reload }. The state
+ * belongs to the path it was loaded for: when the path changes (another workspace) nothing of
+ * the old path is shown, even for one render, until the new path's own answer arrives.
  */
 function useApi(path, { every, all } = {}) {
-  const [state, setState] = useState({ data: null, meta: null, error: null, loading: true });
+  const [state, setState] = useState({ ...notLoaded, path });
   // One load of a path at a time (a tick while its pages are still coming is skipped), and only
   // the path asked for last may set the state (another workspace's late answer is dropped).
   const inFlight = useRef(null);
@@ -38,7 +43,7 @@ function useApi(path, { every, all } = {}) {
     inFlight.current = path;
     const settle = (next) => {
       if (inFlight.current === path) inFlight.current = null;
-      if (latest.current === path) setState(next);
+      if (latest.current === path) setState({ ...next, path });
     };
     (all ? apiAll(path) : api(path))
       .then((body) => settle({ data: body.data, meta: body.meta, error: null, loading: false }))
@@ -46,7 +51,7 @@ function useApi(path, { every, all } = {}) {
   }, [path, all]);
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
+    setState((s) => (s.path === path ? { ...s, loading: true } : { ...notLoaded, path }));
     load();
     const timer = every ? setInterval(() => current && load(), every) : undefined;
     return () => {
@@ -54,11 +59,12 @@ function useApi(path, { every, all } = {}) {
       if (timer) clearInterval(timer);
     };
   }, [load, every]);
-  return { ...state, reload: load };
+  const { data, meta, error, loading } = state.path === path ? state : notLoaded;
+  return { data, meta, error, loading, reload: load };
 }
 
-function Problem({ error }) {
-  return error ? html`<p class="error" role="alert">${error.message}</p>` : null;
+function Problem({ error, id }) {
+  return error ? html`<p class="error" role="alert" id=${id}>${error.message}</p>` : null;
 }
 
 function Empty({ children }) {
@@ -83,10 +89,10 @@ function SignIn({ onSignedIn }) {
       <div class="field">
         <label for="token">Reseller token</label>
         <input id="token" name="token" type="password" autocomplete="off" required placeholder="rsk_…"
-          aria-describedby="token-hint" aria-invalid=${error ? "true" : undefined} />
+          aria-describedby=${error ? "token-hint token-error" : "token-hint"} aria-invalid=${error ? "true" : undefined} />
         <p class="hint" id="token-hint">Or open the one-time sign-in link that <code>reseller serve</code> printed.</p>
       </div>
-      <${Problem} error=${error} />
+      <${Problem} error=${error} id="token-error" />
       <button type="submit">Sign in</button>
     </form>
   </main>`;
@@ -120,7 +126,7 @@ function UsageBars({ id }) {
     ${limits.map((l) => {
       const unlimited = l.limit === -1 || l.limit === null;
       return html`<li>
-        <span id=${`u-${id}-${l.key}`}>${l.name}: ${l.used} / ${unlimited ? "∞" : l.limit}</span>
+        <span id=${`u-${id}-${l.key}`}><bdi>${l.name}</bdi>: ${l.used} / ${unlimited ? "∞" : l.limit}</span>
         ${!unlimited && html`<progress aria-labelledby=${`u-${id}-${l.key}`} max=${l.limit} value=${Math.min(l.used, l.limit)}></progress>`}
       </li>`;
     })}
@@ -157,8 +163,8 @@ function Workspaces({ workspaces }) {
     <tbody>
       ${rows.map(
         (w) => html`<tr key=${w.id}>
-          <td data-label="Name"><strong>${w.name}</strong><br /><span class="muted">${w.contact_email}</span></td>
-          <td data-label="Plan">${w.plan?.name ?? "—"}</td>
+          <td data-label="Name"><strong><bdi>${w.name}</bdi></strong><br /><span class="muted"><bdi>${w.contact_email}</bdi></span></td>
+          <td data-label="Plan"><bdi>${w.plan?.name ?? "—"}</bdi></td>
           <td data-label="Status"><span class=${`badge badge-${w.status}`}>${w.status}</span>${w.trial_ends_at ? html`<br /><span class="muted">until ${when(w.trial_ends_at)}</span>` : ""}</td>
           <td data-label="Usage"><${UsageBars} id=${w.id} /></td>
         </tr>`,
@@ -187,9 +193,9 @@ function Campaigns({ workspaceId }) {
         ${data.map(
           (c) => html`<li>
             <button class="link" aria-expanded=${open === c.id} onClick=${() => setOpen(open === c.id ? null : c.id)}>
-              ${c.name}</button>
+              <bdi>${c.name}</bdi></button>
             <span class=${`badge badge-${c.status}`}>${c.status}</span>
-            <span class="muted">${c.template_name} · ${when(c.started_at ?? c.created_at)}</span>
+            <span class="muted"><bdi>${c.template_name}</bdi> · ${when(c.started_at ?? c.created_at)}</span>
           </li>`,
         )}
       </ul>`
@@ -204,10 +210,10 @@ function ImportErrors({ workspaceId, importId }) {
   );
   if (error) return html`<${Problem} error=${error} />`;
   if (!data) return html`<p class="muted">Loading errors…</p>`;
-  return html`<div class="table-wrap"><table data-testid="import-errors">
+  return html`<div class="table-wrap"><table class="stack" data-testid="import-errors">
     <caption>Row errors (rows refused and not imported)</caption>
     <thead><tr><th scope="col">Row</th><th scope="col">Phone</th><th scope="col">Field</th><th scope="col">Problem</th></tr></thead>
-    <tbody>${data.map((r) => html`<tr><td>${r.row}</td><td>${r.phone ?? ""}</td><td>${r.field}</td><td>${r.message}</td></tr>`)}</tbody>
+    <tbody>${data.map((r) => html`<tr><td data-label="Row">${r.row}</td><td data-label="Phone"><bdi>${r.phone ?? ""}</bdi></td><td data-label="Field">${r.field}</td><td data-label="Problem"><bdi>${r.message}</bdi></td></tr>`)}</tbody>
   </table></div>`;
 }
 
@@ -230,7 +236,8 @@ function Imports({ workspaceId }) {
           <p class="muted">${i.created} created · ${i.updated} updated · ${i.skipped} skipped · ${i.error_count} errors</p>
           ${
             i.error_count > 0 &&
-            html`<button class="secondary" aria-expanded=${open === i.id} onClick=${() => setOpen(open === i.id ? null : i.id)}>
+            html`<button class="secondary" aria-expanded=${open === i.id} onClick=${() => setOpen(open === i.id ? null : i.id)}
+              aria-label=${`${open === i.id ? "Hide" : "Show"} ${i.error_count} row errors of import ${i.id}`}>
               ${open === i.id ? "Hide" : "Show"} ${i.error_count} row errors</button>`
           }
           ${open === i.id && html`<${ImportErrors} workspaceId=${workspaceId} importId=${i.id} />`}
@@ -250,7 +257,7 @@ function Jobs() {
         <tbody>${data.map(
           (
             j,
-          ) => html`<tr><td data-label="Kind">${j.kind}</td><td data-label="State"><span class=${`badge badge-${j.state}`}>${j.state}</span>${j.last_error ? html`<br /><span class="error">${j.last_error}</span>` : ""}</td>
+          ) => html`<tr><td data-label="Kind">${j.kind}</td><td data-label="State"><span class=${`badge badge-${j.state}`}>${j.state}</span>${j.last_error ? html`<br /><span class="error"><bdi>${j.last_error}</bdi></span>` : ""}</td>
             <td data-label="Subject">${j.subject.type} ${j.subject.id}</td><td data-label="Attempts">${j.attempts}</td><td data-label="Updated">${when(j.updated_at)}</td></tr>`,
         )}</tbody></table></div>`
     }`;
@@ -292,7 +299,7 @@ function Webhooks() {
   }
   return html`${data.map(
     (endpoint) => html`<section class="card" aria-label=${`Endpoint ${endpoint.url}`}>
-      <h3>${endpoint.url}</h3>
+      <h3><bdi>${endpoint.url}</bdi></h3>
       <p class="muted">${endpoint.enabled ? "enabled" : "disabled"} · ${endpoint.events.join(", ")}</p>
       <${Deliveries} endpointId=${endpoint.id} />
     </section>`,
@@ -305,7 +312,7 @@ function Outbox() {
     ${data && !data.length && html`<${Empty}>The outbox is empty: invitations appear here.<//>`}
     <ul class="list">${(data ?? []).map(
       (m) => html`<li><details>
-        <summary><strong>${m.subject}</strong> → ${m.to} <span class=${`badge badge-${m.delivery}`}>${m.delivery}</span>
+        <summary><strong><bdi>${m.subject}</bdi></strong> → <bdi>${m.to}</bdi> <span class=${`badge badge-${m.delivery}`}>${m.delivery}</span>
           <span class="muted">${when(m.created_at)}</span></summary>
         ${m.error && html`<p class="error">${m.error}</p>`}
         <pre>${m.text}</pre>
@@ -356,12 +363,12 @@ function Sandbox({ workspaceId }) {
       ${templates.data && !templates.data.length && html`<${Empty}>No templates in this workspace.<//>`}
       <ul class="list">${(templates.data ?? []).map(
         (t) => html`<li>
-          <strong>${t.name}</strong> <span class="muted">${t.language} · ${t.category}</span>
+          <strong><bdi>${t.name}</bdi></strong> <span class="muted">${t.language} · ${t.category}</span>
           <span class=${`badge badge-${t.status}`}>${t.status}</span>
           <span class="actions">
-            ${(t.status === "pending" || t.status === "paused") && html`<button onClick=${() => review(t.id, "approve")}>Approve</button>`}
-            ${t.status === "pending" && html`<button class="secondary" onClick=${() => review(t.id, "reject", "INVALID_FORMAT")}>Reject (invalid format)</button>`}
-            ${t.status === "approved" && html`<button class="secondary" onClick=${() => review(t.id, "pause")}>Pause</button>`}
+            ${(t.status === "pending" || t.status === "paused") && html`<button aria-label=${`Approve ${t.name}`} onClick=${() => review(t.id, "approve")}>Approve</button>`}
+            ${t.status === "pending" && html`<button class="secondary" aria-label=${`Reject ${t.name} (invalid format)`} onClick=${() => review(t.id, "reject", "INVALID_FORMAT")}>Reject (invalid format)</button>`}
+            ${t.status === "approved" && html`<button class="secondary" aria-label=${`Pause ${t.name}`} onClick=${() => review(t.id, "pause")}>Pause</button>`}
           </span>
         </li>`,
       )}</ul>
@@ -383,7 +390,14 @@ function currentView() {
   return views.some(([key]) => key === name) ? name : "workspaces";
 }
 
-function Dashboard({ onSignOut }) {
+/** Which token (so which account) this browser is signed in with: two tabs may differ. */
+function SignedInAs({ token }) {
+  if (!token) return null;
+  return html`<span class="signed-in" data-testid="signed-in-as">Signed in with token
+    <strong><bdi>${token.name}</bdi></strong> (<bdi>${token.token_hint}</bdi>)</span>`;
+}
+
+function Dashboard({ token, onSignOut }) {
   const [view, setView] = useState(currentView());
   const workspaces = useApi("/workspaces?per_page=100", { every: 10000, all: true });
   const [workspaceId, setWorkspaceId] = useState(null);
@@ -406,16 +420,17 @@ function Dashboard({ onSignOut }) {
             html`<li><a href=${`#/${key}`} aria-current=${view === key ? "page" : undefined}>${label}</a></li>`,
         )}
       </ul></nav>
+      <${SignedInAs} token=${token} />
       <button class="secondary" onClick=${onSignOut}>Sign out</button>
     </header>
     <main>
       <h1>${title}</h1>
       <${Problem} error=${workspaces.error} />
-      ${perWorkspace && html`<${WorkspacePicker} workspaces=${workspaces.data} value=${workspaceId} onChange=${setWorkspaceId} />`}
+      ${perWorkspace && workspaces.data && html`<${WorkspacePicker} workspaces=${workspaces.data} value=${workspaceId} onChange=${setWorkspaceId} />`}
       ${view === "workspaces" && workspaces.data && html`<${Workspaces} workspaces=${workspaces.data} />`}
-      ${perWorkspace && workspaceId && view === "campaigns" && html`<${Campaigns} workspaceId=${workspaceId} />`}
-      ${perWorkspace && workspaceId && view === "imports" && html`<${Imports} workspaceId=${workspaceId} />`}
-      ${perWorkspace && workspaceId && view === "sandbox" && html`<${Sandbox} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "campaigns" && html`<${Campaigns} key=${workspaceId} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "imports" && html`<${Imports} key=${workspaceId} workspaceId=${workspaceId} />`}
+      ${perWorkspace && workspaceId && view === "sandbox" && html`<${Sandbox} key=${workspaceId} workspaceId=${workspaceId} />`}
       ${view === "jobs" && html`<${Jobs} />`}
       ${view === "webhooks" && html`<${Webhooks} />`}
       ${view === "outbox" && html`<${Outbox} />`}
@@ -423,16 +438,22 @@ function Dashboard({ onSignOut }) {
 }
 
 function App() {
+  // null while asking; false when signed out; the session's token ({ name, token_hint, … }).
   const [signedIn, setSignedIn] = useState(null);
+  const whoAmI = useCallback(
+    () =>
+      api("/tokens/current")
+        .then((body) => setSignedIn(body.data))
+        .catch(() => setSignedIn(false)),
+    [],
+  );
   useEffect(() => {
     whenSignedOut(() => setSignedIn(false));
-    api("/tokens/current")
-      .then(() => setSignedIn(true))
-      .catch(() => setSignedIn(false));
+    whoAmI();
   }, []);
   if (signedIn === null) return html`<p class="muted" role="status">Loading…</p>`;
-  if (!signedIn) return html`<${SignIn} onSignedIn=${() => setSignedIn(true)} />`;
-  return html`<${Dashboard} onSignOut=${() => signOut().then(() => setSignedIn(false))} />`;
+  if (!signedIn) return html`<${SignIn} onSignedIn=${whoAmI} />`;
+  return html`<${Dashboard} key=${signedIn.id} token=${signedIn} onSignOut=${() => signOut().then(() => setSignedIn(false))} />`;
 }
 
 render(html`<${App} />`, document.getElementById("app"));

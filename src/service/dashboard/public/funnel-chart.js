@@ -57,6 +57,12 @@ function useCampaignStream(workspaceId, campaignId) {
         points: [...s.points, [at, ...series.map((x) => stats[x.key])]].slice(-600),
       }));
     });
+    // The campaign is final and its reports settled: the service ends the stream, and the page
+    // must not reconnect (that would read the API again for nothing).
+    source.addEventListener("settled", () => {
+      setState((s) => ({ ...s, live: "final" }));
+      source.close();
+    });
     source.addEventListener("problem", (event) => {
       const body = JSON.parse(event.data);
       setState((s) => ({ ...s, live: "closed", problem: body.message ?? "The stream stopped." }));
@@ -116,7 +122,7 @@ export function CampaignLive({ workspaceId, campaignId }) {
   const { campaign, stats, points, live, problem } = useCampaignStream(workspaceId, campaignId);
   const done = campaign && finalStatuses.has(campaign.status);
   return html`<section class="card" aria-labelledby="campaign-title">
-    <h3 id="campaign-title">${campaign ? campaign.name : "Campaign"}</h3>
+    <h3 id="campaign-title">${campaign ? html`<bdi>${campaign.name}</bdi>` : "Campaign"}</h3>
     <p class="muted">
       Status: <strong data-testid="campaign-status">${campaign?.status ?? "…"}</strong>
       <span class=${`live live-${live}`} role="status" aria-live="polite">
@@ -144,8 +150,8 @@ export function CampaignLive({ workspaceId, campaignId }) {
     <h4>Failures by reason</h4>
     ${
       stats?.failures.length
-        ? html`<table><thead><tr><th scope="col">Reason</th><th scope="col">Messages</th></tr></thead>
-          <tbody>${stats.failures.map((f) => html`<tr><td>${f.reason}</td><td>${f.count}</td></tr>`)}</tbody></table>`
+        ? html`<table class="stack"><thead><tr><th scope="col">Reason</th><th scope="col">Messages</th></tr></thead>
+          <tbody>${stats.failures.map((f) => html`<tr><td data-label="Reason">${f.reason}</td><td data-label="Messages">${f.count}</td></tr>`)}</tbody></table>`
         : html`<p class="muted">No failures.</p>`
     }
   </section>`;
