@@ -4,6 +4,8 @@ import {
   contactLimits,
   customKeyProblem,
   emailPattern,
+  invisibleCharacterIn,
+  invisibleInEmail,
   tagProblem,
   tagSeparators,
   uniqueTags,
@@ -398,6 +400,8 @@ export function readRow(
 
   const email = firstValue(cell(fields, columns.email));
   if (email !== undefined) {
+    const invisible = invisibleCharacterIn(email);
+    if (invisible !== null) return refuse("email", invisibleInEmail("email", invisible));
     if (email.length > contactLimits.emailLength || !emailPattern.test(email)) {
       return refuse(
         "email",

@@ -27,6 +27,21 @@ export const contactLimits = {
 export const emailPattern =
   /^(?:[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
 
+/**
+ * The first invisible format character (Unicode's Cf) in a text, as `U+200B`, or null. No address
+ * holds one, and one pasted along with it cannot be seen: the refusal names it.
+ */
+export function invisibleCharacterIn(text: string): string | null {
+  const found = /\p{Cf}/u.exec(text)?.[0];
+  if (found === undefined) return null;
+  return `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/** The refusal of an email holding an invisible character, for a field. */
+export function invisibleInEmail(field: string, character: string): string {
+  return `${field} holds an invisible character (${character}) that no address has: type the address again`;
+}
+
 /** Separators of tags inside one CSV cell; a tag itself may not contain them. */
 export const tagSeparators = /[,;|]/;
 

@@ -3,6 +3,8 @@ import {
   contactLimits,
   customKeyProblem,
   emailPattern,
+  invisibleCharacterIn,
+  invisibleInEmail,
   tagProblem,
   uniqueTags,
 } from "./contact-rules.js";
@@ -66,8 +68,17 @@ const email = z
   .max(contactLimits.emailLength, {
     error: `email must be at most ${contactLimits.emailLength} characters`,
   })
-  .refine((v) => v === "" || emailPattern.test(v), {
-    error: "email must be an address such as anna@example.com",
+  .superRefine((v, ctx) => {
+    if (v === "") return;
+    const invisible = invisibleCharacterIn(v);
+    if (invisible !== null) {
+      ctx.addIssue({ code: "custom", message: invisibleInEmail("email", invisible) });
+    } else if (!emailPattern.test(v)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "email must be an address such as anna@example.com",
+      });
+    }
   })
   .nullable()
   .transform((v) => (v === "" ? null : v));

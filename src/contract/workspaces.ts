@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { contactLimits, emailPattern } from "./contact-rules.js";
+import {
+  contactLimits,
+  emailPattern,
+  invisibleCharacterIn,
+  invisibleInEmail,
+} from "./contact-rules.js";
 import { EmptyMeta, successEnvelope } from "./envelope.js";
 import { listEnvelope, PageQuery } from "./pagination.js";
 import {
@@ -110,6 +115,11 @@ export const CreateWorkspaceBody = z.strictObject({
     .trim()
     .max(contactLimits.emailLength, {
       error: `contact_email must be at most ${contactLimits.emailLength} characters`,
+    })
+    .refine((v) => invisibleCharacterIn(v) === null, {
+      error: (issue) =>
+        invisibleInEmail("contact_email", invisibleCharacterIn(String(issue.input)) ?? ""),
+      abort: true,
     })
     .regex(emailPattern, {
       error: "contact_email must be an email address such as owner@example.com",

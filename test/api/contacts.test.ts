@@ -190,6 +190,18 @@ describe("contacts", () => {
       expect(fields).toHaveLength(4);
     });
 
+    it("names an invisible character in an email, a right-to-left override included", async () => {
+      const res = await upsert({ phone: anna, email: "\u202Emoc.live@a.test" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        {
+          field: "email",
+          message:
+            "email holds an invisible character (U+202E) that no address has: type the address again",
+        },
+      ]);
+    });
+
     it("names a bad phone together with the other bad fields, in one answer", async () => {
       const res = await upsert({ phone: "+4915112345", email: "not-an-email" });
       expect(res.statusCode).toBe(422);

@@ -102,6 +102,24 @@ describe("a header without a phone column", () => {
   });
 });
 
+describe("email cells", () => {
+  it("names an invisible character pasted into an address, which nobody can see in the cell", () => {
+    const header = readHeader(["phone", "email"]);
+    if (!header.ok) throw new Error(header.message);
+    const row = readRow(["+4915112341002", "anna\u200B@example.com"], header.layout, {
+      now: new Date(),
+    });
+    expect(row).toMatchObject({
+      ok: false,
+      problem: {
+        field: "email",
+        message:
+          "email holds an invisible character (U+200B) that no address has: type the address again",
+      },
+    });
+  });
+});
+
 describe("consent cells", () => {
   it("quotes the value it could not read", () => {
     const header = readHeader(["phone", "opt_in_status"]);
