@@ -162,6 +162,34 @@ function numberCheckFailure(error: unknown): Error {
   );
 }
 
+/** Whether `sealed` is a stored token that `secrets` cannot open (sealed under another key). */
+function sealedUnderAnotherKey(secrets: SecretBox | null, sealed: string | null | undefined) {
+  if (!secrets || !sealed) return false;
+  try {
+    secrets.open(sealed);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * How many cloud channels hold a token the service cannot open: sealed under another key, or
+ * any token when no key is set. `serve` says so once at start; a workspace has a few channels.
+ */
+export async function unopenableChannelCount(db: Db, secrets: SecretBox | null): Promise<number> {
+  const rows = await db
+    .selectFrom("channels")
+    .select("access_token_encrypted")
+    .where("provider", "=", "whatsapp_cloud")
+    .where("status", "=", "connected")
+    .where("access_token_encrypted", "is not", null)
+    .execute();
+  return rows.filter(
+    (row) => !secrets || sealedUnderAnotherKey(secrets, row.access_token_encrypted),
+  ).length;
+}
+
 /** A field the request's rule (CreateChannelBody) already required; this narrows its type. */
 function required(request: NumberRequest, field: "phone_number_id" | "waba_id" | "access_token") {
   const value = request[field];
@@ -289,6 +317,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
         "channels.id",
         "channels.workspace_id",
         "channels.status",
+        "channels.access_token_encrypted",
         sql<number>`CASE WHEN owner.reseller_id = asking.reseller_id THEN 1 ELSE 0 END`.as(
           "same_account",
         ),
@@ -298,6 +327,18 @@ export class WhatsappCloudProvider implements MessagingProvider {
       .executeTakeFirst();
     if (!taken) return;
     if (taken.workspace_id === workspaceId && taken.status === "disconnected") return;
+    // A token sealed under another RESELLER_SECRET_KEY (the key was lost or changed) can never
+    // be sent with again: the channel is disconnected, as Meta's refusal would, and connected
+    // again with the new token (docs/whatsapp-cloud.md: "adding the channels again").
+    if (taken.workspace_id === workspaceId && this.sealedUnderAnotherKey(taken)) {
+      await disconnectChannel(
+        this.deps.db,
+        this.deps.clock,
+        taken.id,
+        taken.access_token_encrypted,
+      );
+      return;
+    }
     // A client's workspace token may ask too: another workspace's channel id is not its to know.
     throw channelExists(
       "phone_number_id",
@@ -306,6 +347,28 @@ export class WhatsappCloudProvider implements MessagingProvider {
         : Number(taken.same_account) === 1
           ? "to another workspace of this account"
           : "to a workspace of another account on this service",
+    );
+  }
+
+  /**
+   * Whether the channel holds a token that the service's key cannot open: sealed under another
+   * RESELLER_SECRET_KEY. Without a key at all nothing is known (the key may come back).
+   */
+  private sealedUnderAnotherKey(channel: Pick<ChannelTable, "access_token_encrypted">): boolean {
+    return sealedUnderAnotherKey(this.deps.secrets, channel.access_token_encrypted);
+  }
+
+  /**
+   * A channel whose token the key cannot open is disconnected (with its channel.disconnected
+   * event), so it shows, and is added again with a fresh token, as after Meta refused one.
+   */
+  private async disconnectIfUnopenable(channel: ChannelTable): Promise<void> {
+    if (!this.sealedUnderAnotherKey(channel)) return;
+    await disconnectChannel(
+      this.deps.db,
+      this.deps.clock,
+      channel.id,
+      channel.access_token_encrypted,
     );
   }
 
@@ -345,7 +408,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
       checkAgainAt: new Date(this.deps.clock.now().getTime() + this.deps.recheckMs),
     });
     const credentials = channel ? this.credentials(channel) : null;
-    if (!credentials) return recheck();
+    if (!credentials) {
+      if (channel) await this.disconnectIfUnopenable(channel);
+      return recheck();
+    }
     try {
       let graphId = template.provider_template_id ?? null;
       let status: string;
@@ -411,7 +477,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
   /** Every decided template of the channel's WABA as Meta lists it (follows the paging cursors). */
   async templateStatuses(channel: ChannelTable): Promise<TemplateStatusReport[]> {
     const credentials = this.credentials(channel);
-    if (!credentials) return [];
+    if (!credentials) {
+      await this.disconnectIfUnopenable(channel);
+      return [];
+    }
     const reports: TemplateStatusReport[] = [];
     let after: string | undefined;
     for (let page = 0; page < 100; page++) {
@@ -449,10 +518,13 @@ export class WhatsappCloudProvider implements MessagingProvider {
     let wall: SendOutcome | null = null;
     for (const message of messages) {
       if (!credentials) {
+        // A token sealed under another key also disconnects the channel; without any key the
+        // channel stays as it is, for the key to be set again.
         outcomes.push({
           status: "campaign_failed",
           reason: "channel_credentials_unavailable",
           code: 0,
+          ...(channel && this.sealedUnderAnotherKey(channel) ? { disconnectChannel: true } : {}),
         });
         continue;
       }
