@@ -140,14 +140,40 @@ export function templateMessagePayload(message: OutboundMessage): Record<string,
   };
 }
 
+/**
+ * Graph codes that say Meta could not answer now, not that it refused: 1 (unknown error, "try
+ * again later"), 2 (service temporarily unavailable), and the application and user rate limits
+ * 4, 17, 32 and 613 (besides the send limits isRateLimited knows).
+ * https://developers.facebook.com/docs/graph-api/guides/error-handling
+ */
+const transientCheckCodes = new Set([1, 2, 4, 17, 32, 613]);
+
+/**
+ * A check Meta could not answer (unreachable, an outage's 5xx, an answer without a Graph error,
+ * a rate limit, a transient code) as a 503 to try again; null when Meta did answer.
+ */
+function checkNotAnswered(error: unknown): ServiceError | null {
+  let cause: string;
+  if (error instanceof GraphUnreachable) cause = error.message;
+  else if (
+    error instanceof GraphError &&
+    (error.httpStatus >= 500 ||
+      error.code === 0 ||
+      transientCheckCodes.has(error.code) ||
+      isRateLimited(error))
+  ) {
+    cause = `Graph API answered HTTP ${error.httpStatus}${error.code ? ` with code ${error.code}` : ""}`;
+  } else return null;
+  return new ServiceError(
+    "service_unavailable",
+    `${cause}; the number could not be checked, try again.`,
+  );
+}
+
 /** The Graph check of a number failed: a refused token or id is a 422 naming the field. */
 function numberCheckFailure(error: unknown): Error {
-  if (error instanceof GraphUnreachable) {
-    return new ServiceError(
-      "service_unavailable",
-      `${error.message}; the number could not be checked, try again.`,
-    );
-  }
+  const unanswered = checkNotAnswered(error);
+  if (unanswered) return unanswered;
   if (!(error instanceof GraphError)) return error as Error;
   // 190: invalid or expired token; 10 and 200-299: the token lacks a permission.
   if (error.code === 190 || error.code === 10 || (error.code >= 200 && error.code < 300)) {
@@ -232,7 +258,9 @@ export class WhatsappCloudProvider implements MessagingProvider {
         limit: "100",
       });
     } catch (error) {
-      if (!(error instanceof GraphError)) throw numberCheckFailure(error);
+      if (!(error instanceof GraphError) || checkNotAnswered(error)) {
+        throw numberCheckFailure(error);
+      }
       throw invalidField(
         "waba_id",
         `Meta does not know this WhatsApp Business Account id for that token (code ${error.code})`,
