@@ -207,7 +207,16 @@ async function providerEvent(
       .where("t.provider_template_id", "=", event.template_id)
       .where("c.waba_id", "=", event.waba_id)
       .executeTakeFirst();
-    return template ? { kind: "template_status", templateId: template.id, decision } : null;
+    if (!template) return null;
+    // entry.time (Unix seconds) orders Meta's reports: an older one changes nothing. Without
+    // one the report counts as made when it is applied.
+    const seconds = Number(event.time);
+    return {
+      kind: "template_status",
+      templateId: template.id,
+      decision,
+      ...(Number.isFinite(seconds) && seconds > 0 ? { reportedAt: new Date(seconds * 1000) } : {}),
+    };
   }
   const channel = await db
     .selectFrom("channels")
