@@ -252,7 +252,19 @@ export class FakeGraph {
       const data = [...this.numbers.entries()]
         .filter(([, n]) => n.wabaId === id)
         .map(([numberId]) => ({ id: numberId }));
-      return answer(200, { data });
+      // Cursor paging as Graph's: `limit` per page, `after` the cursor of the page before.
+      const limit = Number(request.query.limit ?? 25);
+      const start = Number(request.query.after ?? 0);
+      const more = start + limit < data.length;
+      return answer(200, {
+        data: data.slice(start, start + limit),
+        paging: {
+          cursors: { before: String(start), after: String(start + limit) },
+          ...(more
+            ? { next: `https://graph.fake/${id}/phone_numbers?after=${start + limit}` }
+            : {}),
+        },
+      });
     }
     if (id && wabaToken && edge === "message_templates") {
       if (wabaToken !== token) return answer(400, graphError(100, "Unsupported request."));

@@ -175,6 +175,23 @@ describe("WhatsApp Cloud API channels", () => {
     },
   );
 
+  it("finds the number on a later page of a WABA with more numbers than one page holds", async () => {
+    const number = { token: accessToken, wabaId, display: "+4915112340100", verifiedName: "Shop" };
+    for (let i = 0; i < 120; i++) w.graph.addNumber(String(700000000 + i), number);
+    w.graph.addNumber("555999000", { ...number, display: "+4915112340999" });
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: "555999000",
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const pages = w.graph.requests.filter((r) => r.path === `/${wabaId}/phone_numbers`);
+    expect(pages.map((r) => r.query.after)).toEqual([undefined, "100"]);
+  });
+
   it("refuses a waba_id that is not the number's account with a 422 naming waba_id, storing nothing", async () => {
     w.graph.addNumber("777000111", {
       token: accessToken,

@@ -250,13 +250,24 @@ export class WhatsappCloudProvider implements MessagingProvider {
    * webhooks are routed by it, so a wrong one would leave every template pending for good.
    */
   private async requireNumberOfWaba(token: string, wabaId: string, phoneNumberId: string) {
-    let numbers: { data?: { id?: string }[] };
     try {
-      // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
-      numbers = await this.deps.graph.get(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
-        fields: "id",
-        limit: "100",
-      });
+      let after: string | undefined;
+      // Every page (the paging cursors, as templateStatuses reads them): a WABA may hold more
+      // numbers than one page.
+      for (let page = 0; page < 100; page++) {
+        // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+        const numbers = await this.deps.graph.get<{
+          data?: { id?: string }[];
+          paging?: { cursors?: { after?: string }; next?: string };
+        }>(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
+          fields: "id",
+          limit: "100",
+          ...(after ? { after } : {}),
+        });
+        if ((numbers.data ?? []).some((n) => n.id === phoneNumberId)) return;
+        after = numbers.paging?.next ? numbers.paging.cursors?.after : undefined;
+        if (!after) break;
+      }
     } catch (error) {
       if (!(error instanceof GraphError) || checkNotAnswered(error)) {
         throw numberCheckFailure(error);
@@ -266,12 +277,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
         `Meta does not know this WhatsApp Business Account id for that token (code ${error.code})`,
       );
     }
-    if (!(numbers.data ?? []).some((n) => n.id === phoneNumberId)) {
-      throw invalidField(
-        "waba_id",
-        `phone number id ${phoneNumberId} is not a number of WhatsApp Business Account ${wabaId}; use the account Meta's WhatsApp Manager shows for it`,
-      );
-    }
+    throw invalidField(
+      "waba_id",
+      `phone number id ${phoneNumberId} is not a number of WhatsApp Business Account ${wabaId}; use the account Meta's WhatsApp Manager shows for it`,
+    );
   }
 
   /**
