@@ -98,7 +98,9 @@ export function webhookEvents(body: unknown): { dedupeKey: string; event: Stored
           if (!id || !name) continue;
           const code = asObject(asArray(status.errors)[0]).code;
           out.push({
-            dedupeKey: `status:${id}:${name}`,
+            // Keyed by the number too: a status first received under a number it was not sent
+            // from (ignored) still counts when it comes under its own.
+            dedupeKey: `status:${phoneNumberId}:${id}:${name}`,
             event: {
               kind: "status",
               phone_number_id: phoneNumberId,
