@@ -116,7 +116,10 @@ export function webhookEvents(body: unknown): { dedupeKey: string; event: Stored
           const message = asObject(raw);
           const id = asText(message.id);
           if (!id) continue;
-          // Quick-reply buttons (a marketing template's "Stop promotions") arrive as `button.text`.
+          // A tapped quick-reply button arrives as `button.text` and is read as typed text: a
+          // button saying STOP opts out. Meta's own "Stop promotions" button is no consent
+          // keyword (two words): Meta then stops marketing messages to that person itself, and
+          // the next send to them fails with 131050, which opts the contact out.
           const said = asText(asObject(message.text).body) || asText(asObject(message.button).text);
           // A reply is read for its consent keyword alone: any other text is a person's private
           // message, and is not stored.
