@@ -15,7 +15,7 @@ import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
 import { campaignRunJob, contactImportJobKind } from "./jobs/job-kinds.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { smtpMailer } from "./mail/smtp-mailer.js";
-import { WhatsappCloudProvider } from "./messaging/cloud-provider.js";
+import { unopenableChannelCount, WhatsappCloudProvider } from "./messaging/cloud-provider.js";
 import { defaultGraphUrl, GraphClient } from "./messaging/graph-client.js";
 import { messagingProviders } from "./messaging/provider-routing.js";
 import { secretBoxFromKey } from "./messaging/token-crypto.js";
@@ -147,6 +147,13 @@ export async function buildApp(config: AppConfig): Promise<App> {
         `${plain === 1 ? "1 webhook endpoint keeps its" : `${plain} webhook endpoints keep their`} signing secret in clear in the database: set RESELLER_SECRET_KEY (32 bytes, base64) to seal ${plain === 1 ? "it" : "them"} at the next start (docs/webhooks.md)`,
       );
   }
+  // Tokens sealed under another key (or with no key set) cannot send: said once, at start.
+  const unopenable = await unopenableChannelCount(db, secrets);
+  if (unopenable > 0)
+    app.log.warn(
+      { channels: unopenable },
+      `${unopenable === 1 ? "1 WhatsApp Cloud channel has an access token" : `${unopenable} WhatsApp Cloud channels have access tokens`} that ${secrets ? "this RESELLER_SECRET_KEY cannot open (sealed under another key)" : "cannot be opened without RESELLER_SECRET_KEY"}: set the key the tokens were sealed with, or add the numbers again with fresh tokens (docs/whatsapp-cloud.md)`,
+    );
   runner = new JobRunner({
     db,
     clock: config.clock,

@@ -49,6 +49,20 @@ describe("webhook endpoints and events", () => {
     return res.json().data as Json & { secret: string };
   }
 
+  it("queues each delivery to be made one at a time per endpoint (its job's serial key)", async () => {
+    const a = await createEndpoint("https://a.example.test/hooks");
+    const b = await createEndpoint("https://b.example.test/hooks");
+    await t.createWorkspace();
+    const keys = await t.database.db
+      .selectFrom("jobs")
+      .select("serial_key")
+      .where("kind", "=", "webhook.deliver")
+      .execute();
+    expect(keys.map((k) => k.serial_key).sort()).toEqual(
+      [`webhook-endpoint:${a.id}`, `webhook-endpoint:${b.id}`].sort(),
+    );
+  });
+
   it("shows an endpoint's secret once, at creation, and manages it with CRUD", async () => {
     const created = await createEndpoint("https://crm.example.test/hooks", [
       "workspace.created",

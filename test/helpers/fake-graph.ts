@@ -41,7 +41,7 @@ interface FakeTemplate {
 }
 
 /** Meta's error body: {"error": {"message", "type", "code", "error_data": {"details"}, "fbtrace_id"}}. */
-function graphError(code: number, message: string) {
+export function graphError(code: number, message: string) {
   return {
     error: {
       message,
@@ -124,6 +124,16 @@ export class FakeGraph {
     return true;
   }
 
+  private readonly pathAnswers = new Map<string, { status: number; body: string | object }[]>();
+
+  /**
+   * Makes the next requests to `path` (as `/<id>` or `/<id>/<edge>`, without the version)
+   * answer these, in order, before any other rule: a string as an HTML page, an object as JSON.
+   */
+  answerPath(path: string, ...answers: { status: number; body: string | object }[]): void {
+    this.pathAnswers.set(path, [...(this.pathAnswers.get(path) ?? []), ...answers]);
+  }
+
   /** Makes the next sends to `to` (E.164 without +) fail with these Graph codes, in order. */
   failSends(to: string, ...codes: number[]): void {
     this.sendErrors.set(to, [...(this.sendErrors.get(to) ?? []), ...codes]);
@@ -188,6 +198,13 @@ export class FakeGraph {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    const forced = this.pathAnswers.get(path)?.shift();
+    if (forced) {
+      if (typeof forced.body !== "string") return answer(forced.status, forced.body);
+      res.writeHead(forced.status, { "content-type": "text/html" });
+      res.end(forced.body);
+      return;
+    }
     const segments = path.split("/").filter(Boolean);
     const [id, edge] = segments;
     const number = id ? this.numbers.get(id) : undefined;
@@ -235,7 +252,19 @@ export class FakeGraph {
       const data = [...this.numbers.entries()]
         .filter(([, n]) => n.wabaId === id)
         .map(([numberId]) => ({ id: numberId }));
-      return answer(200, { data });
+      // Cursor paging as Graph's: `limit` per page, `after` the cursor of the page before.
+      const limit = Number(request.query.limit ?? 25);
+      const start = Number(request.query.after ?? 0);
+      const more = start + limit < data.length;
+      return answer(200, {
+        data: data.slice(start, start + limit),
+        paging: {
+          cursors: { before: String(start), after: String(start + limit) },
+          ...(more
+            ? { next: `https://graph.fake/${id}/phone_numbers?after=${start + limit}` }
+            : {}),
+        },
+      });
     }
     if (id && wabaToken && edge === "message_templates") {
       if (wabaToken !== token) return answer(400, graphError(100, "Unsupported request."));

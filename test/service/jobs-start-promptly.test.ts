@@ -93,6 +93,9 @@ class HeldSearch implements KyselyPlugin {
   }
 }
 
+/** The slots of their own that webhook deliveries run in. */
+const deliverySlots = jobLanes.find((lane) => lane.kinds.includes(webhookDeliveryJob))?.slots ?? 0;
+
 let cluster: Cluster | undefined;
 beforeAll(async () => {
   cluster = await startCluster();
@@ -156,8 +159,11 @@ describe.each(["sqlite", "postgres"] as const)("jobs start promptly on %s", (eng
     const begun = (kind: string) => {
       running.set(kind, (running.get(kind) ?? 0) + 1);
       started.get(kind)?.resolve();
-      // Every slot the backlogs may take is taken: two deliveries and two imports.
-      if (running.get(webhookDeliveryJob) === 2 && running.get(contactImportJobKind) === 2) {
+      // Every slot the backlogs may take is taken: the deliveries' and two imports.
+      if (
+        running.get(webhookDeliveryJob) === deliverySlots &&
+        running.get(contactImportJobKind) === 2
+      ) {
         busy.resolve();
       }
     };
@@ -204,8 +210,59 @@ describe.each(["sqlite", "postgres"] as const)("jobs start promptly on %s", (eng
       expect(await msUntil(start.promise, 3000)).toBeLessThan(1000);
     }
     // Each backlog ran in its own slots, no more.
-    expect(running.get(webhookDeliveryJob)).toBe(2);
+    expect(running.get(webhookDeliveryJob)).toBe(deliverySlots);
     expect(running.get(contactImportJobKind)).toBe(2);
+  });
+
+  it("runs one delivery at a time per endpoint, so one whose receiver never answers holds one slot and the others' go on", async () => {
+    const running = new Map<string, number>();
+    const delivered = new Map<string, ReturnType<typeof signal>>();
+    const hangs = signal();
+    const receiver = (job: { payload: unknown }) => (job.payload as { to: string }).to;
+    runner = new JobRunner({
+      db: database.db,
+      clock,
+      concurrency: 2,
+      lanes: jobLanes,
+      handlers: {
+        [webhookDeliveryJob]: async (job, ctx) => {
+          const to = receiver(job);
+          running.set(to, (running.get(to) ?? 0) + 1);
+          if (to !== "dead") {
+            delivered.get(to)?.resolve();
+            running.set(to, (running.get(to) ?? 0) - 1);
+            return { state: "done" };
+          }
+          hangs.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          return { state: "interrupted" };
+        },
+      },
+    });
+    // Twenty events for a receiver that never answers, queued first.
+    for (let i = 0; i < 20; i++) {
+      await enqueueJob(database.db, clock, {
+        kind: webhookDeliveryJob,
+        payload: { to: "dead" },
+        serialKey: "webhook-endpoint:dead",
+      });
+    }
+    await runner.start();
+    expect(await msUntil(hangs.promise, 3000)).toBeLessThan(3000);
+    // Each other endpoint's delivery starts at once, the dead one's next ones waiting their turn.
+    for (let e = 0; e < deliverySlots + 2; e++) {
+      const to = `live-${e}`;
+      const done = signal();
+      delivered.set(to, done);
+      await enqueueJob(database.db, clock, {
+        kind: webhookDeliveryJob,
+        payload: { to },
+        serialKey: `webhook-endpoint:${to}`,
+      });
+      runner.poke();
+      expect(await msUntil(done.promise, 3000)).toBeLessThan(1000);
+    }
+    expect(running.get("dead")).toBe(1);
   });
 
   it("starts a job poked while a poll is already under way at once, not a poll interval later", async () => {

@@ -194,6 +194,9 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       statusWebhook(phoneNumberId, [{ id, status: "delivered", to: "4915112345671" }]),
     );
     expect((await recipients(campaign.id))[0]?.state).toBe("delivered");
+    // The status ignored under the other number still counts under its own.
+    await w.deliver(statusWebhook(phoneNumberId, [{ id, status: "read", to: "4915112345671" }]));
+    expect((await recipients(campaign.id))[0]?.state).toBe("read");
   });
 
   it("stores a repeated webhook delivery once", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { disconnectChannel } from "../../src/service/domain/channels.js";
+import { graphError } from "../helpers/fake-graph.js";
 import {
   accessToken,
   type CloudWorld,
@@ -138,6 +139,57 @@ describe("WhatsApp Cloud API channels", () => {
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().details[0].field).toBe("phone_number_id");
+  });
+
+  it.each([
+    ["an outage's HTML 502", { status: 502, body: "<html><body>Bad Gateway</body></html>" }],
+    [
+      "the application rate limit (code 4)",
+      { status: 400, body: graphError(4, "Application request limit reached") },
+    ],
+    [
+      "a transient error (code 1)",
+      { status: 500, body: graphError(1, "An unknown error occurred") },
+    ],
+    [
+      "a temporary outage (code 2)",
+      { status: 503, body: graphError(2, "Service temporarily unavailable") },
+    ],
+  ])(
+    "answers 503 service_unavailable, storing nothing, when checking the number meets %s",
+    async (_name, failure) => {
+      const body = {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: accessToken,
+      };
+      for (const path of [`/${phoneNumberId}`, `/${wabaId}/phone_numbers`]) {
+        w.graph.answerPath(path, failure);
+        const res = await w.t.request("POST", `${w.base}/channels`, { body });
+        expect(res.statusCode, `${path}: ${res.body}`).toBe(503);
+        expect(res.json()).toMatchObject({ error_code: "service_unavailable" });
+        expect(res.json().message).toContain("the number could not be checked, try again");
+      }
+      expect(await w.get("/channels")).toEqual([]);
+    },
+  );
+
+  it("finds the number on a later page of a WABA with more numbers than one page holds", async () => {
+    const number = { token: accessToken, wabaId, display: "+4915112340100", verifiedName: "Shop" };
+    for (let i = 0; i < 120; i++) w.graph.addNumber(String(700000000 + i), number);
+    w.graph.addNumber("555999000", { ...number, display: "+4915112340999" });
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: "555999000",
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const pages = w.graph.requests.filter((r) => r.path === `/${wabaId}/phone_numbers`);
+    expect(pages.map((r) => r.query.after)).toEqual([undefined, "100"]);
   });
 
   it("refuses a waba_id that is not the number's account with a 422 naming waba_id, storing nothing", async () => {

@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
 import { statusWebhook } from "../helpers/fake-graph.js";
-import { accessToken, type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
+import { logLines } from "../helpers/log-lines.js";
+import { startTestApp } from "../helpers/test-app.js";
+import {
+  accessToken,
+  type CloudWorld,
+  cloudWorld,
+  phoneNumberId,
+  secretKey,
+  wabaId,
+} from "./world.js";
 
 const ada = "+4915112345671";
 const bob = "+4915112345672";
@@ -121,6 +131,81 @@ describe("Graph errors as campaign outcomes", () => {
       },
       409,
     );
+  });
+
+  describe("after RESELLER_SECRET_KEY was lost or changed", () => {
+    /** The stored token as a service with another key sealed it: this key cannot open it. */
+    const sealUnderAnotherKey = async () => {
+      const other = secretBoxFromKey(Buffer.alloc(32, 9).toString("base64"));
+      await w.t.database.db
+        .updateTable("channels")
+        .set({ access_token_encrypted: other.seal(accessToken) })
+        .where("id", "=", channelId)
+        .execute();
+    };
+    const addAgain = (status: number) =>
+      w.post(
+        "/channels",
+        {
+          provider: "whatsapp_cloud",
+          phone_number_id: phoneNumberId,
+          waba_id: wabaId,
+          access_token: accessToken,
+        },
+        status,
+      );
+    const eventTypes = async () =>
+      (
+        (await w.t.request("GET", "/api/v1/events?limit=100")).json().data as { type: string }[]
+      ).map((e) => e.type);
+
+    it("fails the campaign as channel_credentials_unavailable and disconnects the channel", async () => {
+      await sealUnderAnotherKey();
+      const campaign = await w.campaign(channelId);
+      expect(await campaignOf(campaign.id)).toMatchObject({
+        status: "failed",
+        failure_reason: "channel_credentials_unavailable",
+      });
+      expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+      expect(await eventTypes()).toContain("channel.disconnected");
+      expect(w.graph.sends()).toHaveLength(0);
+    });
+
+    it("connects the channel again, same id, when its number is added again in its workspace", async () => {
+      await sealUnderAnotherKey();
+      const again = await addAgain(200);
+      expect(again).toMatchObject({ id: channelId, status: "connected" });
+      const types = await eventTypes();
+      expect(types).toContain("channel.disconnected");
+      const campaign = await w.campaign(channelId);
+      expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, failed: 0 });
+      // Its token opens again: the number is refused as any connected one is.
+      await addAgain(409);
+    });
+
+    it("warns once as the service starts with a key that cannot open a channel's token", async () => {
+      const { logger, lines } = logLines();
+      const restart = async (secretKey: string) => {
+        const again = await startTestApp({
+          database: { ...w.t.database, close: async () => {} },
+          whatsapp: { secretKey },
+          logger,
+        });
+        await again.close();
+      };
+      await restart(secretKey);
+      await restart(Buffer.alloc(32, 9).toString("base64"));
+      expect(lines.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+        "1 WhatsApp Cloud channel has an access token that this RESELLER_SECRET_KEY cannot open (sealed under another key): set the key the tokens were sealed with, or add the numbers again with fresh tokens (docs/whatsapp-cloud.md)",
+      ]);
+    });
+
+    it("disconnects the channel when the template sync finds its token unopenable", async () => {
+      await sealUnderAnotherKey();
+      w.t.clock.advance(16 * 60_000);
+      await w.t.runJobs();
+      expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+    });
   });
 
   it("fails a sent message by the code of its failed status webhook, so it no longer counts as sent", async () => {

@@ -120,6 +120,28 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect(listed.json().data).toHaveLength(1);
   });
 
+  it("drops a status webhook older than the status in hand, whatever order Meta delivers them in", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    const now = Math.floor(w.t.clock.now().getTime() / 1000);
+    const status = async () => (await w.get(`/templates/${template.id}`)).status;
+    const changes = async () =>
+      (await w.t.request("GET", "/api/v1/events?type=template.status_changed&limit=100")).json()
+        .data.length;
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 10));
+    expect(await status()).toBe("paused");
+    expect(await changes()).toBe(2);
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now - 100));
+    expect(await status()).toBe("paused");
+    expect(await changes()).toBe(2);
+    // A repeat of the status in hand is newer word too: an approval between them is stale.
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 30));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 20));
+    expect(await status()).toBe("paused");
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 40));
+    expect(await status()).toBe("approved");
+  });
+
   it("catches a missed status webhook with the periodic template sync", async () => {
     const { template, graphId } = await w.submitTemplate();
     w.graph.setTemplateStatus(graphId, "APPROVED");

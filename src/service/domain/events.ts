@@ -62,7 +62,12 @@ export async function queueDelivery(
       updated_at: now,
     })
     .execute();
-  await enqueueJob(trx, clock, { kind: webhookDeliveryJob, payload: { delivery_id: id } });
+  // One delivery at a time per endpoint: a receiver that never answers holds one slot.
+  await enqueueJob(trx, clock, {
+    kind: webhookDeliveryJob,
+    payload: { delivery_id: id },
+    serialKey: `webhook-endpoint:${endpointId}`,
+  });
   return id;
 }
 

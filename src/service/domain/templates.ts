@@ -1,3 +1,4 @@
+import type { ExpressionBuilder } from "kysely";
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import {
@@ -17,6 +18,7 @@ import type {
 } from "../../contract/templates.js";
 import type { Db } from "../db/database.js";
 import { paginate } from "../db/keyset-paging.js";
+import type { Database } from "../db/schema.js";
 import type { TemplateTable } from "../db/tables/templates.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { templateReviewJobKind } from "../jobs/job-kinds.js";
@@ -182,6 +184,7 @@ export async function createTemplate(
     submitted_at: draft ? null : isoSeconds(now),
     reviewed_at: null,
     provider_template_id: null,
+    status_reported_at: null,
   };
   try {
     await db.transaction().execute(async (trx) => {
@@ -321,11 +324,14 @@ async function recordDecision(
   templateId: string,
   decision: Decision,
   from: readonly TemplateStatus[],
+  /** When the operator's report was made: one older than the last applied changes nothing. */
+  reportedAt?: Date,
 ): Promise<boolean> {
   const now = isoSeconds(clock.now());
+  const reported = reportedAt ? isoSeconds(reportedAt) : null;
   // The change and its template.status_changed event commit together (see events.ts).
   const apply = async (trx: Db): Promise<boolean> => {
-    const result = await trx
+    let update = trx
       .updateTable("templates")
       .set({
         status: decision.status,
@@ -333,11 +339,26 @@ async function recordDecision(
         rejection_detail: decision.status === "rejected" ? (decision.detail ?? null) : null,
         reviewed_at: now,
         updated_at: now,
+        ...(reported ? { status_reported_at: reported } : {}),
       })
       .where("id", "=", templateId)
-      .where("status", "in", from)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+      .where("status", "in", from);
+    if (reported) update = update.where(notNewerThan(reported));
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) {
+      // A repeat of the status in hand is still the newest word on it: a report older than it
+      // (Meta's webhooks come in any order) must change nothing either.
+      if (reported) {
+        await trx
+          .updateTable("templates")
+          .set({ status_reported_at: reported })
+          .where("id", "=", templateId)
+          .where("status", "=", decision.status)
+          .where(notNewerThan(reported))
+          .execute();
+      }
+      return false;
+    }
     const row = await trx
       .selectFrom("templates")
       .selectAll()
@@ -354,6 +375,12 @@ async function recordDecision(
     return true;
   };
   return db.isTransaction ? apply(db) : db.transaction().execute(apply);
+}
+
+/** The template's last applied report is not newer than `reported` (or there is none). */
+function notNewerThan(reported: string) {
+  return (eb: ExpressionBuilder<Database, "templates">) =>
+    eb.or([eb("status_reported_at", "is", null), eb("status_reported_at", "<=", reported)]);
 }
 
 /**
@@ -409,17 +436,26 @@ const reportSources: Record<Decision["status"], readonly TemplateStatus[]> = {
 };
 
 /**
- * Applies what the operator reports about a template (a Cloud API webhook, the template sync),
- * inside the caller's transaction; a report that does not fit the current status (a repeat, an
- * older one) changes nothing. Answers whether it changed the template.
+ * Applies what the operator reports about a template (a Cloud API webhook, the template sync, a
+ * send's refusal), inside the caller's transaction; a report that does not fit the current status
+ * (a repeat) or was made before the last applied one (`reportedAt`: a webhook's time; now for
+ * what the operator answers now) changes nothing. Answers whether it changed the template.
  */
 export async function applyTemplateStatus(
   db: Db,
   clock: Clock,
   templateId: string,
   decision: Decision,
+  reportedAt: Date = clock.now(),
 ): Promise<boolean> {
-  return recordDecision(db, clock, templateId, decision, reportSources[decision.status]);
+  return recordDecision(
+    db,
+    clock,
+    templateId,
+    decision,
+    reportSources[decision.status],
+    reportedAt,
+  );
 }
 
 /**
@@ -441,7 +477,14 @@ export function templateReviewJob(services: TemplateServices): JobHandler {
     const { provider, channel } = await services.messaging.forWorkspace(row.workspace_id);
     const outcome = await provider.reviewTemplate(underReview(row), channel);
     if (outcome.status === "pending") return { state: "retry", at: outcome.checkAgainAt };
-    await recordDecision(services.db, services.clock, templateId, outcome, ["pending"]);
+    await recordDecision(
+      services.db,
+      services.clock,
+      templateId,
+      outcome,
+      ["pending"],
+      services.clock.now(),
+    );
     return { state: "done" };
   };
 }

@@ -32,10 +32,12 @@ function importCheckingAside(db: Services["db"], clock: Services["clock"]): JobH
  * Kinds with slots of their own, which the kinds sharing the runner's other slots never wait
  * for. Without them one backlog held every slot: 200 deliveries to a receiver that was down
  * (each waiting up to 10 s for it) delayed a template review by 12 s on SQLite and 36 s on
- * PostgreSQL, and the campaigns scheduled meanwhile.
+ * PostgreSQL, and the campaigns scheduled meanwhile. Deliveries run one at a time per endpoint
+ * (their jobs' serial key, see queueDelivery), so a receiver that never answers holds one of
+ * their slots, and the other endpoints' deliveries go on in the rest.
  */
 export const jobLanes: readonly JobLane[] = [
-  { kinds: [webhookDeliveryJob], slots: 2 },
+  { kinds: [webhookDeliveryJob], slots: 4 },
   // A million-row import takes minutes: campaign sends and reviews must not wait for it.
   { kinds: [contactImportJobKind], slots: 2 },
 ];

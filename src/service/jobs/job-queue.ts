@@ -42,7 +42,13 @@ function iso(date: Date): string {
 export async function enqueueJob(
   db: Db,
   clock: Clock,
-  input: { kind: string; payload: unknown; runAt?: Date },
+  input: {
+    kind: string;
+    payload: unknown;
+    runAt?: Date;
+    /** Jobs of one key run one at a time: none is claimed while another of its key runs. */
+    serialKey?: string;
+  },
 ): Promise<string> {
   const id = newId("job");
   const now = clock.now();
@@ -59,6 +65,7 @@ export async function enqueueJob(
       lease_until: null,
       checkpoint: null,
       last_error: null,
+      serial_key: input.serialKey ?? null,
       created_at: isoSeconds(now),
       updated_at: isoSeconds(now),
     })
@@ -104,9 +111,26 @@ function claimable(now: Date, owner: string, deadAfterMs: number, kinds: JobKind
         ]),
       ]),
     ]);
+    // A job whose key another job holds, running under a lease still current, waits for it
+    // (a dead instance's job is taken over first, by the condition above, and keeps the turn).
+    const itsTurn = eb.or([
+      eb("serial_key", "is", null),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("jobs as other")
+            .select("other.id")
+            .whereRef("other.serial_key", "=", "jobs.serial_key")
+            .where("other.state", "=", "running")
+            .whereRef("other.id", "<>", "jobs.id")
+            .where("other.lease_until", ">=", nowIso),
+        ),
+      ),
+    ]);
+    const ready = eb.and([due, itsTurn]);
     // `kind NOT IN ()` is no SQL: no lanes means every kind.
-    if ("in" in kinds) return eb.and([eb("kind", "in", kinds.in), due]);
-    return kinds.notIn.length > 0 ? eb.and([eb("kind", "not in", kinds.notIn), due]) : due;
+    if ("in" in kinds) return eb.and([eb("kind", "in", kinds.in), ready]);
+    return kinds.notIn.length > 0 ? eb.and([eb("kind", "not in", kinds.notIn), ready]) : ready;
   };
 }
 

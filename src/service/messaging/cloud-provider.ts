@@ -140,14 +140,40 @@ export function templateMessagePayload(message: OutboundMessage): Record<string,
   };
 }
 
+/**
+ * Graph codes that say Meta could not answer now, not that it refused: 1 (unknown error, "try
+ * again later"), 2 (service temporarily unavailable), and the application and user rate limits
+ * 4, 17, 32 and 613 (besides the send limits isRateLimited knows).
+ * https://developers.facebook.com/docs/graph-api/guides/error-handling
+ */
+const transientCheckCodes = new Set([1, 2, 4, 17, 32, 613]);
+
+/**
+ * A check Meta could not answer (unreachable, an outage's 5xx, an answer without a Graph error,
+ * a rate limit, a transient code) as a 503 to try again; null when Meta did answer.
+ */
+function checkNotAnswered(error: unknown): ServiceError | null {
+  let cause: string;
+  if (error instanceof GraphUnreachable) cause = error.message;
+  else if (
+    error instanceof GraphError &&
+    (error.httpStatus >= 500 ||
+      error.code === 0 ||
+      transientCheckCodes.has(error.code) ||
+      isRateLimited(error))
+  ) {
+    cause = `Graph API answered HTTP ${error.httpStatus}${error.code ? ` with code ${error.code}` : ""}`;
+  } else return null;
+  return new ServiceError(
+    "service_unavailable",
+    `${cause}; the number could not be checked, try again.`,
+  );
+}
+
 /** The Graph check of a number failed: a refused token or id is a 422 naming the field. */
 function numberCheckFailure(error: unknown): Error {
-  if (error instanceof GraphUnreachable) {
-    return new ServiceError(
-      "service_unavailable",
-      `${error.message}; the number could not be checked, try again.`,
-    );
-  }
+  const unanswered = checkNotAnswered(error);
+  if (unanswered) return unanswered;
   if (!(error instanceof GraphError)) return error as Error;
   // 190: invalid or expired token; 10 and 200-299: the token lacks a permission.
   if (error.code === 190 || error.code === 10 || (error.code >= 200 && error.code < 300)) {
@@ -160,6 +186,34 @@ function numberCheckFailure(error: unknown): Error {
     "phone_number_id",
     `Meta does not know this phone number id for that token (code ${error.code})`,
   );
+}
+
+/** Whether `sealed` is a stored token that `secrets` cannot open (sealed under another key). */
+function sealedUnderAnotherKey(secrets: SecretBox | null, sealed: string | null | undefined) {
+  if (!secrets || !sealed) return false;
+  try {
+    secrets.open(sealed);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * How many cloud channels hold a token the service cannot open: sealed under another key, or
+ * any token when no key is set. `serve` says so once at start; a workspace has a few channels.
+ */
+export async function unopenableChannelCount(db: Db, secrets: SecretBox | null): Promise<number> {
+  const rows = await db
+    .selectFrom("channels")
+    .select("access_token_encrypted")
+    .where("provider", "=", "whatsapp_cloud")
+    .where("status", "=", "connected")
+    .where("access_token_encrypted", "is not", null)
+    .execute();
+  return rows.filter(
+    (row) => !secrets || sealedUnderAnotherKey(secrets, row.access_token_encrypted),
+  ).length;
 }
 
 /** A field the request's rule (CreateChannelBody) already required; this narrows its type. */
@@ -196,26 +250,37 @@ export class WhatsappCloudProvider implements MessagingProvider {
    * webhooks are routed by it, so a wrong one would leave every template pending for good.
    */
   private async requireNumberOfWaba(token: string, wabaId: string, phoneNumberId: string) {
-    let numbers: { data?: { id?: string }[] };
     try {
-      // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
-      numbers = await this.deps.graph.get(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
-        fields: "id",
-        limit: "100",
-      });
+      let after: string | undefined;
+      // Every page (the paging cursors, as templateStatuses reads them): a WABA may hold more
+      // numbers than one page.
+      for (let page = 0; page < 100; page++) {
+        // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+        const numbers = await this.deps.graph.get<{
+          data?: { id?: string }[];
+          paging?: { cursors?: { after?: string }; next?: string };
+        }>(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
+          fields: "id",
+          limit: "100",
+          ...(after ? { after } : {}),
+        });
+        if ((numbers.data ?? []).some((n) => n.id === phoneNumberId)) return;
+        after = numbers.paging?.next ? numbers.paging.cursors?.after : undefined;
+        if (!after) break;
+      }
     } catch (error) {
-      if (!(error instanceof GraphError)) throw numberCheckFailure(error);
+      if (!(error instanceof GraphError) || checkNotAnswered(error)) {
+        throw numberCheckFailure(error);
+      }
       throw invalidField(
         "waba_id",
         `Meta does not know this WhatsApp Business Account id for that token (code ${error.code})`,
       );
     }
-    if (!(numbers.data ?? []).some((n) => n.id === phoneNumberId)) {
-      throw invalidField(
-        "waba_id",
-        `phone number id ${phoneNumberId} is not a number of WhatsApp Business Account ${wabaId}; use the account Meta's WhatsApp Manager shows for it`,
-      );
-    }
+    throw invalidField(
+      "waba_id",
+      `phone number id ${phoneNumberId} is not a number of WhatsApp Business Account ${wabaId}; use the account Meta's WhatsApp Manager shows for it`,
+    );
   }
 
   /**
@@ -289,6 +354,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
         "channels.id",
         "channels.workspace_id",
         "channels.status",
+        "channels.access_token_encrypted",
         sql<number>`CASE WHEN owner.reseller_id = asking.reseller_id THEN 1 ELSE 0 END`.as(
           "same_account",
         ),
@@ -298,6 +364,18 @@ export class WhatsappCloudProvider implements MessagingProvider {
       .executeTakeFirst();
     if (!taken) return;
     if (taken.workspace_id === workspaceId && taken.status === "disconnected") return;
+    // A token sealed under another RESELLER_SECRET_KEY (the key was lost or changed) can never
+    // be sent with again: the channel is disconnected, as Meta's refusal would, and connected
+    // again with the new token (docs/whatsapp-cloud.md: "adding the channels again").
+    if (taken.workspace_id === workspaceId && this.sealedUnderAnotherKey(taken)) {
+      await disconnectChannel(
+        this.deps.db,
+        this.deps.clock,
+        taken.id,
+        taken.access_token_encrypted,
+      );
+      return;
+    }
     // A client's workspace token may ask too: another workspace's channel id is not its to know.
     throw channelExists(
       "phone_number_id",
@@ -306,6 +384,28 @@ export class WhatsappCloudProvider implements MessagingProvider {
         : Number(taken.same_account) === 1
           ? "to another workspace of this account"
           : "to a workspace of another account on this service",
+    );
+  }
+
+  /**
+   * Whether the channel holds a token that the service's key cannot open: sealed under another
+   * RESELLER_SECRET_KEY. Without a key at all nothing is known (the key may come back).
+   */
+  private sealedUnderAnotherKey(channel: Pick<ChannelTable, "access_token_encrypted">): boolean {
+    return sealedUnderAnotherKey(this.deps.secrets, channel.access_token_encrypted);
+  }
+
+  /**
+   * A channel whose token the key cannot open is disconnected (with its channel.disconnected
+   * event), so it shows, and is added again with a fresh token, as after Meta refused one.
+   */
+  private async disconnectIfUnopenable(channel: ChannelTable): Promise<void> {
+    if (!this.sealedUnderAnotherKey(channel)) return;
+    await disconnectChannel(
+      this.deps.db,
+      this.deps.clock,
+      channel.id,
+      channel.access_token_encrypted,
     );
   }
 
@@ -345,7 +445,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
       checkAgainAt: new Date(this.deps.clock.now().getTime() + this.deps.recheckMs),
     });
     const credentials = channel ? this.credentials(channel) : null;
-    if (!credentials) return recheck();
+    if (!credentials) {
+      if (channel) await this.disconnectIfUnopenable(channel);
+      return recheck();
+    }
     try {
       let graphId = template.provider_template_id ?? null;
       let status: string;
@@ -411,7 +514,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
   /** Every decided template of the channel's WABA as Meta lists it (follows the paging cursors). */
   async templateStatuses(channel: ChannelTable): Promise<TemplateStatusReport[]> {
     const credentials = this.credentials(channel);
-    if (!credentials) return [];
+    if (!credentials) {
+      await this.disconnectIfUnopenable(channel);
+      return [];
+    }
     const reports: TemplateStatusReport[] = [];
     let after: string | undefined;
     for (let page = 0; page < 100; page++) {
@@ -449,10 +555,13 @@ export class WhatsappCloudProvider implements MessagingProvider {
     let wall: SendOutcome | null = null;
     for (const message of messages) {
       if (!credentials) {
+        // A token sealed under another key also disconnects the channel; without any key the
+        // channel stays as it is, for the key to be set again.
         outcomes.push({
           status: "campaign_failed",
           reason: "channel_credentials_unavailable",
           code: 0,
+          ...(channel && this.sealedUnderAnotherKey(channel) ? { disconnectChannel: true } : {}),
         });
         continue;
       }

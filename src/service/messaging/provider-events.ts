@@ -21,7 +21,13 @@ export type ProviderEvent =
   | { kind: "status"; report: MessageStatusReport }
   /** A contact wrote to one of the workspace's numbers; `from` in E.164. */
   | { kind: "message"; workspaceId: string; from: string; text: string }
-  | { kind: "template_status"; templateId: string; decision: TemplateDecision };
+  | {
+      kind: "template_status";
+      templateId: string;
+      decision: TemplateDecision;
+      /** When the operator made the report (a webhook's time); left out: now. */
+      reportedAt?: Date;
+    };
 
 /** What applying events needs: the database (the caller's transaction) and the time. */
 export interface EventPathDeps {
@@ -54,7 +60,13 @@ export async function applyProviderEvents(
     if (event.kind === "message") {
       await applyInboundMessage(deps, event.workspaceId, event.from, event.text);
     } else {
-      await applyTemplateStatus(deps.db, deps.clock, event.templateId, event.decision);
+      await applyTemplateStatus(
+        deps.db,
+        deps.clock,
+        event.templateId,
+        event.decision,
+        event.reportedAt ?? deps.clock.now(),
+      );
     }
   }
   await flushReports();

@@ -98,7 +98,9 @@ export function webhookEvents(body: unknown): { dedupeKey: string; event: Stored
           if (!id || !name) continue;
           const code = asObject(asArray(status.errors)[0]).code;
           out.push({
-            dedupeKey: `status:${id}:${name}`,
+            // Keyed by the number too: a status first received under a number it was not sent
+            // from (ignored) still counts when it comes under its own.
+            dedupeKey: `status:${phoneNumberId}:${id}:${name}`,
             event: {
               kind: "status",
               phone_number_id: phoneNumberId,
@@ -114,7 +116,10 @@ export function webhookEvents(body: unknown): { dedupeKey: string; event: Stored
           const message = asObject(raw);
           const id = asText(message.id);
           if (!id) continue;
-          // Quick-reply buttons (a marketing template's "Stop promotions") arrive as `button.text`.
+          // A tapped quick-reply button arrives as `button.text` and is read as typed text: a
+          // button saying STOP opts out. Meta's own "Stop promotions" button is no consent
+          // keyword (two words): Meta then stops marketing messages to that person itself, and
+          // the next send to them fails with 131050, which opts the contact out.
           const said = asText(asObject(message.text).body) || asText(asObject(message.button).text);
           // A reply is read for its consent keyword alone: any other text is a person's private
           // message, and is not stored.
@@ -207,7 +212,16 @@ async function providerEvent(
       .where("t.provider_template_id", "=", event.template_id)
       .where("c.waba_id", "=", event.waba_id)
       .executeTakeFirst();
-    return template ? { kind: "template_status", templateId: template.id, decision } : null;
+    if (!template) return null;
+    // entry.time (Unix seconds) orders Meta's reports: an older one changes nothing. Without
+    // one the report counts as made when it is applied.
+    const seconds = Number(event.time);
+    return {
+      kind: "template_status",
+      templateId: template.id,
+      decision,
+      ...(Number.isFinite(seconds) && seconds > 0 ? { reportedAt: new Date(seconds * 1000) } : {}),
+    };
   }
   const channel = await db
     .selectFrom("channels")

@@ -20,6 +20,8 @@ import * as eventOrder from "./0020-event-order.js";
 import * as searchMerges from "./0021-search-merges.js";
 import * as templateApprovals from "./0022-template-approvals.js";
 import * as webhookDeliveriesByEndpoint from "./0023-webhook-deliveries-by-endpoint.js";
+import * as templateStatusReportedAt from "./0024-template-status-reported-at.js";
+import * as jobSerialKeys from "./0025-job-serial-keys.js";
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the compiled
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   "0021-search-merges": searchMerges,
   "0022-template-approvals": templateApprovals,
   "0023-webhook-deliveries-by-endpoint": webhookDeliveriesByEndpoint,
+  "0024-template-status-reported-at": templateStatusReportedAt,
+  "0025-job-serial-keys": jobSerialKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

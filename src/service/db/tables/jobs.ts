@@ -19,6 +19,11 @@ export interface JobTable {
   /** JSON a handler saved to resume from after a crash. */
   checkpoint: string | null;
   last_error: string | null;
+  /**
+   * Jobs of one key run one at a time (migration 0025): a webhook delivery's is its endpoint, so
+   * a receiver that never answers holds one slot. Null for every other job.
+   */
+  serial_key: string | null;
   created_at: string;
   updated_at: string;
 }

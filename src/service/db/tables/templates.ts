@@ -34,4 +34,9 @@ export interface TemplateTable {
   reviewed_at: string | null;
   /** The Graph id of the template once submitted to the WhatsApp Cloud API (migration 0008). */
   provider_template_id: string | null;
+  /**
+   * When the operator's last applied status report was made (migration 0024); an older report
+   * changes nothing. Null until one is applied.
+   */
+  status_reported_at: string | null;
 }
