@@ -135,6 +135,21 @@ describe("campaign control", () => {
     expect(await w.stats(draft.id)).toMatchObject({ sent: 1, queued: 2, failed: 0 });
   });
 
+  it("checks the quota on resume also for a campaign paused before its run took the audience", async () => {
+    const w = await world(t);
+    const draft = await w.campaign();
+    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
+    await t.database.db
+      .insertInto("message_counts")
+      .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9999 })
+      .execute();
+    const refused = await w.move(draft.id, "resume");
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().details[0]).toMatchObject({ field: "messages_per_month", requested: 3 });
+    expect(await w.status(draft.id)).toBe("paused");
+  });
+
   it("bills each message in the month it was sent: a campaign resumed next month splits", async () => {
     const w = await world(t);
     const draft = await w.campaign();

@@ -124,9 +124,13 @@ async function loadForMove(
   return { row, workspace };
 }
 
-/** Messages a paused campaign would still send: its queued recipients, or its consenting audience before it started. */
+/**
+ * Messages a paused campaign would still send: its queued recipients once its run job took the
+ * audience, its consenting audience before (a campaign launched and paused at once has started
+ * but taken nothing yet).
+ */
 async function stillToSend(db: Db, row: CampaignTable): Promise<number> {
-  if (row.started_at !== null) return row.queued;
+  if (await audienceTaken(db, row.id)) return row.queued;
   return (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience))
     .with_consent;
 }
@@ -241,13 +245,14 @@ export async function resumeCampaign(
   const { db, clock } = services;
   const campaign = await onFreshRead(async () => {
     const { row, workspace } = await loadForMove(db, principal, workspaceId, campaignId, "resume");
-    // The month's quota may have been used up while it was paused (another campaign, a new
-    // month's launch): refused as a launch would be, the campaign left paused, rather than its
-    // queued recipients failing one by one as quota_exceeded.
-    await requireQuotaFor(db, clock, workspace, await stillToSend(db, row));
     const now = clock.now();
     const toScheduled =
       row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
+    // The month's quota may have been used up while it was paused (another campaign, a new
+    // month's launch): refused as a launch would be, the campaign left paused, rather than its
+    // queued recipients failing one by one as quota_exceeded. One going back to its schedule is
+    // not checked, as scheduling is not: its month may be another.
+    if (!toScheduled) await requireQuotaFor(db, clock, workspace, await stillToSend(db, row));
     return applyMove(
       services,
       row,
