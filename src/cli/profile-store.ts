@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type Conf from "conf";
 import { ownValue } from "../contract/own-value.js";
 import { usageError } from "./cli-error.js";
+import { withFileLock } from "./file-lock.js";
 import { defaultProfileName } from "./settings.js";
 
 /** What a profile remembers; every field can be overridden by flags and environment. */
@@ -166,39 +167,10 @@ export class ProfileStore {
   /**
    * Runs a read-modify-write of the file holding `config.json.lock`: CI jobs run in parallel
    * under one HOME, and each rewrites the whole file, so without it parallel logins lose
-   * profiles. conf is opened inside too: opening writes the defaults into a missing file. A lock
-   * older than 10 s is a killed process's and is taken over.
+   * profiles. conf is opened inside too: opening writes the defaults into a missing file.
    */
   private async locked(change: (conf: Conf<StoredConfig>) => void): Promise<void> {
     mkdirSync(this.directory, { recursive: true, mode: 0o700 });
-    const lock = `${this.path}.lock`;
-    for (let waited = 0; ; waited += lockPollMs) {
-      try {
-        writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        if (waited >= lockWaitMs || lockAgeMs(lock) > staleLockMs) rmSync(lock, { force: true });
-        else await new Promise((resolve) => setTimeout(resolve, lockPollMs));
-      }
-    }
-    try {
-      change(await this.writer());
-    } finally {
-      rmSync(lock, { force: true });
-    }
-  }
-}
-
-const lockPollMs = 10;
-const lockWaitMs = 5_000;
-const staleLockMs = 10_000;
-
-/** How old a lock file is; 0 when it is gone (taken again at once). */
-function lockAgeMs(lock: string): number {
-  try {
-    return Date.now() - statSync(lock).mtimeMs;
-  } catch {
-    return 0;
+    await withFileLock(`${this.path}.lock`, async () => change(await this.writer()));
   }
 }

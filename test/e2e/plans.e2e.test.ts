@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
@@ -36,6 +37,12 @@ describe("the reseller binary against a real local service", () => {
 
   it("keeps every profile when logins run in parallel under one config folder (parallel CI jobs)", async () => {
     const shared = { RESELLER_CONFIG_DIR: tempConfigDir() };
+    // The lock of an earlier job killed mid-login is still there: taken over once, by one.
+    const ended = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+    writeFileSync(
+      join(shared.RESELLER_CONFIG_DIR, "config.json.lock"),
+      `${ended.stdout}@${hostname()}`,
+    );
     const names = Array.from({ length: 8 }, (_, i) => `job${i}`);
     const runs = await Promise.all(
       names.map((name) =>
