@@ -79,12 +79,14 @@ const shortenerPattern = new RegExp(
   "i",
 );
 
-/** A marketing word as people write it: its plural too ("Summer sales"), "20%off" as "20% off". */
+/**
+ * A marketing word as people write it: its plural too ("coupons", "discounts"), "20%off" as
+ * "20% off". Not "sales": a sales team or sales tax is no promotion.
+ */
 function marketingWordPattern(word: string): string {
   if (word.startsWith("%")) return `%\\s*${escapeRegExp(word.slice(1).trim())}`;
-  return /[a-z]$/.test(word) && !word.endsWith("s")
-    ? `${escapeRegExp(word)}s?`
-    : escapeRegExp(word);
+  const plural = /[a-z]$/.test(word) && !word.endsWith("s") && word !== "sale";
+  return plural ? `${escapeRegExp(word)}s?` : escapeRegExp(word);
 }
 
 const marketingPattern = new RegExp(
@@ -93,11 +95,13 @@ const marketingPattern = new RegExp(
 );
 
 /**
- * Asking people to hand over secrets is how scams work; WhatsApp rejects it. "Enter the code we
- * sent you" is how sign-in works, so entering is not among the asks.
+ * Asking people to hand over their secrets is how scams work; WhatsApp rejects it. The ask is a
+ * verb aimed at the reader's own secret ("send us your PIN", "enter your password"), in one
+ * clause, and not a warning ("never share your PIN"): "enter the code we sent" is how signing
+ * in works, "update your password in settings" is advice.
  */
 const sensitiveRequestPattern =
-  /\b(?:send|share|reply with|text us|tell us|give us|provide|submit|confirm|type|update|verify)\b[^.?!\n]{0,40}?\b(passwords?|pins?(?: codes?)?|cvvs?|cvcs?|card numbers?|bank details|bank account details|security codes?|social security numbers?)\b/i;
+  /(?<!\b(?:never|not|don't|dont|do not)\s+)\b(?:send|share|reply with|text|tell|give|provide|submit|confirm|enter|type)\b(?:\s+(?:us|me|to us|back))?\s+(?:your|ur)\b[^.?!;:\n]{0,30}?\b(passwords?|pins?(?: codes?)?|cvvs?|cvcs?|card numbers?|bank details|bank account details|security codes?|social security numbers?)\b/i;
 
 /** Every text of a template the rules read, with its field path. */
 function textParts(template: TemplateDefinition): TextPart[] {
@@ -153,7 +157,7 @@ export const sandboxContentRules: readonly SandboxContentRule[] = [
     id: "sensitive_data_request",
     reason: "SCAM",
     description:
-      "text asking people to send, share, provide, type, confirm, update or verify a password, PIN, CVV, card number, bank details or a security code",
+      "text asking people to send, share, give, provide, submit, confirm, enter or type their password, PIN, CVV, card number, bank details or security code",
     check: (_template, parts) => {
       for (const part of parts) {
         if (part.kind === "url") continue;

@@ -17,8 +17,14 @@ describe("the sandbox operator's content rules", () => {
     ["Details at https://www.microsoft.com/support today.", "utility"],
     ["Your password was changed. If this was not you, call us.", "utility"],
     ["Enjoy 20% off everything this weekend!", "marketing"],
-    // Signing in is entering a code, not handing it over.
+    // Signing in is entering a code, not handing it over; advice and warnings are no asks.
     ["Enter the security code sent to you to sign in.", "utility"],
+    ["To reset, type the security code we sent.", "utility"],
+    ["You can update your password in settings.", "utility"],
+    ["Never share your password or PIN with anyone.", "utility"],
+    ["Submit your meter reading; your PIN is not needed.", "utility"],
+    ["Please provide feedback about the new PIN pad.", "utility"],
+    ["Our sales team will call you about the sales tax on your invoice.", "utility"],
   ] as const)("approves %j (%s)", (text, category) => {
     expect(sandboxReview(utility(text, category))).toEqual({ status: "approved" });
   });
@@ -35,9 +41,10 @@ describe("the sandbox operator's content rules", () => {
     ["Text us your CVV to keep your order today.", "SCAM", "CVV"],
     ["Please provide your card number to keep your order.", "SCAM", "card number"],
     ["Kindly type your PIN here.", "SCAM", "PIN"],
-    ["Please update your bank details today.", "SCAM", "bank details"],
+    ["Please confirm your bank details today.", "SCAM", "bank details"],
+    ["Enter your password to log in.", "SCAM", "password"],
     ["Your account qualifies for discounts.", "INCORRECT_CATEGORY", "discounts"],
-    ["Summer sales are on.", "INCORRECT_CATEGORY", "sales"],
+    ["Summer sale starts now.", "INCORRECT_CATEGORY", "sale"],
     ["Your coupons are ready.", "INCORRECT_CATEGORY", "coupons"],
     ["Your order shipped, now 20%off.", "INCORRECT_CATEGORY", "%off"],
   ] as const)("rejects %j as %s", (text, reason, word) => {
