@@ -130,7 +130,7 @@ export const CreateImportBody = z.strictObject({
     .enum(duplicateHandlings, { error: "duplicate_handling must be update or skip" })
     .default("update")
     .describe(
-      "`update` overwrites an existing contact's fields with the row's non-empty cells; `skip` leaves it unchanged, but for a row saying `opted_out`: a withdrawal of consent is always recorded (counted as updated).",
+      "`update` overwrites an existing contact's fields with the row's non-empty cells; `skip` leaves it unchanged, but for a row saying `opted_out`: that withdrawal of consent is recorded (counted as updated) unless its `opted_out_at` is older than the contact's `opted_in_at`.",
     ),
   default_country: z
     .string({ error: "default_country must be a two-letter country code such as DE" })

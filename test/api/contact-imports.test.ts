@@ -250,7 +250,12 @@ describe("contact imports", () => {
 
   it("records an opt-out from the file under skip too, leaving the rest of the contact as it was", async () => {
     await t.request("POST", path(""), {
-      body: { phone: "+4915112345678", first_name: "Anna", opt_in_status: "opted_in" },
+      body: {
+        phone: "+4915112345678",
+        first_name: "Anna",
+        opt_in_status: "opted_in",
+        opted_in_at: "2026-10-01T08:00:00Z",
+      },
     });
     const done = await imported(
       "phone,first_name,opt_in_status,opted_out_at\n+4915112345678,Annie,opted_out,2026-11-01T08:00:00Z\n+4915223456789,Ben,opted_in,\n+4915223456789,Ben,opted_out,\n",
@@ -266,6 +271,22 @@ describe("contact imports", () => {
     // Each withdrawal has its event, the one of a contact an earlier row created included.
     const events = (await t.request("GET", "/api/v1/events?type=contact.opted_out")).json().data;
     expect(events).toHaveLength(2);
+  });
+
+  it("skips under skip an opt-out older than the consent the contact gave since", async () => {
+    await t.request("POST", path(""), {
+      body: {
+        phone: "+4915112345678",
+        opt_in_status: "opted_in",
+        opted_in_at: "2026-11-10T08:00:00Z",
+      },
+    });
+    const done = await imported(
+      "phone,opt_in_status,opted_out_at\n+4915112345678,opted_out,2026-01-01T08:00:00Z\n",
+      { duplicate_handling: "skip" },
+    );
+    expect(done).toMatchObject({ updated: 0, skipped: 1 });
+    expect((await byPhone("+4915112345678"))?.opt_in_status).toBe("opted_in");
   });
 
   it("records opt-outs from the file with their time, and never re-subscribes on an empty cell", async () => {

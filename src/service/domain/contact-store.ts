@@ -455,14 +455,24 @@ export function keepOptOut(
 
 /**
  * What an import row may still change of a contact it would skip (`duplicate_handling: skip`):
- * skip leaves the record as it is, but for a withdrawal of consent, recorded always, as a STOP
- * is (messaging someone who said no risks the number). Undefined when there is none.
+ * skip leaves the record as it is, but for a withdrawal of consent, recorded as a STOP is
+ * (messaging someone who said no risks the number). Undefined when there is none, or when the
+ * row's opt-out is older than the consent the contact gave since (an old list imported again
+ * must not unsubscribe someone who said START later).
  */
 export function withdrawalOf(existing: Row, changes: ContactChanges): ContactChanges | undefined {
   if (changes.opt_in_status !== "opted_out" || existing.opt_in_status === "opted_out") {
     return undefined;
   }
-  return { opt_in_status: "opted_out", opted_out_at: changes.opted_out_at };
+  const { opted_out_at } = changes;
+  if (
+    opted_out_at !== undefined &&
+    existing.opted_in_at !== null &&
+    Date.parse(opted_out_at) < Date.parse(existing.opted_in_at)
+  ) {
+    return undefined;
+  }
+  return { opt_in_status: "opted_out", opted_out_at };
 }
 
 /** Whether a write result is a problem rather than a row. */
