@@ -18,21 +18,32 @@ export const contactLimits = {
 } as const;
 
 /**
- * An address such as anna@example.com, internationalised ones included: the local part may hold
- * any UTF-8 letters (émilie.10@…), the domain may be an IDN (josé@exämple.de) or its punycode.
- * Invisible format characters (Unicode's Cf: the bidi overrides and isolates U+202A–U+202E and
- * U+2066–U+2069, zero-width spaces and joiners, the soft hyphen) are refused anywhere: with an
+ * Invisible format characters (Unicode's Cf) but the zero-width non-joiner and joiner (U+200C,
+ * U+200D), which Persian and Indic words need between letters: the bidi overrides and isolates
+ * (U+202A–U+202E, U+2066–U+2069), the zero-width space, the soft hyphen, a BOM. With an
  * override, `\u202Emoc.live@a.test`, an address at a.test, reads `tset.a@evil.com` on a page.
  */
-export const emailPattern =
-  /^(?:[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}\p{Cf}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
+const invisibleCharacter = /(?![\u200C\u200D])\p{Cf}/u;
+
+/** An address's shape: a local part of any UTF-8 letters, a domain of letters or punycode. */
+const addressShape =
+  /^(?:[^\s\p{Cc}@".(),:;<>[\]\\]+\.)*[^\s\p{Cc}@".(),:;<>[\]\\]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|[Xx][Nn]--[A-Za-z0-9-]+)$/u;
 
 /**
- * The first invisible format character (Unicode's Cf) in a text, as `U+200B`, or null. No address
- * holds one, and one pasted along with it cannot be seen: the refusal names it.
+ * An address such as anna@example.com, internationalised ones included (émilie.10@…,
+ * josé@exämple.de or its punycode), with none of the invisible characters above anywhere.
+ */
+export const emailPattern = new RegExp(
+  `^(?!.*${invisibleCharacter.source})${addressShape.source.slice(1)}`,
+  "u",
+);
+
+/**
+ * The first of those invisible characters in a text, as `U+200B`, or null. No address holds one,
+ * and one pasted along with it cannot be seen: the refusal names it.
  */
 export function invisibleCharacterIn(text: string): string | null {
-  const found = /\p{Cf}/u.exec(text)?.[0];
+  const found = invisibleCharacter.exec(text)?.[0];
   if (found === undefined) return null;
   return `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
