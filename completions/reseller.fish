@@ -300,7 +300,7 @@ complete -c reseller -n '__reseller_is \'contacts import\'' -s w -l workspace -x
 complete -c reseller -n '__reseller_is \'contacts import\'' -l on-duplicate -x -a 'update skip' -d 'an existing phone: update its fields, or skip it'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l default-country -x -d 'two-letter country of numbers written without +country, e.g. DE'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l no-wait -d 'return once the import is queued'
-complete -c reseller -n '__reseller_is \'contacts import\'' -l timeout -x -d 'stop waiting after this many seconds: exit 5 (import_not_finished), the import goes on in…'
+complete -c reseller -n '__reseller_is \'contacts import\'' -l timeout -x -d 'stop waiting after this many seconds: exit 5 (import_not_finished, with the import_id in…'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l errors -r -F -d 'write every row error to this CSV file when the import ends (not with --no-wait)'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l dry-run -d 'check the file locally and send nothing'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l map -x -d 'read a column as a field, e.g. "Phone 1 - Value=phone", "Notes=custom.notes", "Labels=" t…'

@@ -161,7 +161,7 @@ const contactCommands: GroupSpec = {
         {
           flags: "--timeout <seconds>",
           description:
-            "stop waiting after this many seconds: exit 5 (import_not_finished), the import goes on in the service (default: wait until it ends)",
+            "stop waiting after this many seconds: exit 5 (import_not_finished, with the import_id in its details), the import goes on in the service (default: wait until it ends)",
         },
         {
           flags: "--errors <file>",

@@ -160,9 +160,12 @@ describe("reseller contacts import", () => {
       { env: env(), dispatcher: api.agent },
     );
     expect(run.code).toBe(5);
-    expect(JSON.parse(run.stdout).error.error_code).toBe("import_not_finished");
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      error_code: "import_not_finished",
+      details: [{ field: "import_id", message: "imp_01x" }],
+    });
     expect(run.stderr).toContain(
-      `Import imp_01x is still processing after 1 s (1 of 4 rows); it goes on in the service. Follow it with \`reseller contacts imports get imp_01x -w ${ws}\`.`,
+      "Import imp_01x is still processing after 1 s (1 of 4 rows); it goes on in the service. Follow it with `reseller contacts imports get imp_01x`.",
     );
   });
 

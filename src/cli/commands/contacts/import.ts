@@ -172,7 +172,9 @@ async function follow(
     while (
       unfinished() &&
       !wait.interrupted &&
-      (timeoutSeconds === undefined || waitedMs < timeoutSeconds * 1000)
+      // The longer of the time slept and the time passed: requests and their retries count.
+      (timeoutSeconds === undefined ||
+        Math.max(waitedMs, ctx.now().getTime() - started) < timeoutSeconds * 1000)
     ) {
       await wait.sleep(pollMs);
       waitedMs += pollMs;
@@ -304,9 +306,10 @@ async function importFile(
     return {
       data: raw,
       view: importView(done),
-      message: `Import ${done.id} is still ${done.status} after ${timeoutSeconds} s (${count(done.processed_rows)} of ${count(done.total_rows)} rows); it goes on in the service. Follow it with \`reseller contacts imports get ${done.id} -w ${workspaceId}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
+      message: `Import ${done.id} is still ${done.status} after ${timeoutSeconds} s (${count(done.processed_rows)} of ${count(done.total_rows)} rows); it goes on in the service. Follow it with \`reseller contacts imports get ${done.id}${await ctx.workspaceArg()}\`${errorsFile ? ` (--errors ${errorsFile} writes its row errors)` : ""}.`,
       exitCode: exitCodes.conflict.code,
       errorCode: "import_not_finished",
+      details: [{ field: "import_id", message: done.id }],
     };
   }
   if (done.status === "failed")
