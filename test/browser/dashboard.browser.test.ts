@@ -471,6 +471,38 @@ describe("the dashboard in a browser", () => {
     await limited.close();
   });
 
+  it("says a failure to read who is signed in, with a retry, rather than showing the sign-in form again", async () => {
+    const page = await browser.freshPage();
+    let armed = false;
+    await page.route("**/dashboard/api/v1/tokens/current", async (route) => {
+      // The first ask after signing in meets a service that is restarting.
+      if (armed) {
+        armed = false;
+        await route.fulfill({
+          status: 503,
+          contentType: "application/json",
+          body: JSON.stringify({
+            status: "error",
+            error_code: "service_unavailable",
+            message: "The service is starting; try again.",
+            details: [],
+          }),
+        });
+      } else {
+        await route.continue();
+      }
+    });
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByLabel("Reseller token").fill(service.token);
+    armed = true;
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "The service is starting" }).waitFor();
+    expect(await page.getByLabel("Reseller token").count()).toBe(0);
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("navigation", { name: "Sections" }).waitFor();
+    await page.close();
+  });
+
   it("asks for no favicon that is not there: no console errors on the dashboard or the sign-up page", async () => {
     const page = await browser.freshPage();
     const errors: string[] = [];

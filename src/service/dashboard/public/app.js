@@ -440,17 +440,32 @@ function Dashboard({ token, onSignOut }) {
 function App() {
   // null while asking; false when signed out; the session's token ({ name, token_hint, … }).
   const [signedIn, setSignedIn] = useState(null);
+  // Only a 401 means signed out: a 429, a 503 or a lost connection is said, with a retry,
+  // rather than showing the sign-in form to someone just signed in.
+  const [failure, setFailure] = useState(null);
   const whoAmI = useCallback(
     () =>
       api("/tokens/current")
-        .then((body) => setSignedIn(body.data))
-        .catch(() => setSignedIn(false)),
+        .then((body) => {
+          setFailure(null);
+          setSignedIn(body.data);
+        })
+        .catch((error) => {
+          if (error instanceof ApiProblem && error.status === 401) setSignedIn(false);
+          else setFailure(error);
+        }),
     [],
   );
   useEffect(() => {
     whenSignedOut(() => setSignedIn(false));
     whoAmI();
   }, []);
+  if (failure) {
+    return html`<main><${Problem} error=${failure} /><button onClick=${() => {
+      setFailure(null);
+      whoAmI();
+    }}>Try again</button></main>`;
+  }
   if (signedIn === null) return html`<p class="muted" role="status">Loading…</p>`;
   if (!signedIn) return html`<${SignIn} onSignedIn=${whoAmI} />`;
   return html`<${Dashboard} key=${signedIn.id} token=${signedIn} onSignOut=${() => signOut().then(() => setSignedIn(false))} />`;
