@@ -3,12 +3,12 @@ import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import type { Pagination } from "../contract/pagination.js";
 import { redactedUrl } from "../contract/redacted-url.js";
+import { parseRetryAfter } from "../contract/retry-after.js";
 import { ApiError, type ApiErrorDetail } from "./api-error.js";
 import { idempotencyKeySequence } from "./idempotency-keys.js";
 import {
   defaultRetryPolicy,
   isRetryableStatus,
-  parseRetryAfter,
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";

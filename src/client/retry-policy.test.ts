@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  defaultRetryPolicy,
-  isRetryableStatus,
-  parseRetryAfter,
-  retryDelayMs,
-} from "./retry-policy.js";
+import { parseRetryAfter } from "../contract/retry-after.js";
+import { defaultRetryPolicy, isRetryableStatus, retryDelayMs } from "./retry-policy.js";
 
 describe("how long the CLI waits before a retry", () => {
   it("waits what Retry-After asks, plus at most a tenth more", () => {

@@ -25,17 +25,6 @@ export function isRetryableStatus(status: number, request: { safe?: boolean } = 
   return request.safe === true && (status === 502 || status === 504);
 }
 
-/** Reads Retry-After as seconds (numeric or HTTP date); null when absent or unreadable. */
-export function parseRetryAfter(
-  value: string | undefined,
-  now: number = Date.now(),
-): number | null {
-  if (value === undefined || value.trim() === "") return null;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, (date - now) / 1000);
-}
-
 /**
  * How long to wait before retry number `attempt` (1-based): what the service asked for, or an
  * exponential backoff, capped, with up to 10% jitter so many clients do not retry in step. At

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { parseRetryAfter } from "../../contract/retry-after.js";
 import type { App } from "../app-types.js";
 import { callApi } from "./api-proxy.js";
 
@@ -18,12 +19,13 @@ const rateLimitedWaitMs = { default: 5000, max: 60_000 };
 /** A comment line this often keeps proxies from closing an idle stream. */
 const keepAliveMs = 15_000;
 
+// The same three as the page's own (public/funnel-chart.js), which cannot import server code.
 const finalStatuses = new Set(["completed", "failed", "cancelled"]);
 
 /** How long a 429 asks to wait, from its Retry-After (seconds), bounded. */
 function retryAfterMs(header: string | undefined): number {
-  const seconds = Number(header);
-  if (!Number.isFinite(seconds) || seconds <= 0) return rateLimitedWaitMs.default;
+  const seconds = parseRetryAfter(header);
+  if (seconds === null || seconds <= 0) return rateLimitedWaitMs.default;
   return Math.min(seconds * 1000, rateLimitedWaitMs.max);
 }
 
