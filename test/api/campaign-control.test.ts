@@ -48,7 +48,19 @@ async function world(t: TestApp) {
     (await t.database.db.selectFrom("sandbox_messages").select("to_phone").execute()).map(
       (m) => m.to_phone,
     );
-  return { ws, base, post, campaign, move, status, stats, sentPhones };
+  /** A campaign launched and paused while its first batch was sent: one sent, two queued. */
+  const pausedAfterFirstBatch = async () => {
+    const draft = await campaign();
+    await post(`/campaigns/${draft.id}/launch`, undefined, 200);
+    let batches = 0;
+    const runner = batchRunner(t, async () => {
+      batches += 1;
+      if (batches === 1) expect((await move(draft.id, "pause")).statusCode).toBe(200);
+    });
+    await runner.runDue();
+    return { draft, runner };
+  };
+  return { ws, base, post, campaign, move, status, stats, sentPhones, pausedAfterFirstBatch };
 }
 
 describe("campaign control", () => {
@@ -76,14 +88,7 @@ describe("campaign control", () => {
 
   it("pauses during sending: the batch in flight finishes, nothing more leaves until resume", async () => {
     const w = await world(t);
-    const draft = await w.campaign();
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
-    let batches = 0;
-    const runner = batchRunner(t, async () => {
-      batches += 1;
-      if (batches === 1) expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
-    });
-    await runner.runDue();
+    const { draft, runner } = await w.pausedAfterFirstBatch();
     expect(await w.status(draft.id)).toBe("paused");
     expect(await w.sentPhones()).toHaveLength(1);
     expect(await w.stats(draft.id)).toMatchObject({ sent: 1, queued: 2 });
@@ -109,14 +114,7 @@ describe("campaign control", () => {
 
   it("refuses a resume the month's quota cannot carry (409 plan_limit_exceeded), leaving the campaign paused", async () => {
     const w = await world(t);
-    const draft = await w.campaign();
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
-    let batches = 0;
-    const runner = batchRunner(t, async () => {
-      batches += 1;
-      if (batches === 1) expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
-    });
-    await runner.runDue();
+    const { draft } = await w.pausedAfterFirstBatch();
     // Meanwhile other sending used the month's quota up to one message: two are still queued.
     await t.database.db
       .updateTable("message_counts")
@@ -152,14 +150,7 @@ describe("campaign control", () => {
 
   it("bills each message in the month it was sent: a campaign resumed next month splits", async () => {
     const w = await world(t);
-    const draft = await w.campaign();
-    await w.post(`/campaigns/${draft.id}/launch`, undefined, 200);
-    let batches = 0;
-    const runner = batchRunner(t, async () => {
-      batches += 1;
-      if (batches === 1) expect((await w.move(draft.id, "pause")).statusCode).toBe(200);
-    });
-    await runner.runDue();
+    const { draft, runner } = await w.pausedAfterFirstBatch();
     t.clock.advance(10 * 86_400_000); // 22 November → 2 December
     expect((await w.move(draft.id, "resume")).statusCode).toBe(200);
     await runner.runDue();

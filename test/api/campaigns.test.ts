@@ -675,59 +675,51 @@ describe("the service log", () => {
 });
 
 describe("inbound replies", () => {
+  let t: TestApp;
+  let w: Awaited<ReturnType<typeof campaignWorld>>;
+  beforeEach(async () => {
+    t = await startTestApp();
+    w = await campaignWorld(t);
+  });
+  afterEach(() => t.close());
+  const send = (text: string) =>
+    t.request("POST", "/api/v1/sandbox/inbound", {
+      body: { workspace_id: w.ws, from: "+4915112345671", text },
+    });
+
   it("opts a contact out on STOP or UNSUBSCRIBE, punctuation and emoji around it or not, and back in on START alone", async () => {
-    const t = await startTestApp();
-    try {
-      const w = await campaignWorld(t);
-      const send = (text: string) =>
-        t.request("POST", "/api/v1/sandbox/inbound", {
-          body: { workspace_id: w.ws, from: "+4915112345671", text },
-        });
-      expect((await send("  UNSUBSCRIBE ")).json().data.action).toBe("opted_out");
-      const out = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
-      expect(out).toMatchObject({
-        opt_in_status: "opted_out",
-        opted_out_at: "2026-11-22T09:30:05Z",
-      });
-      expect((await send("Start")).json().data.action).toBe("opted_in");
-      expect((await send("thanks!")).json().data.action).toBe("none");
-      expect((await send("Stop.")).json().data.action).toBe("opted_out");
-      // A consent must be plain: a question is not a yes.
-      expect((await send("Start?")).json().data.action).toBe("none");
-      expect((await send(" START ")).json().data.action).toBe("opted_in");
-      for (const text of [
-        "*UNSUBSCRIBE*!!",
-        "\u26d4\ufe0f stop",
-        "STOP \u2764\ufe0f",
-        "stop\u200b",
-      ]) {
-        expect((await send(text)).json().data.action, text).toBe("opted_out");
-      }
-      expect((await send("please stop")).json().data.action).toBe("none");
-      expect((await send("start")).json().data.action).toBe("opted_in");
-      const back = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
-      expect(back).toMatchObject({ opt_in_status: "opted_in", opt_in_source: "whatsapp_reply" });
-    } finally {
-      await t.close();
+    expect((await send("  UNSUBSCRIBE ")).json().data.action).toBe("opted_out");
+    const out = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
+    expect(out).toMatchObject({
+      opt_in_status: "opted_out",
+      opted_out_at: "2026-11-22T09:30:05Z",
+    });
+    expect((await send("Start")).json().data.action).toBe("opted_in");
+    expect((await send("thanks!")).json().data.action).toBe("none");
+    expect((await send("Stop.")).json().data.action).toBe("opted_out");
+    // A consent must be plain: a question is not a yes.
+    expect((await send("Start?")).json().data.action).toBe("none");
+    expect((await send(" START ")).json().data.action).toBe("opted_in");
+    for (const text of [
+      "*UNSUBSCRIBE*!!",
+      "\u26d4\ufe0f stop",
+      "STOP \u2764\ufe0f",
+      "stop\u200b",
+    ]) {
+      expect((await send(text)).json().data.action, text).toBe("opted_out");
     }
+    expect((await send("please stop")).json().data.action).toBe("none");
+    expect((await send("start")).json().data.action).toBe("opted_in");
+    const back = (await t.request("GET", `${w.base}/contacts/${w.contacts.ada.id}`)).json().data;
+    expect(back).toMatchObject({ opt_in_status: "opted_in", opt_in_source: "whatsapp_reply" });
   });
 
   it("records a STOP in an archived workspace but not a START: it is read-only", async () => {
-    const t = await startTestApp();
-    try {
-      const w = await campaignWorld(t);
-      const send = (text: string) =>
-        t.request("POST", "/api/v1/sandbox/inbound", {
-          body: { workspace_id: w.ws, from: "+4915112345671", text },
-        });
-      expect((await t.request("POST", `${w.base}/archive`)).statusCode).toBe(200);
-      expect((await send("STOP")).json().data.action).toBe("opted_out");
-      expect((await send("START")).json().data).toMatchObject({
-        action: "none",
-        opt_in_status: "opted_out",
-      });
-    } finally {
-      await t.close();
-    }
+    expect((await t.request("POST", `${w.base}/archive`)).statusCode).toBe(200);
+    expect((await send("STOP")).json().data.action).toBe("opted_out");
+    expect((await send("START")).json().data).toMatchObject({
+      action: "none",
+      opt_in_status: "opted_out",
+    });
   });
 });
