@@ -159,15 +159,16 @@ describe("Graph errors as campaign outcomes", () => {
         (await w.t.request("GET", "/api/v1/events?limit=100")).json().data as { type: string }[]
       ).map((e) => e.type);
 
-    it("fails the campaign as channel_credentials_unavailable and disconnects the channel", async () => {
+    it("fails the campaign as channel_credentials_unavailable, leaving the channel connected for the right key", async () => {
       await sealUnderAnotherKey();
       const campaign = await w.campaign(channelId);
       expect(await campaignOf(campaign.id)).toMatchObject({
         status: "failed",
         failure_reason: "channel_credentials_unavailable",
       });
-      expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
-      expect(await eventTypes()).toContain("channel.disconnected");
+      // An instance with the wrong key must not disconnect every channel it meets.
+      expect((await w.get(`/channels/${channelId}`)).status).toBe("connected");
+      expect(await eventTypes()).not.toContain("channel.disconnected");
       expect(w.graph.sends()).toHaveLength(0);
     });
 
@@ -200,11 +201,11 @@ describe("Graph errors as campaign outcomes", () => {
       ]);
     });
 
-    it("disconnects the channel when the template sync finds its token unopenable", async () => {
+    it("leaves the channel connected when the template sync cannot open its token", async () => {
       await sealUnderAnotherKey();
       w.t.clock.advance(16 * 60_000);
       await w.t.runJobs();
-      expect((await w.get(`/channels/${channelId}`)).status).toBe("disconnected");
+      expect((await w.get(`/channels/${channelId}`)).status).toBe("connected");
     });
   });
 

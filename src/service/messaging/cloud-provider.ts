@@ -395,20 +395,6 @@ export class WhatsappCloudProvider implements MessagingProvider {
     return sealedUnderAnotherKey(this.deps.secrets, channel.access_token_encrypted);
   }
 
-  /**
-   * A channel whose token the key cannot open is disconnected (with its channel.disconnected
-   * event), so it shows, and is added again with a fresh token, as after Meta refused one.
-   */
-  private async disconnectIfUnopenable(channel: ChannelTable): Promise<void> {
-    if (!this.sealedUnderAnotherKey(channel)) return;
-    await disconnectChannel(
-      this.deps.db,
-      this.deps.clock,
-      channel.id,
-      channel.access_token_encrypted,
-    );
-  }
-
   /** The credentials of a cloud channel, or null when it has none that can be opened. */
   private credentials(channel: ChannelTable): CloudCredentials | null {
     const secrets = this.deps.secrets;
@@ -445,10 +431,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
       checkAgainAt: new Date(this.deps.clock.now().getTime() + this.deps.recheckMs),
     });
     const credentials = channel ? this.credentials(channel) : null;
-    if (!credentials) {
-      if (channel) await this.disconnectIfUnopenable(channel);
-      return recheck();
-    }
+    if (!credentials) return recheck();
     try {
       let graphId = template.provider_template_id ?? null;
       let status: string;
@@ -514,10 +497,7 @@ export class WhatsappCloudProvider implements MessagingProvider {
   /** Every decided template of the channel's WABA as Meta lists it (follows the paging cursors). */
   async templateStatuses(channel: ChannelTable): Promise<TemplateStatusReport[]> {
     const credentials = this.credentials(channel);
-    if (!credentials) {
-      await this.disconnectIfUnopenable(channel);
-      return [];
-    }
+    if (!credentials) return [];
     const reports: TemplateStatusReport[] = [];
     let after: string | undefined;
     for (let page = 0; page < 100; page++) {
@@ -555,13 +535,13 @@ export class WhatsappCloudProvider implements MessagingProvider {
     let wall: SendOutcome | null = null;
     for (const message of messages) {
       if (!credentials) {
-        // A token sealed under another key also disconnects the channel; without any key the
-        // channel stays as it is, for the key to be set again.
+        // The channel is left connected: the instance's key may be the wrong one (a pod
+        // misconfigured, a rotation half done), and disconnecting every channel it meets would
+        // make every workspace add its numbers again. Adding one again replaces its token.
         outcomes.push({
           status: "campaign_failed",
           reason: "channel_credentials_unavailable",
           code: 0,
-          ...(channel && this.sealedUnderAnotherKey(channel) ? { disconnectChannel: true } : {}),
         });
         continue;
       }
