@@ -22,7 +22,7 @@ import {
   templateReviewJobKind,
   webhookDeliveryJob,
 } from "../../src/service/jobs/job-kinds.js";
-import { enqueueJob } from "../../src/service/jobs/job-queue.js";
+import { claimJob, enqueueJob } from "../../src/service/jobs/job-queue.js";
 import { type JobHandler, JobRunner } from "../../src/service/jobs/job-runner.js";
 import { type Cluster, startCluster } from "../helpers/postgres-cluster.js";
 import { TestClock } from "../helpers/test-app.js";
@@ -212,6 +212,34 @@ describe.each(["sqlite", "postgres"] as const)("jobs start promptly on %s", (eng
     // Each backlog ran in its own slots, no more.
     expect(running.get(webhookDeliveryJob)).toBe(deliverySlots);
     expect(running.get(contactImportJobKind)).toBe(2);
+  });
+
+  it("never lets claims made at the same moment run two jobs of one serial key", async () => {
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 4; i++) {
+        await enqueueJob(database.db, clock, {
+          kind: webhookDeliveryJob,
+          payload: { round, i },
+          serialKey: `endpoint-${round}`,
+        });
+      }
+      // Four instances claim at once, as their polls meet under a backlog.
+      const claimed = await Promise.all(
+        ["a", "b", "c", "d"].map((owner) =>
+          claimJob(database.db, clock, `inst_${owner}`, 30_000, undefined, {
+            in: [webhookDeliveryJob],
+          }),
+        ),
+      );
+      expect(claimed.filter((job) => job !== null)).toHaveLength(1);
+      const running = await database.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("serial_key", "=", `endpoint-${round}`)
+        .where("state", "=", "running")
+        .execute();
+      expect(running).toHaveLength(1);
+    }
   });
 
   it("runs one delivery at a time per endpoint, so one whose receiver never answers holds one slot and the others' go on", async () => {

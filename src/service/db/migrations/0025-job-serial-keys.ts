@@ -1,22 +1,23 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 
 /**
  * Jobs that run one at a time per key: a job whose `serial_key` another running job holds is not
  * claimed until that one ends. Webhook deliveries are keyed by endpoint, so a receiver that never
  * answers holds one delivery slot, not all of them. Null: no such rule (every other kind, and
- * deliveries queued before this migration).
+ * deliveries queued before this migration). A nullable column without a default: instances of
+ * the version before go on inserting and claiming as they did during a rolling upgrade.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("jobs").addColumn("serial_key", "text").execute();
-  // A claim asks whether a job of the candidate's key is running.
-  await db.schema
-    .createIndex("jobs_by_serial_key")
-    .on("jobs")
-    .columns(["serial_key", "state"])
-    .execute();
+  // The rule itself, on both engines: two claims that each saw no running job of a key (two
+  // PostgreSQL transactions at once) cannot both commit one. Partial, so it holds only the few
+  // running jobs and a claim reads their keys from it at once.
+  await sql`CREATE UNIQUE INDEX jobs_one_running_per_serial_key ON jobs (serial_key) WHERE state = 'running' AND serial_key IS NOT NULL`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex("jobs_by_serial_key").execute();
+  await db.schema.dropIndex("jobs_one_running_per_serial_key").execute();
   await db.schema.alterTable("jobs").dropColumn("serial_key").execute();
 }
