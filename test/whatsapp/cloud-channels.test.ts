@@ -155,6 +155,10 @@ describe("WhatsApp Cloud API channels", () => {
       "a temporary outage (code 2)",
       { status: 503, body: graphError(2, "Service temporarily unavailable") },
     ],
+    [
+      "an HTTP 429 whatever its code (a business use case limit)",
+      { status: 429, body: graphError(80008, "Rate limit hit for this WABA") },
+    ],
   ])(
     "answers 503 service_unavailable, storing nothing, when checking the number meets %s",
     async (_name, failure) => {

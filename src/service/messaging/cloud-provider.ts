@@ -150,7 +150,8 @@ const transientCheckCodes = new Set([1, 2, 4, 17, 32, 613]);
 
 /**
  * A check Meta could not answer (unreachable, an outage's 5xx, an answer without a Graph error,
- * a rate limit, a transient code) as a 503 to try again; null when Meta did answer.
+ * a rate limit, whatever its code, when HTTP 429 says so, a transient code) as a 503 to try
+ * again; null when Meta did answer.
  */
 function checkNotAnswered(error: unknown): ServiceError | null {
   let cause: string;
@@ -158,6 +159,7 @@ function checkNotAnswered(error: unknown): ServiceError | null {
   else if (
     error instanceof GraphError &&
     (error.httpStatus >= 500 ||
+      error.httpStatus === 429 ||
       error.code === 0 ||
       transientCheckCodes.has(error.code) ||
       isRateLimited(error))
