@@ -122,24 +122,39 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
 
   it("drops a status webhook older than the status in hand, whatever order Meta delivers them in", async () => {
     const { template, graphId } = await w.submitTemplate();
-    const now = Math.floor(w.t.clock.now().getTime() / 1000);
+    const start = Math.floor(w.t.clock.now().getTime() / 1000);
     const status = async () => (await w.get(`/templates/${template.id}`)).status;
     const changes = async () =>
       (await w.t.request("GET", "/api/v1/events?type=template.status_changed&limit=100")).json()
         .data.length;
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now));
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 10));
+    /** A webhook made `at` seconds after the start, delivered `after` seconds after it. */
+    const deliverAt = async (decision: string, at: number, after = at) => {
+      w.t.clock.advance(Math.max(0, (start + after) * 1000 - w.t.clock.now().getTime()));
+      await w.deliver(templateStatusWebhook(wabaId, graphId, decision, "NONE", start + at));
+    };
+    await deliverAt("APPROVED", 0);
+    await deliverAt("PAUSED", 10);
     expect(await status()).toBe("paused");
     expect(await changes()).toBe(2);
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now - 100));
+    await deliverAt("APPROVED", -100, 11);
     expect(await status()).toBe("paused");
     expect(await changes()).toBe(2);
     // A repeat of the status in hand is newer word too: an approval between them is stale.
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 30));
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 20));
+    await deliverAt("PAUSED", 30);
+    await deliverAt("APPROVED", 20, 31);
     expect(await status()).toBe("paused");
-    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 40));
+    await deliverAt("APPROVED", 40);
     expect(await status()).toBe("approved");
+  });
+
+  it("takes a webhook stamped ahead of the service's clock as made now, so a later report still counts", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    const now = Math.floor(w.t.clock.now().getTime() / 1000);
+    // Meta's clock 20 minutes ahead of ours.
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 1200));
+    w.t.clock.advance(60_000);
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 60));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("paused");
   });
 
   it("catches a missed status webhook with the periodic template sync", async () => {

@@ -475,16 +475,12 @@ export function templateReviewJob(services: TemplateServices): JobHandler {
       .executeTakeFirst();
     if (row?.status !== "pending") return { state: "done" };
     const { provider, channel } = await services.messaging.forWorkspace(row.workspace_id);
+    // The operator's answer tells its state when asked, not when it arrives: a decision
+    // reported meanwhile (a webhook) is the newer one.
+    const askedAt = services.clock.now();
     const outcome = await provider.reviewTemplate(underReview(row), channel);
     if (outcome.status === "pending") return { state: "retry", at: outcome.checkAgainAt };
-    await recordDecision(
-      services.db,
-      services.clock,
-      templateId,
-      outcome,
-      ["pending"],
-      services.clock.now(),
-    );
+    await recordDecision(services.db, services.clock, templateId, outcome, ["pending"], askedAt);
     return { state: "done" };
   };
 }

@@ -65,7 +65,10 @@ export async function applyProviderEvents(
         deps.clock,
         event.templateId,
         event.decision,
-        event.reportedAt ?? deps.clock.now(),
+        // Meta's clock ahead of ours must not put a report past every later one of ours.
+        event.reportedAt && event.reportedAt < deps.clock.now()
+          ? event.reportedAt
+          : deps.clock.now(),
       );
     }
   }

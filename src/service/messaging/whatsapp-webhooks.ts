@@ -213,14 +213,17 @@ async function providerEvent(
       .where("c.waba_id", "=", event.waba_id)
       .executeTakeFirst();
     if (!template) return null;
-    // entry.time (Unix seconds) orders Meta's reports: an older one changes nothing. Without
-    // one the report counts as made when it is applied.
+    // entry.time (Unix seconds) orders Meta's reports: an older one changes nothing. Without a
+    // readable one (milliseconds, 1e11 on, would sort as a year past 5000) the report counts as
+    // made when it is applied; one ahead of our clock counts as made now (applyProviderEvents).
     const seconds = Number(event.time);
     return {
       kind: "template_status",
       templateId: template.id,
       decision,
-      ...(Number.isFinite(seconds) && seconds > 0 ? { reportedAt: new Date(seconds * 1000) } : {}),
+      ...(Number.isFinite(seconds) && seconds > 0 && seconds < 1e11
+        ? { reportedAt: new Date(seconds * 1000) }
+        : {}),
     };
   }
   const channel = await db
@@ -354,6 +357,9 @@ export function whatsappSyncHandler(
     }
     for (const { channel, workspaceIds } of byWaba.values()) {
       let listed: TemplateStatusReport[];
+      // The listing tells Meta's state when asked: a webhook that arrives while it is read
+      // reports a newer decision, and must not lose to it.
+      const askedAt = clock.now();
       try {
         listed = await cloud.templateStatuses(channel);
       } catch (error) {
@@ -373,7 +379,14 @@ export function whatsappSyncHandler(
             .where("workspace_id", "in", [...workspaceIds])
             .where("provider_template_id", "=", providerTemplateId)
             .executeTakeFirst();
-          if (template) events.push({ kind: "template_status", templateId: template.id, decision });
+          if (template) {
+            events.push({
+              kind: "template_status",
+              templateId: template.id,
+              decision,
+              reportedAt: askedAt,
+            });
+          }
         }
         await applyProviderEvents({ ...services, db: trx }, events);
       });
