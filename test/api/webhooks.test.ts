@@ -63,6 +63,29 @@ describe("webhook endpoints and events", () => {
     );
   });
 
+  it("gives a delivery queued without its key (by an older release) the key when it runs", async () => {
+    const receiver = await startReceiver({ decide: () => 500 });
+    try {
+      const endpoint = await createEndpoint(receiver.url, ["workspace.created"]);
+      await t.createWorkspace();
+      await t.database.db
+        .updateTable("jobs")
+        .set({ serial_key: null })
+        .where("kind", "=", "webhook.deliver")
+        .execute();
+      await t.runJobs();
+      // Refused, so retried later: from now on one at a time with the endpoint's others.
+      const jobs = await t.database.db
+        .selectFrom("jobs")
+        .select(["state", "serial_key"])
+        .where("kind", "=", "webhook.deliver")
+        .execute();
+      expect(jobs).toEqual([{ state: "queued", serial_key: `webhook-endpoint:${endpoint.id}` }]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("shows an endpoint's secret once, at creation, and manages it with CRUD", async () => {
     const created = await createEndpoint("https://crm.example.test/hooks", [
       "workspace.created",

@@ -14,6 +14,7 @@ export async function queuedImportJob(db: Db, importId: string): Promise<Job> {
     payload: { import_id: importId },
     attempts: 1,
     checkpoint: null,
+    serialKey: null,
   };
 }
 

@@ -66,9 +66,14 @@ export async function queueDelivery(
   await enqueueJob(trx, clock, {
     kind: webhookDeliveryJob,
     payload: { delivery_id: id },
-    serialKey: `webhook-endpoint:${endpointId}`,
+    serialKey: deliverySerialKey(endpointId),
   });
   return id;
+}
+
+/** The serial key of an endpoint's deliveries: one runs at a time (migration 0025 backfills it). */
+export function deliverySerialKey(endpointId: string): string {
+  return `webhook-endpoint:${endpointId}`;
 }
 
 /**

@@ -4,10 +4,11 @@ import type { Redelivery } from "../../contract/events.js";
 import { signedDeliveryHeaders } from "../../contract/webhook-signature.js";
 import { defaultWebhookRetryBaseMs } from "../config.js";
 import type { Db } from "../db/database.js";
+import { keyJob } from "../jobs/job-queue.js";
 import type { JobHandler } from "../jobs/job-runner.js";
 import type { SecretBox } from "../messaging/token-crypto.js";
 import { type Clock, isoSeconds } from "./clock.js";
-import { loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
+import { deliverySerialKey, loadEvent, queueDelivery, subscribes, toEvent } from "./events.js";
 import { newId } from "./ids.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
@@ -124,6 +125,7 @@ export function webhookDeliveryHandler(deps: {
       .where("id", "=", deliveryId)
       .executeTakeFirst();
     if (delivery?.state !== "pending") return { state: "done" };
+    if (job.serialKey === null) await keyJob(db, job.id, deliverySerialKey(delivery.endpoint_id));
     const event = await db
       .selectFrom("events")
       .selectAll()

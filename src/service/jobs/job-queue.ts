@@ -15,6 +15,8 @@ export interface Job<P = unknown, C = unknown> {
   attempts: number;
   /** What the handler saved last time, or null on a first run. */
   checkpoint: C | null;
+  /** Jobs of one key run one at a time; null: no such rule. */
+  serialKey: string | null;
 }
 
 /** The job's lease went to another instance (ours ran out): the work in hand must not commit. */
@@ -81,7 +83,28 @@ function toJob(row: JobTable): Job {
     payload: JSON.parse(row.payload),
     attempts: row.attempts,
     checkpoint: row.checkpoint === null ? null : JSON.parse(row.checkpoint),
+    serialKey: row.serial_key,
   };
+}
+
+/**
+ * Gives a running job queued without its serial key (by a release before keys, during a rolling
+ * upgrade) the key, so its retries follow the rule. False while another running job holds the
+ * key: this run goes on unkeyed, and the next one asks again.
+ */
+export async function keyJob(db: Db, jobId: string, serialKey: string): Promise<boolean> {
+  try {
+    const updated = await db
+      .updateTable("jobs")
+      .set({ serial_key: serialKey })
+      .where("id", "=", jobId)
+      .where("serial_key", "is", null)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
+  } catch (error) {
+    if (isWriteConflict(error)) return false;
+    throw error;
+  }
 }
 
 /**
