@@ -36,3 +36,26 @@ it("gives the deliveries waiting in an existing database their endpoint's serial
     await db.destroy();
   }
 });
+
+it("leaves nothing half done when it fails, so the next run migrates the file", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "reseller-serial-")), "r.db");
+  const sqlite = new BetterSqlite3(file);
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  try {
+    expect((await migrator.migrateTo("0024-template-status-reported-at")).error).toBeUndefined();
+    const at = "2026-11-29T10:00:00Z";
+    // A payload the backfill cannot read fails the migration after the column was added.
+    const job = sqlite.prepare(
+      "INSERT INTO jobs (id, kind, payload, state, run_at, attempts, created_at, updated_at) VALUES ('job_1', 'webhook.deliver', ?, 'queued', ?, 0, ?, ?)",
+    );
+    job.run("not json", at, at, at);
+    expect((await migrator.migrateToLatest()).error).toBeDefined();
+    sqlite
+      .prepare("UPDATE jobs SET payload = ? WHERE id = 'job_1'")
+      .run('{"delivery_id":"whd_gone"}');
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+  } finally {
+    await db.destroy();
+  }
+});

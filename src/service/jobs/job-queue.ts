@@ -90,7 +90,7 @@ function toJob(row: JobTable): Job {
 /**
  * Gives a running job queued without its serial key (by a release before keys, during a rolling
  * upgrade) the key, so its retries follow the rule. False while another running job holds the
- * key: this run goes on unkeyed, and the next one asks again.
+ * key (or the database was busy): this run goes on unkeyed, and the next one asks again.
  */
 export async function keyJob(db: Db, jobId: string, serialKey: string): Promise<boolean> {
   try {

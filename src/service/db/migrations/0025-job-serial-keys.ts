@@ -9,6 +9,14 @@ import { engineOf } from "../engine.js";
  * without a default: instances of the version before go on inserting as they did.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // All or nothing: PostgreSQL's migrator runs in a transaction already, SQLite's does not (its
+  // DDL is transactional all the same), and a column added without its index would leave a file
+  // that no later run can migrate ("duplicate column name").
+  if (engineOf(db) === "postgres") await addSerialKeys(db);
+  else await db.transaction().execute(addSerialKeys);
+}
+
+async function addSerialKeys(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("jobs").addColumn("serial_key", "text").execute();
   // Deliveries waiting when the release changes follow the rule at once (a backlog to a receiver
   // that is down is what an operator upgrades for). Running ones are keyed as they next run
