@@ -147,7 +147,18 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     expect(await status()).toBe("approved");
   });
 
-  it("takes a webhook stamped ahead of the service's clock as made now, so a later report still counts", async () => {
+  it("keeps Meta's order among webhooks stamped a little ahead of the service's clock", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    const now = Math.floor(w.t.clock.now().getTime() / 1000);
+    // Meta's clock 30 s ahead of ours; the older report arrives second.
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 10));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "PAUSED", "NONE", now + 30));
+    w.t.clock.advance(1000);
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", now + 20));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("paused");
+  });
+
+  it("takes a webhook stamped far ahead of the service's clock as made a minute from now, so a later report still counts", async () => {
     const { template, graphId } = await w.submitTemplate();
     const now = Math.floor(w.t.clock.now().getTime() / 1000);
     // Meta's clock 20 minutes ahead of ours.

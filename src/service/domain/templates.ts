@@ -476,8 +476,8 @@ export function templateReviewJob(services: TemplateServices): JobHandler {
     if (row?.status !== "pending") return { state: "done" };
     const { provider, channel } = await services.messaging.forWorkspace(row.workspace_id);
     // The operator's answer tells its state when asked, not when it arrives: a decision
-    // reported meanwhile (a webhook) is the newer one.
-    const askedAt = services.clock.now();
+    // reported meanwhile (a webhook) is the newer one, and must not tie (times are to the second).
+    const askedAt = new Date(services.clock.now().getTime() - 1000);
     const outcome = await provider.reviewTemplate(underReview(row), channel);
     if (outcome.status === "pending") return { state: "retry", at: outcome.checkAgainAt };
     await recordDecision(services.db, services.clock, templateId, outcome, ["pending"], askedAt);

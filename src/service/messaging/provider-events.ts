@@ -65,15 +65,26 @@ export async function applyProviderEvents(
         deps.clock,
         event.templateId,
         event.decision,
-        // Meta's clock ahead of ours must not put a report past every later one of ours.
-        event.reportedAt && event.reportedAt < deps.clock.now()
-          ? event.reportedAt
-          : deps.clock.now(),
+        reportTime(event.reportedAt, deps.clock.now()),
       );
     }
   }
   await flushReports();
   return { unmatched };
+}
+
+/** How far ahead of our clock Meta's may be before its webhooks' times are not taken as they are. */
+const clockAheadMs = 60_000;
+
+/**
+ * When a template report counts as made: its own time (Meta's order among its webhooks), but no
+ * later than a minute from now, so a clock far ahead cannot put a report past every later one
+ * of ours; now when it has none.
+ */
+function reportTime(reportedAt: Date | undefined, now: Date): Date {
+  if (!reportedAt) return now;
+  const latest = now.getTime() + clockAheadMs;
+  return reportedAt.getTime() > latest ? new Date(latest) : reportedAt;
 }
 
 /** A funnel position: states only move to a higher rank. */

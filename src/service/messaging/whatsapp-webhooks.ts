@@ -358,8 +358,8 @@ export function whatsappSyncHandler(
     for (const { channel, workspaceIds } of byWaba.values()) {
       let listed: TemplateStatusReport[];
       // The listing tells Meta's state when asked: a webhook that arrives while it is read
-      // reports a newer decision, and must not lose to it.
-      const askedAt = clock.now();
+      // reports a newer decision, and must not lose to it, nor tie (times are to the second).
+      const askedAt = new Date(clock.now().getTime() - 1000);
       try {
         listed = await cloud.templateStatuses(channel);
       } catch (error) {
