@@ -6,14 +6,21 @@ import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { expect, it } from "vitest";
 import { migrationProvider } from "../../src/service/db/migrations/index.js";
 
-it("gives the deliveries waiting in an existing database their endpoint's serial key as it migrates", async () => {
+const at = "2026-11-29T10:00:00Z";
+
+/** A database file migrated up to the migration before 0025, and its migrator. */
+async function databaseBeforeSerialKeys() {
   const file = join(mkdtempSync(join(tmpdir(), "reseller-serial-")), "r.db");
   const sqlite = new BetterSqlite3(file);
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
   const migrator = new Migrator({ db, provider: migrationProvider });
+  expect((await migrator.migrateTo("0024-template-status-reported-at")).error).toBeUndefined();
+  return { sqlite, db, migrator };
+}
+
+it("gives the deliveries waiting in an existing database their endpoint's serial key as it migrates", async () => {
+  const { sqlite, db, migrator } = await databaseBeforeSerialKeys();
   try {
-    expect((await migrator.migrateTo("0024-template-status-reported-at")).error).toBeUndefined();
-    const at = "2026-11-29T10:00:00Z";
     const delivery = sqlite.prepare(
       "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, state, attempts, created_at, updated_at) VALUES (?, 'evt_1', ?, 'pending', 0, ?, ?)",
     );
@@ -38,13 +45,8 @@ it("gives the deliveries waiting in an existing database their endpoint's serial
 });
 
 it("leaves nothing half done when it fails, so the next run migrates the file", async () => {
-  const file = join(mkdtempSync(join(tmpdir(), "reseller-serial-")), "r.db");
-  const sqlite = new BetterSqlite3(file);
-  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { sqlite, db, migrator } = await databaseBeforeSerialKeys();
   try {
-    expect((await migrator.migrateTo("0024-template-status-reported-at")).error).toBeUndefined();
-    const at = "2026-11-29T10:00:00Z";
     // A payload the backfill cannot read fails the migration after the column was added.
     const job = sqlite.prepare(
       "INSERT INTO jobs (id, kind, payload, state, run_at, attempts, created_at, updated_at) VALUES ('job_1', 'webhook.deliver', ?, 'queued', ?, 0, ?, ?)",
