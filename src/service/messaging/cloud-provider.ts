@@ -190,7 +190,10 @@ function numberCheckFailure(error: unknown): Error {
   );
 }
 
-/** Whether `sealed` is a stored token that `secrets` cannot open (sealed under another key). */
+/**
+ * Whether `sealed` is a stored token that `secrets` cannot open: sealed under another
+ * RESELLER_SECRET_KEY. Without a key at all nothing is known (the key may come back).
+ */
 function sealedUnderAnotherKey(secrets: SecretBox | null, sealed: string | null | undefined) {
   if (!secrets || !sealed) return false;
   try {
@@ -253,22 +256,15 @@ export class WhatsappCloudProvider implements MessagingProvider {
    */
   private async requireNumberOfWaba(token: string, wabaId: string, phoneNumberId: string) {
     try {
-      let after: string | undefined;
-      // Every page (the paging cursors, as templateStatuses reads them): a WABA may hold more
-      // numbers than one page.
-      for (let page = 0; page < 100; page++) {
-        // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
-        const numbers = await this.deps.graph.get<{
-          data?: { id?: string }[];
-          paging?: { cursors?: { after?: string }; next?: string };
-        }>(token, `${encodeURIComponent(wabaId)}/phone_numbers`, {
-          fields: "id",
-          limit: "100",
-          ...(after ? { after } : {}),
-        });
-        if ((numbers.data ?? []).some((n) => n.id === phoneNumberId)) return;
-        after = numbers.paging?.next ? numbers.paging.cursors?.after : undefined;
-        if (!after) break;
+      // Every page: a WABA may hold more numbers than one page.
+      // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+      const pages = this.pages<{ id?: string }>(
+        token,
+        `${encodeURIComponent(wabaId)}/phone_numbers`,
+        { fields: "id" },
+      );
+      for await (const numbers of pages) {
+        if (numbers.some((n) => n.id === phoneNumberId)) return;
       }
     } catch (error) {
       if (!(error instanceof GraphError) || checkNotAnswered(error)) {
@@ -369,7 +365,10 @@ export class WhatsappCloudProvider implements MessagingProvider {
     // A token sealed under another RESELLER_SECRET_KEY (the key was lost or changed) can never
     // be sent with again: the channel is disconnected, as Meta's refusal would, and connected
     // again with the new token (docs/whatsapp-cloud.md: "adding the channels again").
-    if (taken.workspace_id === workspaceId && this.sealedUnderAnotherKey(taken)) {
+    if (
+      taken.workspace_id === workspaceId &&
+      sealedUnderAnotherKey(this.deps.secrets, taken.access_token_encrypted)
+    ) {
       await disconnectChannel(
         this.deps.db,
         this.deps.clock,
@@ -387,14 +386,6 @@ export class WhatsappCloudProvider implements MessagingProvider {
           ? "to another workspace of this account"
           : "to a workspace of another account on this service",
     );
-  }
-
-  /**
-   * Whether the channel holds a token that the service's key cannot open: sealed under another
-   * RESELLER_SECRET_KEY. Without a key at all nothing is known (the key may come back).
-   */
-  private sealedUnderAnotherKey(channel: Pick<ChannelTable, "access_token_encrypted">): boolean {
-    return sealedUnderAnotherKey(this.deps.secrets, channel.access_token_encrypted);
   }
 
   /** The credentials of a cloud channel, or null when it has none that can be opened. */
@@ -501,25 +492,39 @@ export class WhatsappCloudProvider implements MessagingProvider {
     const credentials = this.credentials(channel);
     if (!credentials) return [];
     const reports: TemplateStatusReport[] = [];
-    let after: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      // Paging: https://developers.facebook.com/docs/graph-api/results (cursor-based)
-      const answer = await this.deps.graph.get<{
-        data?: GraphTemplate[];
-        paging?: { cursors?: { after?: string }; next?: string };
-      }>(credentials.token, `${credentials.wabaId}/message_templates`, {
-        fields: "id,name,language,status,rejected_reason",
-        limit: "100",
-        ...(after ? { after } : {}),
-      });
-      for (const graph of answer.data ?? []) {
+    const pages = this.pages<GraphTemplate>(
+      credentials.token,
+      `${credentials.wabaId}/message_templates`,
+      { fields: "id,name,language,status,rejected_reason" },
+    );
+    for await (const templates of pages) {
+      for (const graph of templates) {
         const decision = templateDecisionFromGraph(graph.status, graph.rejected_reason);
         if (decision) reports.push({ providerTemplateId: String(graph.id), decision });
       }
-      after = answer.paging?.next ? answer.paging.cursors?.after : undefined;
-      if (!after) break;
     }
     return reports;
+  }
+
+  /**
+   * A Graph list, a page of 100 at a time, following the paging cursors while the answer names a
+   * next page (at most 100 pages). https://developers.facebook.com/docs/graph-api/results
+   */
+  private async *pages<T>(
+    token: string,
+    path: string,
+    params: Record<string, string>,
+  ): AsyncGenerator<T[]> {
+    let after: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const answer = await this.deps.graph.get<{
+        data?: T[];
+        paging?: { cursors?: { after?: string }; next?: string };
+      }>(token, path, { ...params, limit: "100", ...(after ? { after } : {}) });
+      yield answer.data ?? [];
+      after = answer.paging?.next ? answer.paging.cursors?.after : undefined;
+      if (!after) return;
+    }
   }
 
   /** One POST per message, in order, stopping at a rate limit or a campaign-wide refusal. */
