@@ -130,7 +130,7 @@ complete -c reseller -l token -x -d 'API token (prefer `reseller login` or RESEL
 complete -c reseller -l profile -x -d 'stored profile to use (default: RESELLER_PROFILE, then the active one)'
 complete -c reseller -l json -d 'print the service\'s data as JSON, nothing else on stdout'
 complete -c reseller -l csv -d 'print lists as CSV'
-complete -c reseller -s q -l quiet -d 'print ids only'
+complete -c reseller -s q -l quiet -d 'print ids only (one of --json, --csv, --quiet at a time)'
 complete -c reseller -l no-color -d 'no colour (also NO_COLOR)'
 complete -c reseller -l debug -d 'log every HTTP request and response to stderr (token masked)'
 complete -c reseller -l idempotency-key -x -d 'Idempotency-Key of the command\'s POST (a command that posts more than once adds -2, -3…)'

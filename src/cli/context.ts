@@ -109,8 +109,14 @@ export function wantsColor(globals: GlobalOptions, env: Env, isTTY: boolean): bo
 
 function outputMode(globals: GlobalOptions, isTTY: boolean): OutputMode {
   // Two formats for one stdout: which one a script reads would be a guess.
-  if (globals.json && globals.csv)
-    throw usageError("--json and --csv each choose the output; give one.");
+  const chosen = (["json", "csv", "quiet"] as const).filter((format) => globals[format]);
+  if (chosen.length > 1)
+    throw usageError(
+      `${chosen
+        .map((format) => `--${format}`)
+        .join(", ")
+        .replace(/, (?=[^,]*$)/, " and ")} each choose the output; give one.`,
+    );
   if (globals.json) return "json";
   if (globals.csv) return "csv";
   if (globals.quiet) return "quiet";

@@ -177,7 +177,7 @@ export function buildProgram(
     )
     .option("--json", "print the service's data as JSON, nothing else on stdout")
     .option("--csv", "print lists as CSV")
-    .option("-q, --quiet", "print ids only")
+    .option("-q, --quiet", "print ids only (one of --json, --csv, --quiet at a time)")
     .option("--no-color", "no colour (also NO_COLOR)")
     .option("--debug", "log every HTTP request and response to stderr (token masked)")
     .option(

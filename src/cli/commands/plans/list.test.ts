@@ -68,6 +68,22 @@ describe("reseller plans list", () => {
     );
   });
 
+  it("refuses --quiet beside --json or --csv as a usage error (exit 2), naming both", async () => {
+    const quietJson = await runCli(["plans", "list", "--json", "-q"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(quietJson.code).toBe(2);
+    expect(JSON.parse(quietJson.stdout).error.message).toBe(
+      "--json and --quiet each choose the output; give one.",
+    );
+    const all = await runCli(["plans", "list", "--quiet", "--csv", "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(all.stderr).toContain("--json, --csv and --quiet each choose the output; give one.");
+  });
+
   it("prints CSV with wire field names as headers with --csv", async () => {
     stubList();
     const run = await runCli(["plans", "list", "--csv"], { env: api.env, dispatcher: api.agent });
