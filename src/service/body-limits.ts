@@ -1,6 +1,5 @@
 /**
- * Largest body an import takes (and the dashboard's proxy passes on to it): a 100 MB CSV grows
- * by a third in base64, plus the envelope.
+ * Largest body an import takes: a 100 MB CSV grows by a third in base64, plus the envelope.
  */
 export const importBodyLimitBytes = 140 * 1024 * 1024;
 

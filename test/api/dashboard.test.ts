@@ -191,6 +191,32 @@ describe("the dashboard's sign-in, session and API proxy", () => {
     }
   });
 
+  it("passes no event stream through the proxy, since its answer would never end and outlive the page", async () => {
+    const cookie = cookieOf(await signIn(adminToken));
+    for (const path of ["v1/events/stream", "v1/events/stream/", "v1//events/stream"]) {
+      const answer = await t.app.inject({
+        method: "GET",
+        url: `/dashboard/api/${path}`,
+        headers: { cookie },
+      });
+      expect(answer.statusCode, path).toBe(404);
+      expect(answer.json().message).toContain("/api/v1/events/stream with a token");
+    }
+  });
+
+  it("takes bodies of up to 1 MB through the proxy: a file goes to the API, which streams it", async () => {
+    const ws = await t.createWorkspace();
+    const cookie = cookieOf(await signIn(adminToken));
+    const upload = await t.app.inject({
+      method: "POST",
+      url: `/dashboard/api/v1/workspaces/${ws}/contacts/import`,
+      headers: { cookie, "content-type": "text/csv", "x-reseller-dashboard": "1" },
+      payload: `phone\n${"+4915112345678\n".repeat(80_000)}`,
+    });
+    expect(upload.statusCode).toBe(413);
+    expect(upload.json().error_code).toBe("payload_too_large");
+  });
+
   it("signs in once with serve's link, which then is worthless", async () => {
     const link = new URL(await dashboardSignInLink(t.app, "http://127.0.0.1:8420"));
     expect(link.pathname).toBe("/dashboard/sign-in");

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { App } from "../app-types.js";
-import { importBodyLimitBytes } from "../body-limits.js";
+import { otherBodyLimitBytes } from "../body-limits.js";
 import { callApi } from "../dashboard/api-proxy.js";
 import { streamCampaignStats } from "../dashboard/campaign-stream.js";
 import { dashboardCsp, dashboardShell, escapeHtml, simplePage } from "../dashboard/page.js";
@@ -212,8 +212,9 @@ export function dashboardRoutes(app: App, services: Services): void {
       "/dashboard/api/*",
       {
         schema: hidden,
-        // An import uploaded from the dashboard is as large as one sent to the API.
-        bodyLimit: importBodyLimitBytes,
+        // The page sends small JSON bodies only (sandbox controls); a file goes to the API itself,
+        // which streams it, where this proxy would hold it whole.
+        bodyLimit: otherBodyLimitBytes,
         onRequest: async (request) => {
           sessionsOfRequests.set(request, await requireSession(request));
         },
@@ -231,6 +232,14 @@ export function dashboardRoutes(app: App, services: Services): void {
         // fastify decodes the wildcard: %2F, %3F and .. must not lead the call out of /api/.
         if (/\.\.|[?#\\]/.test(request.params["*"])) {
           throw new ServiceError("not_found", "No such API path.");
+        }
+        // A proxied call is answered once the API's answer is whole: an event stream never is,
+        // and would stay open in the service after the browser left.
+        if (/(^|\/)stream$/.test(request.params["*"].replace(/\/+$/, ""))) {
+          throw new ServiceError(
+            "not_found",
+            "Event streams are not passed through the dashboard; read /api/v1/events/stream with a token.",
+          );
         }
         const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
         const answer = await callApi(app, session.token, {
