@@ -179,6 +179,21 @@ describe("WhatsApp Cloud API channels", () => {
     },
   );
 
+  it("answers 503 without naming the Graph address (the operator's --graph-url) when Meta cannot be reached", async () => {
+    await w.graph.stop();
+    const res = await w.t.request("POST", `${w.base}/channels`, {
+      body: {
+        provider: "whatsapp_cloud",
+        phone_number_id: phoneNumberId,
+        waba_id: wabaId,
+        access_token: accessToken,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json().message).toMatch(/^Graph API did not answer \(ECONNREFUSED\)/);
+    expect(res.body).not.toMatch(/127\.0\.0\.1|http:/);
+  });
+
   it("finds the number on a later page of a WABA with more numbers than one page holds", async () => {
     const number = { token: accessToken, wabaId, display: "+4915112340100", verifiedName: "Shop" };
     for (let i = 0; i < 120; i++) w.graph.addNumber(String(700000000 + i), number);

@@ -23,7 +23,10 @@ export class GraphError extends Error {
   }
 }
 
-/** The request never got an answer (timeout, refused connection): it may or may not have arrived. */
+/**
+ * The request never got an answer (timeout, refused connection): it may or may not have arrived.
+ * Its message names no address: it reaches API clients, and `--graph-url` is the operator's.
+ */
 export class GraphUnreachable extends Error {
   constructor(
     message: string,
@@ -99,7 +102,7 @@ export class GraphClient {
         "UND_ERR_CONNECT_TIMEOUT",
       ].includes(code);
       throw new GraphUnreachable(
-        `Graph API at ${this.base} did not answer (${code || (error as Error).message})`,
+        `Graph API did not answer (${code || (error as Error).message})`,
         !neverSent,
       );
     }
@@ -108,7 +111,7 @@ export class GraphClient {
       text = await response.body.text();
     } catch (error) {
       throw new GraphUnreachable(
-        `Graph API at ${this.base} broke off its answer (${(error as Error).message})`,
+        `Graph API broke off its answer (${(error as Error).message})`,
         true,
       );
     }
