@@ -22,6 +22,13 @@ export const ErrorDetail = z
       .int()
       .optional()
       .describe("plan_limit_exceeded only: how much of that feature is in use."),
+    promised: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "plan_limit_exceeded of `messages_per_month` only: messages the workspace's running campaigns are still to send, counted against the quota beside `used`.",
+      ),
     requested: z
       .number()
       .int()

@@ -531,17 +531,54 @@ describe("campaigns", () => {
       expect(res.json().message).toContain("and 9999 are used; this needs 2;");
     });
 
-    it("holds the month's quota when two campaigns of a workspace send at once: each message past it fails quota_exceeded", async () => {
+    it("refuses a launch the quota could carry only if running campaigns sent nothing more, naming what they will still send", async () => {
       const w = await campaignWorld(t);
       await t.database.db
         .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9996 })
         .execute();
-      // Each reaches two opted-in contacts, and each launch fits the two messages left.
+      // Each reaches two opted-in contacts: the first launch takes two of the four left, and the
+      // second still fits; a third would be past the quota once the first two have sent.
+      const campaigns = [];
+      for (const name of ["First", "Second", "Third"]) {
+        campaigns.push(await w.post("/campaigns", w.body({ name })));
+      }
+      const [first, second, third] = campaigns;
+      await w.post(`/campaigns/${first.id}/launch`, undefined, 200);
+      await w.post(`/campaigns/${second.id}/launch`, undefined, 200);
+      const preview = await t.request("POST", `${w.base}/campaigns/preview`, { body: w.body() });
+      expect(preview.json().data.messages_left_this_month).toBe(0);
+      const refused = await t.request("POST", `${w.base}/campaigns/${third.id}/launch`);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().details[0]).toMatchObject({
+        field: "messages_per_month",
+        limit: 10000,
+        used: 9996,
+        promised: 4,
+        requested: 2,
+      });
+      expect(refused.json().message).toContain(
+        "and 9996 are used, 4 more are still to be sent by running campaigns; this needs 2;",
+      );
+      // Once they have sent, the count of sent messages says the same by itself.
+      await t.runJobs();
+      const again = await t.request("POST", `${w.base}/campaigns/${third.id}/launch`);
+      expect(again.json().details[0]).toMatchObject({ used: 10000, requested: 2 });
+      expect(again.json().details[0].promised).toBeUndefined();
+    });
+
+    it("holds the month's quota when two campaigns of a workspace send at once: each message past it fails quota_exceeded", async () => {
+      const w = await campaignWorld(t);
+      // Each reaches two opted-in contacts, and both launches fit an unused quota.
       const first = await w.post("/campaigns", w.body({ name: "First" }));
       const second = await w.post("/campaigns", w.body({ name: "Second" }));
       await w.post(`/campaigns/${first.id}/launch`, undefined, 200);
       await w.post(`/campaigns/${second.id}/launch`, undefined, 200);
+      // Messages sent meanwhile by other means (another instance's campaign) leave room for two.
+      await t.database.db
+        .insertInto("message_counts")
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
+        .execute();
       // Two job loops, as two instances (or two lanes) run the two campaigns side by side.
       await Promise.all([t.runJobs(), t.runJobs()]);
       const stats = [await w.stats(first.id), await w.stats(second.id)];

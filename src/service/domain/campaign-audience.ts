@@ -144,3 +144,23 @@ export async function snapshotRecipients(
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
+/**
+ * Whether the run job has taken the campaign's audience (its recipients, or its skipped ones):
+ * read in the cancel's transaction, which a racing start either committed before or waits for
+ * (and then finds the campaign cancelled).
+ */
+export async function audienceTaken(trx: Db, campaignId: string): Promise<boolean> {
+  const campaign = await trx
+    .selectFrom("campaigns")
+    .select("audience_total")
+    .where("id", "=", campaignId)
+    .executeTakeFirstOrThrow();
+  if (campaign.audience_total > 0) return true;
+  const recipient = await trx
+    .selectFrom("campaign_recipients")
+    .select("contact_id")
+    .where("campaign_id", "=", campaignId)
+    .limit(1)
+    .executeTakeFirst();
+  return recipient !== undefined;
+}

@@ -4,8 +4,9 @@ import type { Db } from "../db/database.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobResult } from "../jobs/job-runner.js";
-import { countAudience } from "./campaign-audience.js";
-import { type CampaignServices, loadCampaign, requireQuotaFor, toCampaign } from "./campaigns.js";
+import { audienceTaken, countAudience } from "./campaign-audience.js";
+import { requireQuotaFor, stillToSend } from "./campaign-quota.js";
+import { type CampaignServices, loadCampaign, toCampaign } from "./campaigns.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { ServiceError } from "./service-error.js";
@@ -125,17 +126,6 @@ async function loadForMove(
 }
 
 /**
- * Messages a paused campaign would still send: its queued recipients once its run job took the
- * audience, its consenting audience before (a campaign launched and paused at once has started
- * but taken nothing yet).
- */
-async function stillToSend(db: Db, row: CampaignTable): Promise<number> {
-  if (await audienceTaken(db, row.id)) return row.queued;
-  return (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience))
-    .with_consent;
-}
-
-/**
  * Applies a move in one transaction: the status changes only from the status it was read in
  * (a racing move's change throws MovedMeanwhile: see onFreshRead), `extra` runs with it, and the
  * event is recorded with it.
@@ -252,7 +242,8 @@ export async function resumeCampaign(
     // month's launch): refused as a launch would be, the campaign left paused, rather than its
     // queued recipients failing one by one as quota_exceeded. One going back to its schedule is
     // not checked, as scheduling is not: its month may be another.
-    if (!toScheduled) await requireQuotaFor(db, clock, workspace, await stillToSend(db, row));
+    if (!toScheduled)
+      await requireQuotaFor(db, clock, workspace, await stillToSend(db, row), row.id);
     return applyMove(
       services,
       row,
@@ -289,27 +280,6 @@ export async function resumeCampaign(
   });
   services.jobs.poke();
   return campaign;
-}
-
-/**
- * Whether the run job has taken the campaign's audience (its recipients, or its skipped ones):
- * read in the cancel's transaction, which a racing start either committed before or waits for
- * (and then finds the campaign cancelled).
- */
-async function audienceTaken(trx: Db, campaignId: string): Promise<boolean> {
-  const campaign = await trx
-    .selectFrom("campaigns")
-    .select("audience_total")
-    .where("id", "=", campaignId)
-    .executeTakeFirstOrThrow();
-  if (campaign.audience_total > 0) return true;
-  const recipient = await trx
-    .selectFrom("campaign_recipients")
-    .select("contact_id")
-    .where("campaign_id", "=", campaignId)
-    .limit(1)
-    .executeTakeFirst();
-  return recipient !== undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { CampaignTable } from "../db/tables/campaigns.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
 import { countAudience, countConsentingWhere, unknownContactIds } from "./campaign-audience.js";
+import { messagesLeft, requireQuotaFor } from "./campaign-quota.js";
 import {
   buttonKey,
   type ContactFields,
@@ -29,7 +30,6 @@ import { loadChannel } from "./channels.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { recordWorkspaceEvent } from "./events.js";
 import { newId } from "./ids.js";
-import { planAllowance, planLimitExceeded } from "./plan-limits.js";
 import { invalidField, invalidFields, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { loadActiveWorkspaceFor, loadWorkspaceFor, type WorkspaceRow } from "./workspace-access.js";
@@ -136,26 +136,6 @@ async function approvedTemplate(db: Db, workspaceId: string, name: string, langu
       ],
     },
   );
-}
-
-/** Messages the plan still allows this month, or null when it sets no quota. */
-async function messagesLeft(db: Db, clock: Clock, workspace: WorkspaceRow): Promise<number | null> {
-  const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
-  if (!allowance || allowance.limit === -1) return null;
-  return Math.max(0, allowance.limit - allowance.used);
-}
-
-/** Refuses to launch what the month's message quota cannot carry (409 plan_limit_exceeded). */
-export async function requireQuotaFor(
-  db: Db,
-  clock: Clock,
-  workspace: WorkspaceRow,
-  messages: number,
-) {
-  const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
-  if (allowance && allowance.limit !== -1 && allowance.used + messages > allowance.limit) {
-    throw planLimitExceeded(allowance, messages);
-  }
 }
 
 /**
@@ -412,7 +392,7 @@ export async function launchCampaign(
   // The template may have been paused or rejected since the campaign was created.
   await approvedTemplate(db, workspace.id, campaign.template_name, campaign.template_language);
   const counts = await countAudience(db, workspace.id, JSON.parse(campaign.audience) as Audience);
-  await requireQuotaFor(db, clock, workspace, counts.with_consent);
+  await requireQuotaFor(db, clock, workspace, counts.with_consent, campaign.id);
   const now = isoSeconds(clock.now());
   const launched = await db.transaction().execute(async (trx) => {
     // The status guard makes two racing launches start the campaign once.

@@ -76,21 +76,24 @@ export function planChangeAdvice(overKeys: readonly string[]): string {
 
 /**
  * The 409 plan_limit_exceeded for a feature, with details naming its limit and usage, and what
- * the refused action needed when it needed more than one (a campaign's messages).
+ * the refused action needed when it needed more than one (a campaign's messages), beside what
+ * running campaigns have been promised.
  */
-export function planLimitExceeded(allowance: Allowance, requested = 1): ServiceError {
+export function planLimitExceeded(allowance: Allowance, requested = 1, promised = 0): ServiceError {
   const { key, limit, used } = allowance;
+  const more = promised > 0 ? `, ${promised} more are still to be sent by running campaigns` : "";
   const needs = requested > 1 ? `; this needs ${requested}` : "";
   return new ServiceError(
     "plan_limit_exceeded",
-    `The workspace's plan allows ${limit} for '${key}' and ${used} are used${needs}; ${roomAdvice[key] ?? "upgrade the plan or free some capacity."}`,
+    `The workspace's plan allows ${limit} for '${key}' and ${used} are used${more}${needs}; ${roomAdvice[key] ?? "upgrade the plan or free some capacity."}`,
     {
       details: [
         {
           field: key,
-          message: `limit ${limit}, used ${used}${requested > 1 ? `, requested ${requested}` : ""}`,
+          message: `limit ${limit}, used ${used}${promised > 0 ? `, promised ${promised}` : ""}${requested > 1 ? `, requested ${requested}` : ""}`,
           limit,
           used,
+          ...(promised > 0 ? { promised } : {}),
           ...(requested > 1 ? { requested } : {}),
         },
       ],
