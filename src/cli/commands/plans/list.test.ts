@@ -84,6 +84,27 @@ describe("reseller plans list", () => {
     expect(all.stderr).toContain("--json, --csv and --quiet each choose the output; give one.");
   });
 
+  it("takes --all as every list does, and refuses --page or --per-page: the catalogue has no pages", async () => {
+    stubList();
+    const all = await runCli(["plans", "list", "--all", "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toEqual(JSON.parse(JSON.stringify(planList.data)));
+    for (const flags of [
+      ["--page", "2"],
+      ["--per-page", "5"],
+    ]) {
+      const paged = await runCli(["plans", "list", ...flags], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
+      expect(paged.code, flags[0]).toBe(2);
+      expect(paged.stderr).toContain("plans list has no pages");
+    }
+  });
+
   it("prints CSV with wire field names as headers with --csv", async () => {
     stubList();
     const run = await runCli(["plans", "list", "--csv"], { env: api.env, dispatcher: api.agent });
