@@ -6,6 +6,7 @@ import { z } from "zod";
 import { Plan, PlansByPeriod } from "../../src/contract/plans.js";
 import { Token } from "../../src/contract/tokens.js";
 import { Workspace, WorkspaceWithUsage } from "../../src/contract/workspaces.js";
+import { tempConfigDir } from "../helpers/cli.js";
 import { binPath, reseller, serveDuringSuite } from "../helpers/serve.js";
 
 describe("--json, --quiet and --all against a real service", () => {
@@ -46,6 +47,16 @@ describe("--json, --quiet and --all against a real service", () => {
     expect((await cli(["plans", "list", "-q"])).split("\n")).toEqual(
       expect.arrayContaining(["1", "2"]),
     );
+  });
+
+  it("prints the id in force with --quiet where a command shows no list: the token, the default workspace", async () => {
+    const token = JSON.parse(await cli(["auth", "status", "--json"])).token_info.id;
+    expect(await cli(["auth", "status", "-q"])).toBe(token);
+    // A profile store of its own: `use` writes the profile's default workspace.
+    const run = await reseller(["workspaces", "use", ids[0] ?? "", "-q"], {
+      env: { ...env, RESELLER_CONFIG_DIR: tempConfigDir() },
+    });
+    expect(run.stdout).toBe(ids[0]);
   });
 
   it("follows every page with --all, as api --paginate does", async () => {

@@ -129,8 +129,11 @@ export function tableView<Row>(
   };
 }
 
-/** One resource shown as aligned "Label  value" lines. */
-export function recordView<T>(data: T, fields: Column<T>[]): View {
+/**
+ * One resource shown as aligned "Label  value" lines; `ids` are what --quiet prints, by default
+ * the resource's own `id`.
+ */
+export function recordView<T>(data: T, fields: Column<T>[], ids: string[] = idOf(data)): View {
   const shown = fields.filter((f) => f.terminal !== false);
   const given = fields.filter((f) => f.piped !== false);
   return {
@@ -146,7 +149,7 @@ export function recordView<T>(data: T, fields: Column<T>[]): View {
       const clean = withoutControls(data);
       return given.map((f) => pipedCell(f, data, clean, paint));
     },
-    ids: idOf(data),
+    ids,
   };
 }
 

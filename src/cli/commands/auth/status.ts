@@ -78,51 +78,56 @@ export const run: Handler = async (ctx) => {
     ctx.output === "table" ? [] : [{ header: key, key, value: () => setting.source }];
   return {
     data: status,
-    view: recordView(status, [
-      {
-        header: "Profile",
-        key: "profile",
-        value: (s) => s.profile,
-        display: (s) => `${s.profile} (${from(settings.profile)})`,
-      },
-      ...source("profile_source", settings.profile),
-      {
-        header: "Base URL",
-        key: "base_url",
-        value: (s) => s.base_url,
-        display: (s) => `${s.base_url} (${from(settings.baseUrl)})`,
-      },
-      ...source("base_url_source", settings.baseUrl),
-      {
-        header: "Token",
-        key: "token",
-        value: (s) => s.token,
-        display: (s) => `${s.token ?? "—"} (${from(settings.token)})`,
-      },
-      ...source("token_source", settings.token),
-      {
-        header: "Workspace",
-        key: "workspace",
-        value: (s) => s.workspace,
-        display: (s) => `${s.workspace ?? "—"} (${from(workspace)})`,
-      },
-      ...source("workspace_source", workspace),
-      {
-        header: "Status",
-        key: "valid",
-        value: (s) => s.valid,
-        display: (s, paint) =>
-          s.token_info
-            ? paint.good(
-                `valid ${s.token_info.kind} token ${s.token_info.id}; scopes: ${s.token_info.scopes.join(" ")}`,
-              )
-            : paint.bad(s.problem ?? "invalid"),
-      },
-      ...(ctx.output === "table"
-        ? []
-        : [{ header: "problem", key: "problem", value: (s: typeof status) => s.problem }]),
-      { header: "Config file", key: "config_file", value: (s) => s.config_file },
-    ]),
+    view: recordView(
+      status,
+      [
+        {
+          header: "Profile",
+          key: "profile",
+          value: (s) => s.profile,
+          display: (s) => `${s.profile} (${from(settings.profile)})`,
+        },
+        ...source("profile_source", settings.profile),
+        {
+          header: "Base URL",
+          key: "base_url",
+          value: (s) => s.base_url,
+          display: (s) => `${s.base_url} (${from(settings.baseUrl)})`,
+        },
+        ...source("base_url_source", settings.baseUrl),
+        {
+          header: "Token",
+          key: "token",
+          value: (s) => s.token,
+          display: (s) => `${s.token ?? "—"} (${from(settings.token)})`,
+        },
+        ...source("token_source", settings.token),
+        {
+          header: "Workspace",
+          key: "workspace",
+          value: (s) => s.workspace,
+          display: (s) => `${s.workspace ?? "—"} (${from(workspace)})`,
+        },
+        ...source("workspace_source", workspace),
+        {
+          header: "Status",
+          key: "valid",
+          value: (s) => s.valid,
+          display: (s, paint) =>
+            s.token_info
+              ? paint.good(
+                  `valid ${s.token_info.kind} token ${s.token_info.id}; scopes: ${s.token_info.scopes.join(" ")}`,
+                )
+              : paint.bad(s.problem ?? "invalid"),
+        },
+        ...(ctx.output === "table"
+          ? []
+          : [{ header: "problem", key: "problem", value: (s: typeof status) => s.problem }]),
+        { header: "Config file", key: "config_file", value: (s) => s.config_file },
+      ],
+      // --quiet: the id of the token in force, as `tokens list` names it.
+      current ? [current.id] : [],
+    ),
     exitCode: current ? 0 : exitCodes[failure].code,
     errorCode,
     // The service's answer, as --json prints any failed request's (status, details, request id).

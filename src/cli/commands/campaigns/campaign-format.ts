@@ -312,26 +312,30 @@ export function statsView(campaign: Campaign, stats: CampaignStats, table: boole
     key,
     value: (s) => s[key] as number | string,
   });
-  return recordView(stats, [
-    { header: "status", key: "status", value: () => campaign.status },
-    field("audience_total"),
-    field("skipped_no_consent"),
-    field("skipped_opted_out"),
-    field("queued"),
-    field("sent"),
-    field("delivered"),
-    field("read"),
-    field("failed"),
-    field("cancelled"),
-    field("delivery_rate"),
-    field("read_rate"),
-    {
-      header: "failures",
-      key: "failures",
-      value: (s) => s.failures.map((f) => `${f.reason}=${f.count}`).join(","),
-    },
-    field("updated_at"),
-  ]);
+  return recordView(
+    stats,
+    [
+      { header: "status", key: "status", value: () => campaign.status },
+      field("audience_total"),
+      field("skipped_no_consent"),
+      field("skipped_opted_out"),
+      field("queued"),
+      field("sent"),
+      field("delivered"),
+      field("read"),
+      field("failed"),
+      field("cancelled"),
+      field("delivery_rate"),
+      field("read_rate"),
+      {
+        header: "failures",
+        key: "failures",
+        value: (s) => s.failures.map((f) => `${f.reason}=${f.count}`).join(","),
+      },
+      field("updated_at"),
+    ],
+    [campaign.id],
+  );
 }
 
 /**

@@ -95,6 +95,15 @@ describe("reseller campaigns stats", () => {
     expect(JSON.parse(json.stdout)).toEqual(runningStats);
   });
 
+  it("prints the campaign's id with --quiet, as every command that shows one resource does", async () => {
+    stubPoll(runningCampaign, runningStats);
+    const quiet = await runCli(["campaigns", "stats", draftCampaign.id, "-q"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(quiet.stdout).toBe(`${runningCampaign.id}\n`);
+  });
+
   it("shows the recipients a cancel left unsent, at a terminal and piped", async () => {
     const cancelled = { ...runningCampaign, status: "cancelled" };
     const stats = { ...runningStats, queued: 0, cancelled: 1 };

@@ -1,6 +1,7 @@
 import { ApiError } from "../../../client/api-error.js";
 import { WorkspaceWithUsageResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
+import { textView } from "../../output/view.js";
 import { workspacePath } from "./workspace-path.js";
 
 /**
@@ -25,5 +26,10 @@ export const run: Handler = async (ctx, { args }) => {
   if (envWorkspace && envWorkspace !== ws.id) {
     notes.push(`Note: RESELLER_WORKSPACE=${envWorkspace} is set and still takes precedence.`);
   }
-  return { data: { profile, workspace_id: ws.id }, message: notes.join("\n") };
+  // Only --quiet prints to stdout: the id now in force; otherwise the note on stderr says it all.
+  return {
+    data: { profile, workspace_id: ws.id },
+    message: notes.join("\n"),
+    ...(ctx.output === "quiet" ? { view: textView(() => ws.id, [ws.id]) } : {}),
+  };
 };
