@@ -4,7 +4,7 @@ const login: CommandSpec = {
   name: "login",
   summary: "Check a token against the service and save it in a profile",
   description:
-    "Checks the token against the service before saving it. At a terminal without flags it asks for the base URL and the token; in scripts pass --base-url and --token-stdin (a token on the command line lands in shell history).",
+    "Checks the token against the service before saving it. At a terminal without flags it asks for the base URL and the token; in scripts pass --base-url and --token-stdin, or set RESELLER_BASE_URL and RESELLER_TOKEN (a token on the command line lands in shell history).",
   options: [{ flags: "--token-stdin", description: "read the token from standard input" }],
   examples: [
     "reseller login",

@@ -186,6 +186,24 @@ describe("reseller login", () => {
     expect(run.stderr).not.toContain("--token-stdin");
   });
 
+  it("takes RESELLER_TOKEN and RESELLER_BASE_URL as every command does, for a CI secret", async () => {
+    stubCurrent("rsk_from_env_abcd");
+    const dir = tempConfigDir();
+    const run = await runCli(["login"], {
+      env: {
+        RESELLER_CONFIG_DIR: dir,
+        RESELLER_BASE_URL: mockBaseUrl,
+        RESELLER_TOKEN: "rsk_from_env_abcd\n",
+      },
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default).toEqual({
+      base_url: mockBaseUrl,
+      token: "rsk_from_env_abcd",
+    });
+  });
+
   it("is a usage error naming --token-stdin when there is no terminal and no token", async () => {
     const run = await runCli(["login", "--base-url", mockBaseUrl], { dispatcher: api.agent });
     expect(run.code).toBe(2);

@@ -49,13 +49,16 @@ export const run: Handler = async (ctx, { options }) => {
   } else if (ctx.globals.token?.trim()) {
     // Trimmed as every command trims --token: a value pasted from a file keeps its line break.
     token = ctx.globals.token.trim();
+  } else if (settings.token.source === "env" && settings.token.value?.trim()) {
+    // RESELLER_TOKEN, as every command takes it (a CI secret): after the flags, before asking.
+    token = settings.token.value.trim();
   } else if (ctx.canPrompt) {
     token = await askToken(ctx);
   }
   if (!token) {
     throw usageError(
       "Missing token.",
-      "Pass --token-stdin and pipe the token in (or --token, which lands in shell history).",
+      "Pass --token-stdin and pipe the token in, or set RESELLER_TOKEN (--token works too, but lands in shell history).",
     );
   }
 
