@@ -162,6 +162,24 @@ describe("paging of lists", () => {
     }
   });
 
+  it("refuses a cursor holding no id, or another list's, with a 422 naming cursor", async () => {
+    const forged = (after: string) =>
+      Buffer.from(JSON.stringify({ a: after, s: 1 })).toString("base64url");
+    const workspaceCursor = (await list("?per_page=1")).meta.pagination.next_cursor ?? "";
+    await t.request("POST", `/api/v1/webhook-endpoints`, {
+      body: { url: "https://hooks.example.com/a", events: ["*"] },
+    });
+    for (const [path, cursor] of [
+      ["/api/v1/workspaces", forged("';DROP TABLE workspaces;--")],
+      ["/api/v1/workspaces", forged("ws_01")],
+      ["/api/v1/webhook-endpoints", workspaceCursor],
+    ] as const) {
+      const res = await t.request("GET", `${path}?cursor=${cursor}`);
+      expect(res.statusCode, `${path} ${cursor}`).toBe(422);
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(["cursor"]);
+    }
+  });
+
   it("seals the cursors of contacts and tags, whose key counts rows of every workspace", async () => {
     const [mine, theirs] = newestFirst as [string, string];
     const add = (workspace: string, phone: string, tags: string[] = []) =>

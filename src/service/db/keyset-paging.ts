@@ -1,6 +1,5 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Pagination } from "../../contract/pagination.js";
-import { unstorableTextProblem } from "../../contract/storable-text.js";
 import { invalidField } from "../domain/service-error.js";
 import type { CursorSeal } from "./cursor-seal.js";
 
@@ -53,6 +52,12 @@ export type CursorKey = "id" | CursorSeal;
 const foreignCursor = () =>
   invalidField("cursor", "is not a next_cursor this list handed out; start without it");
 
+/** The shape of every id (ids.ts: a type prefix, `_`, a lower-case ULID). */
+const idShape = /^[a-z]{2,3}_[0-9a-z]{26}$/;
+
+/** An id's type prefix (`ws` of `ws_01…`). */
+const prefixOf = (id: string) => id.slice(0, id.indexOf("_"));
+
 // An id is the caller's to see, so an id-ordered list's cursor is plain JSON in base64url.
 function encodeIdCursor(state: CursorState<string>): string {
   return Buffer.from(JSON.stringify({ a: state.after, s: state.seen })).toString("base64url");
@@ -65,7 +70,7 @@ function decodeIdCursor(text: string): CursorState<string> {
       const { a, s } = value;
       // Text no database stores is a cursor this service never handed out, not a query for the
       // database to refuse.
-      if (typeof a === "string" && unstorableTextProblem(a) === null) {
+      if (typeof a === "string" && idShape.test(a)) {
         if (Number.isSafeInteger(s) && Number(s) >= 0) return { after: a, seen: Number(s) };
       }
     }
@@ -187,5 +192,10 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
         )
       : rowsQuery.offset(start.skipped);
   const fetched = await rowsQuery.execute();
+  // A cursor of another list (a workspace's id on the campaigns list) continues nothing here.
+  const first = fetched[0];
+  if (typeof start.after === "string" && first && prefixOf(idOf(first)) !== prefixOf(start.after)) {
+    throw foreignCursor();
+  }
   return pageFrom(fetched, start, total, key ? key.of : idOf);
 }
