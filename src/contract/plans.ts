@@ -113,7 +113,10 @@ export const CatalogueEntry = z
     name: z.string().min(1),
     slug: z
       .string()
-      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase letters, digits and single hyphens"),
+      .regex(
+        /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/,
+        "lowercase letters and digits, words joined by single hyphens or underscores",
+      ),
     description: z.string().nullable().default(null),
     is_public: z.boolean().default(true),
     /** Omitted: free when the price is 0 (a plan without a price, "ask us", is not). */
@@ -133,7 +136,8 @@ export type CatalogueEntry = z.infer<typeof CatalogueEntry>;
 
 /** The whole `--plans FILE`. */
 export const CatalogueFile = z.object({
-  currency: Currency,
+  /** null: prices without a currency, as the API's meta.currency may be. */
+  currency: Currency.nullable(),
   plans: z.array(CatalogueEntry).min(1),
 });
 export type CatalogueFile = z.infer<typeof CatalogueFile>;

@@ -324,6 +324,24 @@ describe("catalogue from a plans file", () => {
     }
   });
 
+  it("takes slugs with underscores and a catalogue without a currency (meta.currency null)", async () => {
+    writeFileSync(
+      file,
+      JSON.stringify({
+        currency: null,
+        plans: [{ name: "Pro", slug: "pro_monthly", price: 20, billing_period: "monthly" }],
+      }),
+    );
+    const t = await startTestApp({ plansFile: file });
+    try {
+      const body = PlanListResponse.parse((await t.request("GET", "/api/v1/plans")).json());
+      expect(body.meta.currency).toBeNull();
+      expect(body.data.monthly?.[0]?.registration_url).toMatch(/\/register\?plan=pro_monthly$/);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("refuses a catalogue whose feature values do not fit their types, naming each", async () => {
     const features = [
       { key: "api", name: "API access", type: "boolean", value: 1 },
