@@ -172,7 +172,8 @@ describe("workspace rules for later features", () => {
     const sqlite = new BetterSqlite3(":memory:");
     sqlite.exec("create table items (id text primary key)");
     const insert = sqlite.prepare("insert into items (id) values (?)");
-    for (let i = 0; i < 30; i++) insert.run(`it_${String(i).padStart(3, "0")}`);
+    // Shaped as every id is (a prefix, `_`, 26 characters): a cursor holding anything else is refused.
+    for (let i = 0; i < 30; i++) insert.run(`it_${String(i).padStart(26, "0")}`);
     const logged = new Kysely<{ items: { id: string } }>({
       dialect: new SqliteDialect({ database: sqlite }),
       log: (event) => {
@@ -190,7 +191,7 @@ describe("workspace rules for later features", () => {
       cursor: first.pagination.next_cursor ?? "",
     });
     expect(second.rows.map((r) => r.id)).toEqual(
-      Array.from({ length: 10 }, (_, i) => `it_${String(19 - i).padStart(3, "0")}`),
+      Array.from({ length: 10 }, (_, i) => `it_${String(19 - i).padStart(26, "0")}`),
     );
     const rowsQuery = statements.find((s) => !s.includes("count(*)")) ?? "";
     expect(rowsQuery).toContain('"items"."id" < ?');
