@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
+import { campaignRunHandler, defaultSendLanes } from "../../src/service/domain/campaign-engine.js";
 import { pruneEvents } from "../../src/service/domain/events.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { MessageSender } from "../../src/service/messaging/message-sender.js";
@@ -68,7 +68,10 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     )[0];
 
   /** A job runner whose campaign sends go to `sender` (a crash or fault staged by the test). */
-  const runnerSendingThrough = (sender: MessageSender, batchSize?: number) =>
+  const runnerSendingThrough = (
+    sender: MessageSender,
+    options: { batchSize?: number; sendLanes?: number } = { sendLanes: 1 },
+  ) =>
     new JobRunner({
       db: w.t.database.db,
       clock: w.t.clock,
@@ -78,10 +81,20 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
           clock: w.t.clock,
           throttles: unlimitedThroughput,
           sender,
-          ...(batchSize === undefined ? {} : { batchSize }),
+          ...options,
         }),
       },
     });
+
+  /** Opted-in contacts with every variable the campaign maps, `count` of them. */
+  const contacts = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      await w.contact(`+49151123${String(45_600 + i)}`, {
+        first_name: "Ada",
+        custom_fields: { code: "A" },
+      });
+    }
+  };
 
   it("sends template messages whose components carry the mapped variables and the recipient id", async () => {
     const contact = await w.contact(ada, { first_name: "Ada", custom_fields: { code: "A-1" } });
@@ -114,42 +127,55 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, queued: 0 });
   });
 
-  it("sends nothing more once the campaign is cancelled mid-batch: those counted cancelled stay cancelled", async () => {
-    const phones = ["+4915112345671", "+4915112345672", "+4915112345673", "+4915112345674"];
-    for (const phone of phones)
-      await w.contact(phone, { first_name: "Ada", custom_fields: { code: "A" } });
+  it("keeps up to 16 sends in flight at once, so a channel is not held to one message per round trip", async () => {
+    await contacts(40);
+    let inFlight = 0;
+    let most = 0;
+    w.graph.beforeSendAnswer = async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight -= 1;
+    };
+    const campaign = await w.campaign(channelId);
+    expect(await w.stats(campaign.id)).toMatchObject({ sent: 40, queued: 0 });
+    expect(most).toBe(defaultSendLanes);
+  });
+
+  it("sends nothing more once the campaign is cancelled mid-batch: the sends in flight finish, those counted cancelled stay cancelled", async () => {
+    await contacts(40);
     let cancelled: Record<string, unknown> | undefined;
     w.graph.beforeSendAnswer = async () => {
       if (cancelled) return;
       const [row] = await w.t.database.db.selectFrom("campaigns").select("id").execute();
+      cancelled = {};
       await w.post(`/campaigns/${row?.id}/cancel`, undefined, 200);
       cancelled = await w.stats(row?.id ?? "");
     };
     const campaign = await w.campaign(channelId);
     await w.t.runJobs();
-    // The cancel landed while the first message was on its way: it alone was sent.
-    expect(w.graph.sends()).toHaveLength(1);
-    expect(cancelled).toMatchObject({ cancelled: 3 });
-    expect(await w.stats(campaign.id)).toMatchObject({ sent: 1, cancelled: 3, queued: 0 });
-    const states = (await recipients(campaign.id)).map((r) => r.state).sort();
-    expect(states).toEqual(["cancelled", "cancelled", "cancelled", "sent"]);
+    // The cancel landed while the first sends were on their way: only those were sent.
+    const sent = w.graph.sends().length;
+    expect(sent).toBeLessThanOrEqual(defaultSendLanes);
+    expect(cancelled).toMatchObject({ cancelled: 40 - sent });
+    expect(await w.stats(campaign.id)).toMatchObject({ sent, cancelled: 40 - sent, queued: 0 });
   });
 
   it("sends no further message of a batch once the service begins to stop: the rest stay queued for the next instance", async () => {
-    const phones = ["+4915112345671", "+4915112345672", "+4915112345673", "+4915112345674"];
-    for (const phone of phones)
-      await w.contact(phone, { first_name: "Ada", custom_fields: { code: "A" } });
+    await contacts(40);
     let stopping: Promise<void> | undefined;
     w.graph.beforeSendAnswer = async () => {
-      // SIGTERM while the first message is on its way to Meta.
+      // SIGTERM while the first messages are on their way to Meta.
       stopping ??= w.t.app.jobs.stop();
     };
     const campaign = await w.campaign(channelId);
     await stopping;
-    expect(w.graph.sends()).toHaveLength(1);
-    // The message on its way was answered and recorded: no outcome_unknown from a clean stop.
-    const states = (await recipients(campaign.id)).map((r) => r.state).sort();
-    expect(states).toEqual(["queued", "queued", "queued", "sent"]);
+    const sent = w.graph.sends().length;
+    expect(sent).toBeLessThanOrEqual(defaultSendLanes);
+    // The messages on their way were answered and recorded: no outcome_unknown from a clean stop.
+    const states = (await recipients(campaign.id)).map((r) => r.state);
+    expect(states.filter((state) => state === "sent")).toHaveLength(sent);
+    expect(states.filter((state) => state === "queued")).toHaveLength(40 - sent);
   });
 
   it("moves the funnel forward only: a read before its delivered counts both, repeats count once", async () => {
@@ -327,6 +353,42 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(w.graph.sends().map((s) => (s.body as { to: string }).to)).toEqual([bob.slice(1)]);
   });
 
+  it("leaves only the sends in flight outcome_unknown when the process dies with many at once", async () => {
+    await contacts(40);
+    const draft = await launched("Crash in flight");
+    // Every lane's send is on its way when the process dies: none of them answered.
+    let started = 0;
+    let die: (error: Error) => void = () => {};
+    const dead = new Promise<never>((_, reject) => {
+      die = reject;
+    });
+    dead.catch(() => {});
+    await runnerSendingThrough(
+      {
+        exactlyOnce: () => false,
+        send: async () => {
+          started += 1;
+          if (started === defaultSendLanes) die(new Error("process died mid-send"));
+          return dead;
+        },
+      },
+      { sendLanes: defaultSendLanes },
+    ).runDue();
+    const states = (await recipients(draft.id)).map((r) => r.state);
+    expect(states.filter((state) => state === "sending")).toHaveLength(defaultSendLanes);
+    expect(states.filter((state) => state === "queued")).toHaveLength(40 - defaultSendLanes);
+    w.t.clock.advance(3600 * 1000);
+    await w.t.runJobs();
+    // The rest went out; those in flight wait for a status webhook (queued until then).
+    const after = (await recipients(draft.id)).map((r) => r.state);
+    expect(after.filter((state) => state === "outcome_unknown")).toHaveLength(defaultSendLanes);
+    expect(await w.stats(draft.id)).toMatchObject({
+      sent: 40 - defaultSendLanes,
+      queued: defaultSendLanes,
+    });
+    expect(w.graph.sends()).toHaveLength(40 - defaultSendLanes);
+  });
+
   it("keeps each answered send of a batch, with its wamid, when the process dies on a later send", async () => {
     const draft = await launchedToAdaAndBob("Crash later");
     // Meta answers Ada's send; the process dies inside Bob's, in the same batch.
@@ -373,7 +435,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
           }));
         },
       },
-      1,
+      { batchSize: 1 },
     );
     // The first run snapshots the audience, then the operator is unreachable: nothing sent.
     calls = 1;
@@ -409,7 +471,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
           );
         },
       },
-      2,
+      { batchSize: 2 },
     );
     await runner.runDue();
     await diedHoldingTheJob(4);
