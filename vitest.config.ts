@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: every test on the embedded SQLite engine, and the API suite, the
- * multi-instance tests and the PostgreSQL-only tests again on a throwaway PostgreSQL cluster
+ * Two projects: every test on the embedded SQLite engine, and the API suite, the WhatsApp suite,
+ * the multi-instance tests and the PostgreSQL-only tests again on a throwaway PostgreSQL cluster
  * that test/setup/postgres.ts starts (behaviour must be identical on both engines).
  */
 export default defineConfig({
@@ -33,6 +33,8 @@ export default defineConfig({
             "test/api/**/*.test.ts",
             "test/multi-instance/**/*.test.ts",
             "test/postgres/**/*.test.ts",
+            // The Cloud API's sends, webhooks and crash rules, concurrent sends included.
+            "test/whatsapp/**/*.test.ts",
           ],
           env: { RESELLER_TEST_ENGINE: "postgres" },
           globalSetup: ["test/setup/postgres.ts"],

