@@ -48,9 +48,21 @@ export const sqliteContactJson = sql<string>`${sql.raw(
     .join(",")}}', ${jsonFields.map((field) => sqliteFormatted(field)[1]).join(", ")})`,
 )}`;
 
-/** PostgreSQL: json_build_object keeps the order of its keys; the JSON columns go in as json. */
+/** A field's JSON text in PostgreSQL: to_json quotes and escapes, a NULL written as null. */
+function postgresField([field, kind, nullable]: (typeof jsonFields)[number]): string {
+  const column = `"contacts"."${field}"`;
+  if (kind === "json") return column;
+  return nullable === "null"
+    ? `coalesce(to_json(${column})::text, 'null')`
+    : `to_json(${column})::text`;
+}
+
+/**
+ * PostgreSQL: concat() of the fields' JSON texts, compact as SQLite's and JSON.stringify's
+ * (json_build_object writes `"id" : …`), so a list reads byte for byte alike on both engines.
+ */
 export const postgresContactJson = sql<string>`${sql.raw(
-  `json_build_object(${jsonFields
-    .map(([field, kind]) => `'${field}', "contacts"."${field}"${kind === "json" ? "::json" : ""}`)
-    .join(", ")})::text`,
+  `concat(${jsonFields
+    .map((field, i) => `'${i === 0 ? "{" : ","}"${field[0]}":', ${postgresField(field)}`)
+    .join(", ")}, '}')`,
 )}`;
