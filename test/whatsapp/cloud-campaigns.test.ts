@@ -360,7 +360,8 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   it("leaves only the sends in flight outcome_unknown when the process dies with many at once", async () => {
     await contacts(40);
     const draft = await launched("Crash in flight");
-    // Every lane's send is on its way when the process dies: none of them answered.
+    // The first send is answered, which opens every lane; the process dies with all of them on
+    // their way, none answered.
     let started = 0;
     let die: (error: Error) => void = () => {};
     const dead = new Promise<never>((_, reject) => {
@@ -372,7 +373,8 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
         exactlyOnce: () => false,
         send: async () => {
           started += 1;
-          if (started === defaultSendLanes) die(new Error("process died mid-send"));
+          if (started === 1) return [{ status: "accepted", providerMessageId: "wamid.FIRST" }];
+          if (started === defaultSendLanes + 1) die(new Error("process died mid-send"));
           return dead;
         },
       },
@@ -380,7 +382,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     ).runDue();
     const states = (await recipients(draft.id)).map((r) => r.state);
     expect(states.filter((state) => state === "sending")).toHaveLength(defaultSendLanes);
-    expect(states.filter((state) => state === "queued")).toHaveLength(40 - defaultSendLanes);
+    expect(states.filter((state) => state === "queued")).toHaveLength(39 - defaultSendLanes);
     w.t.clock.advance(3600 * 1000);
     await w.t.runJobs();
     // The rest went out; those in flight wait for a status webhook (queued until then).
@@ -390,7 +392,64 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       sent: 40 - defaultSendLanes,
       queued: defaultSendLanes,
     });
-    expect(w.graph.sends()).toHaveLength(40 - defaultSendLanes);
+    expect(w.graph.sends()).toHaveLength(39 - defaultSendLanes);
+  });
+
+  it("puts a recipient Meta turned away for now back in the queue when another lane's send throws", async () => {
+    await contacts(40);
+    const draft = await launched("Throttled then broken");
+    let calls = 0;
+    await runnerSendingThrough(
+      {
+        exactlyOnce: () => false,
+        send: async () => {
+          calls += 1;
+          const call = calls;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (call === 2) return [{ status: "backoff", reason: "rate limit hit", code: 130429 }];
+          if (call === 3) throw new Error("process died mid-send");
+          return [{ status: "accepted", providerMessageId: `wamid.${call}` }];
+        },
+      },
+      { sendLanes: defaultSendLanes },
+    ).runDue();
+    const states = (await recipients(draft.id)).map((r) => r.state);
+    // Only the send that threw may have reached Meta; the throttled one was not taken.
+    expect(states.filter((state) => state === "sending")).toHaveLength(1);
+    expect(states.filter((state) => state === "queued").length).toBeGreaterThan(0);
+    w.t.clock.advance(3600 * 1000);
+    await w.t.runJobs();
+    const after = (await recipients(draft.id)).map((r) => r.state);
+    expect(after.filter((state) => state === "outcome_unknown")).toHaveLength(1);
+    expect(after.filter((state) => state === "sent")).toHaveLength(39);
+  });
+
+  it("tries one send first, so a sender failing before it reaches Meta costs one recipient a run", async () => {
+    await contacts(40);
+    const draft = await launched("Broken sender");
+    const runner = runnerSendingThrough(
+      {
+        exactlyOnce: () => false,
+        send: async () => {
+          throw new TypeError("a bug in the sender");
+        },
+      },
+      { sendLanes: defaultSendLanes },
+    );
+    for (let i = 0; i < 5; i++) {
+      await runner.runDue();
+      w.t.clock.advance(120_000);
+    }
+    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({
+      status: "failed",
+      failure_reason: "internal_error",
+    });
+    // One send a run was under way; the campaign's failure leaves them to their status webhooks
+    // or the 24 h limit, none `sending` for good.
+    const states = (await recipients(draft.id)).map((r) => r.state);
+    expect(states.filter((state) => state === "sending")).toEqual([]);
+    expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(5);
+    expect(await w.stats(draft.id)).toMatchObject({ failed: 35, queued: 5 });
   });
 
   it("keeps each answered send of a batch, with its wamid, when the process dies on a later send", async () => {

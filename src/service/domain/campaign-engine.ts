@@ -125,6 +125,15 @@ async function failCampaign(
       .where("state", "=", "queued")
       .executeTakeFirst();
     const count = Number(unsent.numUpdatedRows);
+    // A send begun and never answered (a run that threw mid-send) may have reached Meta: it
+    // waits for its status webhook or the 24 h limit, as after a crash, rather than `sending`
+    // for good.
+    await trx
+      .updateTable("campaign_recipients")
+      .set({ state: "outcome_unknown", updated_at: now })
+      .where("campaign_id", "=", campaignId)
+      .where("state", "=", "sending")
+      .execute();
     await moveCampaignCounters(
       trx,
       campaignId,
@@ -385,24 +394,34 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * its own send, and its answer is recorded (committed, with the `wamid`) as soon as it comes,
  * so a crash leaves at most the sends in flight `outcome_unknown`, never the rest of the batch,
  * and a status webhook naming only the `wamid` finds its recipient. `sendLanes` sends are in
- * flight at once, each lane taking the batch's next recipient when its answer is recorded. Every
- * lane stops at a rate limit or a campaign-wide refusal, as the provider does within a call; when
- * the campaign is paused or cancelled (recipients a cancel counted as `cancelled` must not be
- * messaged after it: the sends in flight finish, none starts); and when the service stops
- * (`signal`), which must hand the job over within its grace period, not after the batch. The
- * recipients after the stop stay queued. Answers the items tried, in the batch's order, with
- * their outcomes (those answered already recorded).
+ * flight at once, each lane taking the batch's next recipient when its answer is recorded; until
+ * the run has recorded an answer (`wide` false) one lane goes first, so a sender failing before
+ * it reaches Meta costs one recipient, not one per lane. Every lane stops at a rate limit or a
+ * campaign-wide refusal, as the provider does within a call; when the campaign is paused or
+ * cancelled (recipients a cancel counted as `cancelled` must not be messaged after it: the sends
+ * in flight finish, none starts); and when the service stops (`signal`), which must hand the job
+ * over within its grace period, not after the batch. The recipients after the stop stay queued,
+ * as does one marked while the stop came. Answers the items tried, in the batch's order, with
+ * their outcomes (those answered already recorded); when a lane throws, the others are waited
+ * for and the tried recipients the operator did not take go back to the queue before the error
+ * goes on.
  */
 async function sendEachMarked(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
   items: BatchItem[],
   signal: AbortSignal,
+  wide: boolean,
 ): Promise<SentItems> {
   const tried: { index: number; item: BatchItem; result: SendOutcome }[] = [];
   let next = 0;
   let stopped = false;
-  const lane = async () => {
+  let open: (wide: boolean) => void = () => {};
+  const opening = wide
+    ? Promise.resolve(true)
+    : new Promise<boolean>((resolve) => (open = resolve));
+  const lane = async (first: boolean) => {
+    if (!first && !(await opening)) return;
     while (!stopped && !signal.aborted) {
       const index = next++;
       const item = items[index];
@@ -416,6 +435,12 @@ async function sendEachMarked(
         stopped = true;
         return;
       }
+      // Another lane met a rate limit, or the service began to stop, while this mark waited
+      // for the database: nothing went out, so the recipient goes back to the queue.
+      if (stopped || signal.aborted) {
+        await requeue(deps, campaign.id, [contactId]);
+        return;
+      }
       const [result] = await deps.sender.send([item.message]);
       if (!result) {
         stopped = true;
@@ -423,22 +448,40 @@ async function sendEachMarked(
       }
       tried.push({ index, item, result });
       const answer = answeredOutcome(contactId, result);
-      if (answer) await record(deps, campaign, [answer]);
-      else stopped = true;
+      if (!answer) {
+        stopped = true;
+        return;
+      }
+      await record(deps, campaign, [answer]);
+      open(true);
     }
   };
   const lanes = Math.max(1, Math.min(deps.sendLanes ?? defaultSendLanes, items.length));
   // Every lane is waited for, a failing one included: none may go on sending once the job ends.
   const ends = await Promise.allSettled(
-    Array.from({ length: lanes }, () =>
-      lane().catch((error: unknown) => {
-        stopped = true;
-        throw error;
-      }),
+    Array.from({ length: lanes }, (_, i) =>
+      lane(i === 0)
+        .catch((error: unknown) => {
+          stopped = true;
+          throw error;
+        })
+        .finally(() => {
+          if (i === 0) open(false);
+        }),
     ),
   );
   const failure = ends.find((end) => end.status === "rejected");
-  if (failure) throw failure.reason;
+  if (failure) {
+    const untaken = tried.filter((t) => !answeredOutcome(t.item.recipient.contact_id, t.result));
+    if (untaken.length > 0) {
+      await requeue(
+        deps,
+        campaign.id,
+        untaken.map((t) => t.item.recipient.contact_id),
+      );
+    }
+    throw failure.reason;
+  }
   tried.sort((a, b) => a.index - b.index);
   return {
     items: tried.map((t) => t.item),
@@ -480,6 +523,7 @@ async function sendBatch(
   size: number,
   exactlyOnce: boolean,
   signal: AbortSignal,
+  wide: boolean,
 ): Promise<BatchEnd> {
   const { db, clock } = deps;
   const queued = await pendingRecipients(db, campaign.id, size);
@@ -550,7 +594,7 @@ async function sendBatch(
   }
   const sent: SentItems = exactlyOnce
     ? { items: toSend, results: await sendAll(deps, toSend), answersRecorded: false }
-    : await sendEachMarked(deps, campaign, toSend, signal);
+    : await sendEachMarked(deps, campaign, toSend, signal, wide);
   toSend = sent.items;
   const results = sent.results;
   await grant.settle?.(toSend.length);
@@ -709,7 +753,15 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
           if (reason) return { kind: "blocked", reason };
           return {
             kind: "batch",
-            end: await sendBatch({ ...deps, db }, campaign, batchSize, exactlyOnce, ctx.signal),
+            end: await sendBatch(
+              { ...deps, db },
+              campaign,
+              batchSize,
+              exactlyOnce,
+              ctx.signal,
+              // Every lane at once from the run's first answer on (sendEachMarked).
+              progressed,
+            ),
           };
         },
       );
