@@ -173,6 +173,8 @@ describe("paging of lists", () => {
       ["/api/v1/workspaces", forged("';DROP TABLE workspaces;--")],
       ["/api/v1/workspaces", forged("ws_01")],
       ["/api/v1/webhook-endpoints", workspaceCursor],
+      // A prefix sorting below the list's reads no row: refused all the same.
+      ["/api/v1/workspaces", forged("cmp_01jd3f0000000000000000000a")],
     ] as const) {
       const res = await t.request("GET", `${path}?cursor=${cursor}`);
       expect(res.statusCode, `${path} ${cursor}`).toBe(422);

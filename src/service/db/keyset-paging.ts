@@ -193,9 +193,22 @@ export async function paginate<DB, TB extends keyof DB, Row extends object>(
       : rowsQuery.offset(start.skipped);
   const fetched = await rowsQuery.execute();
   // A cursor of another list (a workspace's id on the campaigns list) continues nothing here.
-  const first = fetched[0];
-  if (typeof start.after === "string" && first && prefixOf(idOf(first)) !== prefixOf(start.after)) {
-    throw foreignCursor();
+  if (typeof start.after === "string") {
+    const first = fetched[0];
+    // An empty page (a prefix sorting below the list's) compares with any row of the list.
+    const listed =
+      first !== undefined
+        ? idOf(first)
+        : (
+            await query
+              .clearSelect()
+              .clearOrderBy()
+              .select(sql<string>`${id}`.as("id"))
+              .limit(1)
+              .$castTo<{ id: string }>()
+              .executeTakeFirst()
+          )?.id;
+    if (listed !== undefined && prefixOf(listed) !== prefixOf(start.after)) throw foreignCursor();
   }
   return pageFrom(fetched, start, total, key ? key.of : idOf);
 }
