@@ -22,7 +22,7 @@ export function invalidJson(message: string): FastifyError {
 }
 
 /**
- * JSON bodies: an empty body (or whitespace only) is no body (many HTTP wrappers send Content-Type: application/json
+ * JSON bodies: an empty body is no body (many HTTP wrappers send Content-Type: application/json
  * with every POST, launch and submit included), and bytes that are not UTF-8 are refused rather
  * than read as U+FFFD. Parsing itself stays fastify's (prototype poisoning refused).
  */
@@ -57,8 +57,7 @@ export function jsonBytesParser(app: App): JsonBytesParser {
   const parseText = app.getDefaultJsonParser("error", "error");
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   return (request, bytes, done) => {
-    // Whitespace alone (a wrapper's "\n") holds no JSON value either: no body, as an empty one.
-    if (onlyWhitespace(bytes)) {
+    if (bytes.length === 0) {
       done(null, undefined);
       return;
     }
@@ -93,14 +92,6 @@ export function jsonBytesParser(app: App): JsonBytesParser {
       done(error, parsed);
     });
   };
-}
-
-/** Whether `bytes` hold nothing but JSON's whitespace (nothing at all included); stops at the first other byte. */
-function onlyWhitespace(bytes: Buffer): boolean {
-  for (const byte of bytes) {
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
-  }
-  return true;
 }
 
 /** Why a body that parses as JSON is refused all the same (prototype poisoning). */
