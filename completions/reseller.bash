@@ -42,7 +42,7 @@ _reseller_options() {
     'profiles list') REPLY='-h --help' ;;
     'profiles use') REPLY='-h --help' ;;
     'plans') REPLY='-h --help' ;;
-    'plans list') REPLY='--all --page --per-page --billing-period --include-private -h --help' ;;
+    'plans list') REPLY='--billing-period --include-private --page --per-page --all -h --help' ;;
     'plans get') REPLY='-h --help' ;;
     'workspaces') REPLY='-h --help' ;;
     'workspaces list') REPLY='--status --page --per-page --all -h --help' ;;
@@ -131,9 +131,9 @@ _reseller_options() {
 # status 1 when the option takes no value.
 _reseller_option_value() {
   case "$1|$2" in
+    'plans list|--billing-period') REPLY='monthly quarterly half_yearly yearly lifetime' ;;
     'plans list|--page') REPLY='' ;;
     'plans list|--per-page') REPLY='' ;;
-    'plans list|--billing-period') REPLY='monthly quarterly half_yearly yearly lifetime' ;;
     'workspaces list|--status') REPLY='active trial suspended archived' ;;
     'workspaces list|--page') REPLY='' ;;
     'workspaces list|--per-page') REPLY='' ;;

@@ -9,11 +9,10 @@ export const planCommands: GroupSpec = {
       name: "list",
       summary: "List plans with price and billing period",
       description:
-        "Piped or with --csv, each plan also says whether it is free, its trial days and the currency of its price (is_free, trial_days, currency), which a terminal shows in the price. The service sends the whole catalogue in one answer, so there are no pages: --all is accepted (as on every list) and changes nothing, and --page or --per-page is a usage error.",
+        "Piped or with --csv, each plan also says whether it is free, its trial days and the currency of its price (is_free, trial_days, currency), which a terminal shows in the price. The service sends the whole catalogue in one answer, which is shown whole (--all changes nothing); --page and --per-page show one page of it in the list's order, --json then printing the service's groups with that page's plans only.",
+      // Shown whole unless --page or --per-page asks for one page.
+      paged: "all",
       options: [
-        { flags: "--all", description: "every plan (always: the catalogue comes in one answer)" },
-        { flags: "--page <n>", description: "not for plans: the catalogue has no pages" },
-        { flags: "--per-page <n>", description: "not for plans: the catalogue has no pages" },
         {
           flags: "--billing-period <period>",
           description: "only plans of this period",

@@ -84,7 +84,7 @@ describe("reseller plans list", () => {
     expect(all.stderr).toContain("--json, --csv and --quiet each choose the output; give one.");
   });
 
-  it("takes --all as every list does, and refuses --page or --per-page: the catalogue has no pages", async () => {
+  it("shows one page of the catalogue with --page and --per-page, --json keeping the service's groups", async () => {
     stubList();
     const all = await runCli(["plans", "list", "--all", "--json"], {
       env: api.env,
@@ -92,17 +92,29 @@ describe("reseller plans list", () => {
     });
     expect(all.code).toBe(0);
     expect(JSON.parse(all.stdout)).toEqual(JSON.parse(JSON.stringify(planList.data)));
-    for (const flags of [
-      ["--page", "2"],
-      ["--per-page", "5"],
-    ]) {
-      const paged = await runCli(["plans", "list", ...flags], {
-        env: api.env,
-        dispatcher: api.agent,
-      });
-      expect(paged.code, flags[0]).toBe(2);
-      expect(paged.stderr).toContain("plans list has no pages");
-    }
+    const flat = Object.values(planList.data).flat();
+    stubList();
+    const second = await runCli(["plans", "list", "--page", "2", "--per-page", "2"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(
+      second.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split("\t")[0]),
+    ).toEqual(flat.slice(2, 4).map((p) => String(p.id)));
+    expect(second.stderr).toContain(
+      `Page 2 of ${Math.ceil(flat.length / 2)} (${flat.length} plans)`,
+    );
+    stubList();
+    const json = await runCli(["plans", "list", "--per-page", "1", "--json"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    const [period, plans] = Object.entries(planList.data)[0] ?? [];
+    expect(JSON.parse(json.stdout)).toEqual({ [period ?? ""]: [plans?.[0]] });
   });
 
   it("prints CSV with wire field names as headers with --csv", async () => {

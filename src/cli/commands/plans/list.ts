@@ -1,18 +1,18 @@
 import { PlanListResponse } from "../../../contract/plans.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { booleanOption, stringOption } from "../../options.js";
+import { booleanOption, pagingOptions, stringOption } from "../../options.js";
 import { tableView } from "../../output/view.js";
+import { pageNote } from "../../paged-list.js";
 import { planColumns } from "./plan-format.js";
 
-/** `reseller plans list`: every plan, grouped by period in the service's order. */
+/**
+ * `reseller plans list`: every plan, grouped by period in the service's order. The service sends
+ * the whole catalogue in one answer; `--page`/`--per-page` show one page of it (in that order),
+ * as every list does, and `--json` then prints the service's groups with that page's plans only.
+ */
 export const run: Handler = async (ctx, { options }) => {
-  // Every list takes the paging flags (cli-contract.md); this one has a single page to show.
-  if (options.page !== undefined || options.perPage !== undefined) {
-    throw usageError(
-      "plans list has no pages: the service sends the whole catalogue in one answer. Leave out --page and --per-page; --billing-period narrows it.",
-    );
-  }
+  const paged = options.page !== undefined || options.perPage !== undefined;
+  const { page, perPage } = pagingOptions(options);
   const client = await ctx.client();
   const response = await client.get("/api/v1/plans", PlanListResponse, {
     billing_period: stringOption(options, "billingPeriod"),
@@ -20,8 +20,32 @@ export const run: Handler = async (ctx, { options }) => {
   });
   const { data, meta } = response.body;
   const plans = meta.billing_periods.flatMap((period) => data[period.value] ?? []);
+  if (!paged) {
+    return {
+      data: response.raw.data,
+      view: tableView(plans, planColumns(meta), { empty: "No plans match." }),
+    };
+  }
+  const shown = plans.slice((page - 1) * perPage, page * perPage);
+  const ids = new Set(shown.map((plan) => plan.id));
+  const raw = response.raw.data as Record<string, { id: number }[]>;
+  const pageData = Object.fromEntries(
+    Object.entries(raw)
+      .map(([period, group]) => [period, group.filter((plan) => ids.has(plan.id))] as const)
+      .filter(([, group]) => group.length > 0),
+  );
   return {
-    data: response.raw.data,
-    view: tableView(plans, planColumns(meta), { empty: "No plans match." }),
+    data: pageData,
+    view: tableView(shown, planColumns(meta), { empty: "No plans on this page." }),
+    message: pageNote(
+      {
+        page,
+        per_page: perPage,
+        total: plans.length,
+        total_pages: Math.ceil(plans.length / perPage),
+        next_cursor: null,
+      },
+      "plans",
+    ),
   };
 };
