@@ -9,7 +9,7 @@ export const planCommands: GroupSpec = {
       name: "list",
       summary: "List plans with price and billing period",
       description:
-        "Piped or with --csv, each plan also says whether it is free, its trial days and the currency of its price (is_free, trial_days, currency), which a terminal shows in the price. The service sends the whole catalogue in one answer, which is shown whole (--all changes nothing); --page and --per-page show one page of it in the list's order, --json then printing the service's groups with that page's plans only.",
+        "Piped or with --csv, each plan also says whether it is free, its trial days and the currency of its price (is_free, trial_days, currency), which a terminal shows in the price. The service sends the whole catalogue in one answer, which is shown whole (--all changes nothing, nor does --per-page alone); --page shows one page of it in the list's order, --per-page plans a page, --json then printing the service's groups with that page's plans only.",
       // Shown whole unless --page or --per-page asks for one page.
       paged: "all",
       options: [

@@ -84,7 +84,7 @@ describe("reseller plans list", () => {
     expect(all.stderr).toContain("--json, --csv and --quiet each choose the output; give one.");
   });
 
-  it("shows one page of the catalogue with --page and --per-page, --json keeping the service's groups", async () => {
+  it("shows one page of the catalogue with --page (and --per-page), --json keeping the service's groups", async () => {
     stubList();
     const all = await runCli(["plans", "list", "--all", "--json"], {
       env: api.env,
@@ -109,7 +109,7 @@ describe("reseller plans list", () => {
       `Page 2 of ${Math.ceil(flat.length / 2)} (${flat.length} plans)`,
     );
     stubList();
-    const json = await runCli(["plans", "list", "--per-page", "1", "--json"], {
+    const json = await runCli(["plans", "list", "--page", "1", "--per-page", "1", "--json"], {
       env: api.env,
       dispatcher: api.agent,
     });

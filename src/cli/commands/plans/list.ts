@@ -7,11 +7,13 @@ import { planColumns } from "./plan-format.js";
 
 /**
  * `reseller plans list`: every plan, grouped by period in the service's order. The service sends
- * the whole catalogue in one answer; `--page`/`--per-page` show one page of it (in that order),
- * as every list does, and `--json` then prints the service's groups with that page's plans only.
+ * the whole catalogue in one answer; `--page` shows one page of it (in that order, `--per-page`
+ * plans a page), as every list does, and `--json` then prints the service's groups with that
+ * page's plans only.
  */
 export const run: Handler = async (ctx, { options }) => {
-  const paged = options.page !== undefined || options.perPage !== undefined;
+  // As `usage` (paged "all"): every page unless --page asks for one, --per-page its size.
+  const paged = options.page !== undefined;
   const { page, perPage } = pagingOptions(options);
   const client = await ctx.client();
   const response = await client.get("/api/v1/plans", PlanListResponse, {
