@@ -452,6 +452,50 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(draft.id)).toMatchObject({ failed: 35, queued: 5 });
   });
 
+  it("keeps to one lane while Meta's answers prove nothing (unknown outcomes): none is sent in a crowd", async () => {
+    await contacts(20);
+    const draft = await launched("Broken gateway");
+    let inFlight = 0;
+    let most = 0;
+    await runnerSendingThrough(
+      {
+        exactlyOnce: () => false,
+        send: async () => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          inFlight -= 1;
+          return [{ status: "unknown", detail: "Graph answered HTTP 502" }];
+        },
+      },
+      { sendLanes: defaultSendLanes },
+    ).runDue();
+    expect(most).toBe(1);
+    const states = (await recipients(draft.id)).map((r) => r.state);
+    expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(20);
+  });
+
+  it("leaves a send that threw after a cancel to its status webhook, not 'sending' for good", async () => {
+    await contacts(5);
+    const draft = await launched("Cancelled mid-send");
+    let calls = 0;
+    const runner = runnerSendingThrough({
+      exactlyOnce: () => false,
+      send: async () => {
+        calls += 1;
+        if (calls === 1) return [{ status: "accepted", providerMessageId: "wamid.FIRST" }];
+        await w.post(`/campaigns/${draft.id}/cancel`, undefined, 200);
+        throw new Error("connection reset by the database");
+      },
+    });
+    await runner.runDue();
+    w.t.clock.advance(120_000);
+    await runner.runDue();
+    const states = (await recipients(draft.id)).map((r) => r.state).sort();
+    expect(states).toEqual(["cancelled", "cancelled", "cancelled", "outcome_unknown", "sent"]);
+    expect(await w.stats(draft.id)).toMatchObject({ sent: 1, cancelled: 3, queued: 1 });
+  });
+
   it("keeps each answered send of a batch, with its wamid, when the process dies on a later send", async () => {
     const draft = await launchedToAdaAndBob("Crash later");
     // Meta answers Ada's send; the process dies inside Bob's, in the same batch.

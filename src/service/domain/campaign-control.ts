@@ -50,9 +50,17 @@ async function activeRunJob(db: Db, campaignId: string) {
  * Ends a cancelled campaign's sending: its still-queued recipients become `cancelled` and move
  * from the `queued` counter to `cancelled`. Only for a campaign no batch is in flight for (its
  * run job is not running, or is the caller), so no recipient counts as both sent and cancelled.
+ * A send begun and never answered (a run that threw) may have reached Meta: it becomes
+ * `outcome_unknown`, for its status webhook or the 24 h limit, and stays counted as queued.
  */
 export async function settleCancelled(trx: Db, clock: Clock, campaignId: string): Promise<void> {
   const now = isoSeconds(clock.now());
+  await trx
+    .updateTable("campaign_recipients")
+    .set({ state: "outcome_unknown", updated_at: now })
+    .where("campaign_id", "=", campaignId)
+    .where("state", "=", "sending")
+    .execute();
   const result = await trx
     .updateTable("campaign_recipients")
     .set({ state: "cancelled", updated_at: now })

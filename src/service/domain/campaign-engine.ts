@@ -395,8 +395,9 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * so a crash leaves at most the sends in flight `outcome_unknown`, never the rest of the batch,
  * and a status webhook naming only the `wamid` finds its recipient. `sendLanes` sends are in
  * flight at once, each lane taking the batch's next recipient when its answer is recorded; until
- * the run has recorded an answer (`wide` false) one lane goes first, so a sender failing before
- * it reaches Meta costs one recipient, not one per lane. Every lane stops at a rate limit or a
+ * Meta has taken or refused one of the run's messages (`lanesOpen`), one lane goes alone, so a
+ * sender failing before it reaches Meta costs one recipient at a time, not one per lane. Every
+ * lane stops at a rate limit or a
  * campaign-wide refusal, as the provider does within a call; when the campaign is paused or
  * cancelled (recipients a cancel counted as `cancelled` must not be messaged after it: the sends
  * in flight finish, none starts); and when the service stops (`signal`), which must hand the job
@@ -411,13 +412,13 @@ async function sendEachMarked(
   campaign: CampaignTable,
   items: BatchItem[],
   signal: AbortSignal,
-  wide: boolean,
+  lanesOpen: LanesOpen,
 ): Promise<SentItems> {
   const tried: { index: number; item: BatchItem; result: SendOutcome }[] = [];
   let next = 0;
   let stopped = false;
   let open: (wide: boolean) => void = () => {};
-  const opening = wide
+  const opening = lanesOpen.open
     ? Promise.resolve(true)
     : new Promise<boolean>((resolve) => (open = resolve));
   const lane = async (first: boolean) => {
@@ -453,7 +454,12 @@ async function sendEachMarked(
         return;
       }
       await record(deps, campaign, [answer]);
-      open(true);
+      // Meta took it or refused it: the sender reaches Meta. An unknown outcome (a 5xx, a
+      // connection that broke) proves nothing, so the other lanes stay closed.
+      if (result.status === "accepted" || result.status === "failed") {
+        lanesOpen.open = true;
+        open(true);
+      }
     }
   };
   const lanes = Math.max(1, Math.min(deps.sendLanes ?? defaultSendLanes, items.length));
@@ -490,6 +496,11 @@ async function sendEachMarked(
   };
 }
 
+/** Whether a run's sends may use every lane: Meta has taken or refused one of its messages. */
+interface LanesOpen {
+  open: boolean;
+}
+
 /** The items a batch tried, their outcomes, and whether the answered ones are recorded already. */
 interface SentItems {
   items: BatchItem[];
@@ -523,7 +534,7 @@ async function sendBatch(
   size: number,
   exactlyOnce: boolean,
   signal: AbortSignal,
-  wide: boolean,
+  lanesOpen: LanesOpen,
 ): Promise<BatchEnd> {
   const { db, clock } = deps;
   const queued = await pendingRecipients(db, campaign.id, size);
@@ -594,7 +605,7 @@ async function sendBatch(
   }
   const sent: SentItems = exactlyOnce
     ? { items: toSend, results: await sendAll(deps, toSend), answersRecorded: false }
-    : await sendEachMarked(deps, campaign, toSend, signal, wide);
+    : await sendEachMarked(deps, campaign, toSend, signal, lanesOpen);
   toSend = sent.items;
   const results = sent.results;
   await grant.settle?.(toSend.length);
@@ -686,6 +697,8 @@ export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
       if (!(error instanceof LeaseLostError) && (await givesUpOn(deps.db, job))) {
         const { campaign_id: campaignId } = job.payload as { campaign_id: string };
         await failCampaign(deps.db, deps.clock, campaignId, "internal_error");
+        // One cancelled meanwhile waited for this job to settle it: done here, as it ends.
+        await campaignControl(deps.db, deps.clock, campaignId);
       }
       throw error;
     }
@@ -736,6 +749,8 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
     if (!exactlyOnce) await settleInterruptedSends(deps, campaignId);
     let backoffMs = 0;
     let progressed = false;
+    // Every lane at once once Meta has answered one of this run's sends (sendEachMarked).
+    const lanesOpen: LanesOpen = { open: false };
     for (;;) {
       if (ctx.signal.aborted) return { state: "interrupted" };
       // One batch of the workspace at a time, here and on every instance: the month's quota a
@@ -759,8 +774,7 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
               batchSize,
               exactlyOnce,
               ctx.signal,
-              // Every lane at once from the run's first answer on (sendEachMarked).
-              progressed,
+              lanesOpen,
             ),
           };
         },
