@@ -86,6 +86,18 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       },
     });
 
+  /** Runs the campaign's job until the runner gives it up (five failing tries in a row). */
+  const givenUp = async (runner: JobRunner, campaignId: string) => {
+    for (let i = 0; i < 5; i++) {
+      await runner.runDue();
+      w.t.clock.advance(120_000);
+    }
+    expect(await w.get(`/campaigns/${campaignId}`)).toMatchObject({
+      status: "failed",
+      failure_reason: "internal_error",
+    });
+  };
+
   /** Opted-in contacts with every variable the campaign maps, `count` of them. */
   const contacts = async (count: number) => {
     for (let i = 0; i < count; i++) {
@@ -436,14 +448,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       },
       { sendLanes: defaultSendLanes },
     );
-    for (let i = 0; i < 5; i++) {
-      await runner.runDue();
-      w.t.clock.advance(120_000);
-    }
-    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({
-      status: "failed",
-      failure_reason: "internal_error",
-    });
+    await givenUp(runner, draft.id);
     // One send a run was under way; the campaign's failure leaves them to their status webhooks
     // or the 24 h limit, none `sending` for good.
     const states = (await recipients(draft.id)).map((r) => r.state);
@@ -634,14 +639,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
         throw new TypeError("a bug in the sender");
       },
     });
-    for (let i = 0; i < 5; i++) {
-      await runner.runDue();
-      w.t.clock.advance(120_000);
-    }
-    expect(await w.get(`/campaigns/${draft.id}`)).toMatchObject({
-      status: "failed",
-      failure_reason: "internal_error",
-    });
+    await givenUp(runner, draft.id);
     expect(await w.stats(draft.id)).toMatchObject({ sent: 0, failed: 2, queued: 0 });
   });
 

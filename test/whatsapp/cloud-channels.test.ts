@@ -11,6 +11,13 @@ import {
 } from "./world.js";
 
 describe("WhatsApp Cloud API channels", () => {
+  /** What Meta gives to connect a number: its id, its account's id and a token. */
+  const threeIds = {
+    provider: "whatsapp_cloud",
+    phone_number_id: phoneNumberId,
+    waba_id: wabaId,
+    access_token: accessToken,
+  };
   let w: CloudWorld;
   beforeEach(async () => {
     w = await cloudWorld();
@@ -38,12 +45,7 @@ describe("WhatsApp Cloud API channels", () => {
 
   it("connects a number with only the three ids Meta gives, named by its verified name", async () => {
     const res = await w.t.request("POST", `${w.base}/channels`, {
-      body: {
-        provider: "whatsapp_cloud",
-        phone_number_id: phoneNumberId,
-        waba_id: wabaId,
-        access_token: accessToken,
-      },
+      body: threeIds,
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().data).toMatchObject({ name: "Acme Shop", verified_name: "Acme Shop" });
@@ -181,14 +183,7 @@ describe("WhatsApp Cloud API channels", () => {
 
   it("answers 503 without naming the Graph address (the operator's --graph-url) when Meta cannot be reached", async () => {
     await w.graph.stop();
-    const res = await w.t.request("POST", `${w.base}/channels`, {
-      body: {
-        provider: "whatsapp_cloud",
-        phone_number_id: phoneNumberId,
-        waba_id: wabaId,
-        access_token: accessToken,
-      },
-    });
+    const res = await w.t.request("POST", `${w.base}/channels`, { body: threeIds });
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json().message).toMatch(/^Graph API did not answer \(ECONNREFUSED\)/);
     expect(res.body).not.toMatch(/127\.0\.0\.1|http:/);

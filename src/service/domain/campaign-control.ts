@@ -5,6 +5,7 @@ import type { CampaignTable } from "../db/tables/campaigns.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobResult } from "../jobs/job-runner.js";
 import { audienceTaken, countAudience } from "./campaign-audience.js";
+import { settleUnansweredSends } from "./campaign-outcomes.js";
 import { requireQuotaFor, stillToSend } from "./campaign-quota.js";
 import { type CampaignServices, loadCampaign, toCampaign } from "./campaigns.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -51,16 +52,11 @@ async function activeRunJob(db: Db, campaignId: string) {
  * from the `queued` counter to `cancelled`. Only for a campaign no batch is in flight for (its
  * run job is not running, or is the caller), so no recipient counts as both sent and cancelled.
  * A send begun and never answered (a run that threw) may have reached Meta: it becomes
- * `outcome_unknown`, for its status webhook or the 24 h limit, and stays counted as queued.
+ * `outcome_unknown` (settleUnansweredSends).
  */
 export async function settleCancelled(trx: Db, clock: Clock, campaignId: string): Promise<void> {
   const now = isoSeconds(clock.now());
-  await trx
-    .updateTable("campaign_recipients")
-    .set({ state: "outcome_unknown", updated_at: now })
-    .where("campaign_id", "=", campaignId)
-    .where("state", "=", "sending")
-    .execute();
+  await settleUnansweredSends(trx, campaignId, now);
   const result = await trx
     .updateTable("campaign_recipients")
     .set({ state: "cancelled", updated_at: now })

@@ -10,7 +10,11 @@ import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/m
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
 import { campaignControl } from "./campaign-control.js";
-import { completeIfSettled, moveCampaignCounters } from "./campaign-outcomes.js";
+import {
+  completeIfSettled,
+  moveCampaignCounters,
+  settleUnansweredSends,
+} from "./campaign-outcomes.js";
 import { type ContactFields, contactFieldsOf, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import type { ChannelThroughput } from "./channel-throughput.js";
@@ -125,15 +129,8 @@ async function failCampaign(
       .where("state", "=", "queued")
       .executeTakeFirst();
     const count = Number(unsent.numUpdatedRows);
-    // A send begun and never answered (a run that threw mid-send) may have reached Meta: it
-    // waits for its status webhook or the 24 h limit, as after a crash, rather than `sending`
-    // for good.
-    await trx
-      .updateTable("campaign_recipients")
-      .set({ state: "outcome_unknown", updated_at: now })
-      .where("campaign_id", "=", campaignId)
-      .where("state", "=", "sending")
-      .execute();
+    // A send begun and never answered (a run that threw mid-send) may have reached Meta.
+    await settleUnansweredSends(trx, campaignId, now);
     await moveCampaignCounters(
       trx,
       campaignId,
@@ -665,20 +662,6 @@ async function applyCampaignWall(
 }
 
 /**
- * After a crash: recipients whose send to a provider without idempotency began but whose answer
- * was never recorded may have been messaged, so they become `outcome_unknown` and are not sent
- * again; a status webhook resolves them, or the 24 h limit fails them.
- */
-async function settleInterruptedSends(deps: CampaignEngineDeps, campaignId: string) {
-  await deps.db
-    .updateTable("campaign_recipients")
-    .set({ state: "outcome_unknown", updated_at: isoSeconds(deps.clock.now()) })
-    .where("campaign_id", "=", campaignId)
-    .where("state", "=", "sending")
-    .execute();
-}
-
-/**
  * The `campaign.run` job: starts a scheduled or launched campaign (audience snapshot), sends it
  * in batches at the channel's throughput, and completes it once every recipient has a final
  * outcome (see completeIfSettled). Outcomes are committed as they are known (a batch's at once
@@ -746,7 +729,10 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
       .where("id", "=", campaign.channel_id)
       .executeTakeFirst();
     const exactlyOnce = deps.sender.exactlyOnce?.(channel?.provider ?? "sandbox") ?? true;
-    if (!exactlyOnce) await settleInterruptedSends(deps, campaignId);
+    // After a crash: the sends it left under way are not sent again (settleUnansweredSends).
+    if (!exactlyOnce) {
+      await settleUnansweredSends(deps.db, campaignId, isoSeconds(deps.clock.now()));
+    }
     let backoffMs = 0;
     let progressed = false;
     // Every lane at once once Meta has answered one of this run's sends (sendEachMarked).

@@ -114,3 +114,22 @@ export async function completeIfSettled(trx: Db, clock: Clock, campaignId: strin
     await recordCampaignEvent(trx, clock, campaignId, "campaign.completed");
   }
 }
+
+/**
+ * Recipients whose send to a provider without idempotency began but whose answer was never
+ * recorded (a crash, a run that threw) may have been messaged: they become `outcome_unknown`,
+ * never sent again by themselves, until a status webhook resolves them or the 24 h limit fails
+ * them. They stay counted as queued meanwhile, so no counter moves.
+ */
+export async function settleUnansweredSends(
+  db: Db,
+  campaignId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable("campaign_recipients")
+    .set({ state: "outcome_unknown", updated_at: now })
+    .where("campaign_id", "=", campaignId)
+    .where("state", "=", "sending")
+    .execute();
+}
