@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { campaignRunHandler, defaultSendLanes } from "../../src/service/domain/campaign-engine.js";
+import {
+  type CampaignEngineDeps,
+  campaignRunHandler,
+  defaultSendLanes,
+} from "../../src/service/domain/campaign-engine.js";
 import { pruneEvents } from "../../src/service/domain/events.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { MessageSender } from "../../src/service/messaging/message-sender.js";
@@ -70,7 +74,7 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   /** A job runner whose campaign sends go to `sender` (a crash or fault staged by the test). */
   const runnerSendingThrough = (
     sender: MessageSender,
-    options: { batchSize?: number; sendLanes?: number } = { sendLanes: 1 },
+    options: Pick<CampaignEngineDeps, "batchSize" | "sendLanes" | "sleep"> = { sendLanes: 1 },
   ) =>
     new JobRunner({
       db: w.t.database.db,
@@ -457,11 +461,54 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
     expect(await w.stats(draft.id)).toMatchObject({ failed: 35, queued: 5 });
   });
 
-  it("keeps to one lane while Meta's answers prove nothing (unknown outcomes): none is sent in a crowd", async () => {
+  it("closes the lanes and waits when Meta stops answering mid-run (a 502 burst): at most those in flight are lost", async () => {
+    await contacts(60);
+    const draft = await launched("Gateway outage");
+    let calls = 0;
+    let outage = false;
+    let inFlight = 0;
+    let mostInOutage = 0;
+    let waits = 0;
+    await runnerSendingThrough(
+      {
+        exactlyOnce: () => false,
+        send: async () => {
+          calls += 1;
+          // Meta answers the first ten, then the gateway answers 502 until the run has waited.
+          if (calls === 11) outage = true;
+          inFlight += 1;
+          if (outage) mostInOutage = Math.max(mostInOutage, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          inFlight -= 1;
+          return outage
+            ? [{ status: "unknown", detail: "Graph answered HTTP 502" }]
+            : [{ status: "accepted", providerMessageId: `wamid.${calls}` }];
+        },
+      },
+      {
+        sendLanes: defaultSendLanes,
+        sleep: async () => {
+          waits += 1;
+          outage = false;
+        },
+      },
+    ).runDue();
+    const states = (await recipients(draft.id)).map((r) => r.state);
+    const lost = states.filter((state) => state === "outcome_unknown").length;
+    // Only the sends already on their way when the outage began; none started into it after.
+    expect(lost).toBeGreaterThan(0);
+    expect(lost).toBeLessThanOrEqual(defaultSendLanes);
+    expect(mostInOutage).toBeLessThanOrEqual(defaultSendLanes);
+    expect(waits).toBe(1);
+    expect(states.filter((state) => state === "sent")).toHaveLength(60 - lost);
+  });
+
+  it("sends alone, waiting between tries, while Meta's answers prove nothing (unknown outcomes)", async () => {
     await contacts(20);
     const draft = await launched("Broken gateway");
     let inFlight = 0;
     let most = 0;
+    let waits = 0;
     await runnerSendingThrough(
       {
         exactlyOnce: () => false,
@@ -470,14 +517,23 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
           most = Math.max(most, inFlight);
           await new Promise((resolve) => setTimeout(resolve, 2));
           inFlight -= 1;
-          return [{ status: "unknown", detail: "Graph answered HTTP 502" }];
+          return waits < 3
+            ? [{ status: "unknown", detail: "Graph answered HTTP 502" }]
+            : [{ status: "accepted", providerMessageId: "wamid.OK" }];
         },
       },
-      { sendLanes: defaultSendLanes },
+      {
+        sendLanes: defaultSendLanes,
+        sleep: async () => {
+          waits += 1;
+        },
+      },
     ).runDue();
-    expect(most).toBe(1);
     const states = (await recipients(draft.id)).map((r) => r.state);
-    expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(20);
+    // One send a try while nothing is answered; every lane once Meta answers again.
+    expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(3);
+    expect(states.filter((state) => state === "sent")).toHaveLength(17);
+    expect(most).toBeGreaterThan(1);
   });
 
   it("leaves a send that threw after a cancel to its status webhook, not 'sending' for good", async () => {

@@ -393,9 +393,10 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * and a status webhook naming only the `wamid` finds its recipient. `sendLanes` sends are in
  * flight at once, each lane taking the batch's next recipient when its answer is recorded; until
  * Meta has taken or refused one of the run's messages (`lanesOpen`), one lane goes alone, so a
- * sender failing before it reaches Meta costs one recipient at a time, not one per lane. Every
- * lane stops at a rate limit or a
- * campaign-wide refusal, as the provider does within a call; when the campaign is paused or
+ * sender failing before it reaches Meta costs one recipient at a time, not one per lane; an
+ * unknown outcome (no answer from Meta) closes the lanes again and ends the batch. Every lane
+ * stops at a rate limit or a campaign-wide refusal, as the provider does within a call; when the
+ * campaign is paused or
  * cancelled (recipients a cancel counted as `cancelled` must not be messaged after it: the sends
  * in flight finish, none starts); and when the service stops (`signal`), which must hand the job
  * over within its grace period, not after the batch. The recipients after the stop stay queued,
@@ -451,12 +452,17 @@ async function sendEachMarked(
         return;
       }
       await record(deps, campaign, [answer]);
-      // Meta took it or refused it: the sender reaches Meta. An unknown outcome (a 5xx, a
-      // connection that broke) proves nothing, so the other lanes stay closed.
-      if (result.status === "accepted" || result.status === "failed") {
-        lanesOpen.open = true;
-        open(true);
+      if (result.status === "unknown") {
+        // A 5xx or a broken connection: Meta may be out of reach, and every send into that
+        // costs its recipient for good. The batch ends (the run waits, sendBatch), and the next
+        // goes alone until Meta answers again.
+        lanesOpen.open = false;
+        stopped = true;
+        return;
       }
+      // Meta took it or refused it: the sender reaches Meta.
+      lanesOpen.open = true;
+      open(true);
     }
   };
   const lanes = Math.max(1, Math.min(deps.sendLanes ?? defaultSendLanes, items.length));
@@ -618,10 +624,13 @@ async function sendBatch(
     notSent.push(contactId);
     if (result.status === "campaign_failed") failure ??= result.reason;
   });
+  // An unknown outcome (Meta did not answer) is waited out as a rate limit is: sends into an
+  // outage would each be lost as outcome_unknown.
+  const unanswered = results.some((result) => result.status === "unknown");
   const end: BatchEnd =
     failure !== undefined
       ? { kind: "failed", reason: failure }
-      : notSent.length > 0
+      : notSent.length > 0 || unanswered
         ? { kind: "backoff", answered: results.length - notSent.length }
         : { kind: "sent" };
   await record(deps, campaign, outcomes);
