@@ -393,8 +393,9 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * and a status webhook naming only the `wamid` finds its recipient. `sendLanes` sends are in
  * flight at once, each lane taking the batch's next recipient when its answer is recorded; until
  * Meta has taken or refused one of the run's messages (`lanesOpen`), one lane goes alone, so a
- * sender failing before it reaches Meta costs one recipient at a time, not one per lane; an
- * unknown outcome (no answer from Meta) closes the lanes again and ends the batch. Every lane
+ * sender failing before it reaches Meta costs one recipient at a time, not one per lane; unknown
+ * outcomes (no answer from Meta) three in a row, or one while alone, close the lanes again and
+ * end the batch. Every lane
  * stops at a rate limit or a campaign-wide refusal, as the provider does within a call; when the
  * campaign is paused or
  * cancelled (recipients a cancel counted as `cancelled` must not be messaged after it: the sends
@@ -415,6 +416,7 @@ async function sendEachMarked(
   const tried: { index: number; item: BatchItem; result: SendOutcome }[] = [];
   let next = 0;
   let stopped = false;
+  let outage = false;
   let open: (wide: boolean) => void = () => {};
   const opening = lanesOpen.open
     ? Promise.resolve(true)
@@ -453,16 +455,26 @@ async function sendEachMarked(
       }
       await record(deps, campaign, [answer]);
       if (result.status === "unknown") {
-        // A 5xx or a broken connection: Meta may be out of reach, and every send into that
-        // costs its recipient for good. The batch ends (the run waits, sendBatch), and the next
-        // goes alone until Meta answers again.
-        lanesOpen.open = false;
-        stopped = true;
-        return;
+        // A 5xx or a broken connection. One now and then (a timeout) is passed over; several in
+        // a row, or one while the lanes are closed, say Meta is out of reach, and every send into
+        // that costs its recipient for good: the batch ends (the run waits, sendBatch), and the
+        // next goes alone until Meta answers again.
+        lanesOpen.unknownInARow += 1;
+        if (!lanesOpen.open || lanesOpen.unknownInARow >= unknownsToClose) {
+          lanesOpen.open = false;
+          outage = true;
+          stopped = true;
+          return;
+        }
+        continue;
       }
-      // Meta took it or refused it: the sender reaches Meta.
-      lanesOpen.open = true;
-      open(true);
+      // Meta took it or refused it: the sender reaches Meta (unless an answer coming late,
+      // after the batch was stopped, would reopen the lanes into an outage).
+      lanesOpen.unknownInARow = 0;
+      if (!stopped) {
+        lanesOpen.open = true;
+        open(true);
+      }
     }
   };
   const lanes = Math.max(1, Math.min(deps.sendLanes ?? defaultSendLanes, items.length));
@@ -496,19 +508,29 @@ async function sendEachMarked(
     items: tried.map((t) => t.item),
     results: tried.map((t) => t.result),
     answersRecorded: true,
+    outage,
   };
 }
 
-/** Whether a run's sends may use every lane: Meta has taken or refused one of its messages. */
+/**
+ * Whether a run's sends may use every lane (Meta has taken or refused one of its messages since
+ * it last seemed out of reach), and how many unknown outcomes came since its last answer.
+ */
 interface LanesOpen {
   open: boolean;
+  unknownInARow: number;
 }
+
+/** Unknown outcomes in a row, with no answer from Meta between, that close the lanes. */
+export const unknownsToClose = 3;
 
 /** The items a batch tried, their outcomes, and whether the answered ones are recorded already. */
 interface SentItems {
   items: BatchItem[];
   results: SendOutcome[];
   answersRecorded: boolean;
+  /** Meta stopped answering (unknown outcomes): the batch ended to wait. */
+  outage?: boolean;
 }
 
 /** A recipient's outcome from the provider's answer; undefined when the send was not taken. */
@@ -624,9 +646,9 @@ async function sendBatch(
     notSent.push(contactId);
     if (result.status === "campaign_failed") failure ??= result.reason;
   });
-  // An unknown outcome (Meta did not answer) is waited out as a rate limit is: sends into an
+  // Meta out of reach (unknown outcomes in a row) is waited out as a rate limit is: sends into an
   // outage would each be lost as outcome_unknown.
-  const unanswered = results.some((result) => result.status === "unknown");
+  const unanswered = sent.outage === true;
   const end: BatchEnd =
     failure !== undefined
       ? { kind: "failed", reason: failure }
@@ -745,7 +767,7 @@ function campaignRun(deps: CampaignEngineDeps): JobHandler {
     let backoffMs = 0;
     let progressed = false;
     // Every lane at once once Meta has answered one of this run's sends (sendEachMarked).
-    const lanesOpen: LanesOpen = { open: false };
+    const lanesOpen: LanesOpen = { open: false, unknownInARow: 0 };
     for (;;) {
       if (ctx.signal.aborted) return { state: "interrupted" };
       // One batch of the workspace at a time, here and on every instance: the month's quota a
