@@ -390,21 +390,23 @@ async function sendAll(deps: CampaignEngineDeps, items: BatchItem[]): Promise<Se
  * A provider without idempotency: each recipient is marked `sending` (committed) just before
  * its own send, and its answer is recorded (committed, with the `wamid`) as soon as it comes,
  * so a crash leaves at most the sends in flight `outcome_unknown`, never the rest of the batch,
- * and a status webhook naming only the `wamid` finds its recipient. `sendLanes` sends are in
- * flight at once, each lane taking the batch's next recipient when its answer is recorded; until
- * Meta has taken or refused one of the run's messages (`lanesOpen`), one lane goes alone, so a
- * sender failing before it reaches Meta costs one recipient at a time, not one per lane; unknown
- * outcomes (no answer from Meta) three in a row, or one while alone, close the lanes again and
- * end the batch. Every lane
- * stops at a rate limit or a campaign-wide refusal, as the provider does within a call; when the
- * campaign is paused or
- * cancelled (recipients a cancel counted as `cancelled` must not be messaged after it: the sends
- * in flight finish, none starts); and when the service stops (`signal`), which must hand the job
- * over within its grace period, not after the batch. The recipients after the stop stay queued,
- * as does one marked while the stop came. Answers the items tried, in the batch's order, with
- * their outcomes (those answered already recorded); when a lane throws, the others are waited
- * for and the tried recipients the operator did not take go back to the queue before the error
- * goes on.
+ * and a status webhook naming only the `wamid` finds its recipient.
+ *
+ * `sendLanes` sends are in flight at once, each lane taking the batch's next recipient when its
+ * answer is recorded. Until Meta has taken or refused one of the run's messages (`lanesOpen`),
+ * one lane goes alone, so a sender failing before it reaches Meta costs one recipient at a time,
+ * not one per lane; unknown outcomes (no answer from Meta) three in a row, or one while alone,
+ * close the lanes again and end the batch to wait.
+ *
+ * Every lane stops at a rate limit or a campaign-wide refusal, as the provider does within a
+ * call; when the campaign is paused or cancelled (recipients a cancel counted as `cancelled` must
+ * not be messaged after it: the sends in flight finish, none starts); and when the service stops
+ * (`signal`), which must hand the job over within its grace period, not after the batch. The
+ * recipients after the stop stay queued, as does one marked while the stop came.
+ *
+ * Answers the items tried, in the batch's order, with their outcomes (those answered already
+ * recorded); when a lane throws, the others are waited for and the tried recipients the operator
+ * did not take go back to the queue before the error goes on.
  */
 async function sendEachMarked(
   deps: CampaignEngineDeps,
@@ -648,11 +650,11 @@ async function sendBatch(
   });
   // Meta out of reach (unknown outcomes in a row) is waited out as a rate limit is: sends into an
   // outage would each be lost as outcome_unknown.
-  const unanswered = sent.outage === true;
+  const outage = sent.outage === true;
   const end: BatchEnd =
     failure !== undefined
       ? { kind: "failed", reason: failure }
-      : notSent.length > 0 || unanswered
+      : notSent.length > 0 || outage
         ? { kind: "backoff", answered: results.length - notSent.length }
         : { kind: "sent" };
   await record(deps, campaign, outcomes);
