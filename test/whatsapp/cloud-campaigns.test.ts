@@ -7,7 +7,7 @@ import {
 } from "../../src/service/domain/campaign-engine.js";
 import { pruneEvents } from "../../src/service/domain/events.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
-import type { MessageSender } from "../../src/service/messaging/message-sender.js";
+import type { MessageSender, SendOutcome } from "../../src/service/messaging/message-sender.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";
 import { unlimitedThroughput } from "../helpers/unlimited-throughput.js";
 import { type CloudWorld, cloudWorld, phoneNumberId } from "./world.js";
@@ -101,6 +101,28 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       status: "failed",
       failure_reason: "internal_error",
     });
+  };
+
+  /**
+   * A sender without idempotency keys whose every send takes 2 ms and answers `answer(call)` (the
+   * first call is 1); `seen.most` is the most sends it had in flight at once.
+   */
+  const pacedSender = (answer: (call: number) => SendOutcome) => {
+    const seen = { calls: 0, most: 0 };
+    let inFlight = 0;
+    const sender: MessageSender = {
+      exactlyOnce: () => false,
+      send: async () => {
+        seen.calls += 1;
+        const call = seen.calls;
+        inFlight += 1;
+        seen.most = Math.max(seen.most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight -= 1;
+        return [answer(call)];
+      },
+    };
+    return { sender, seen };
   };
 
   /** Opted-in contacts with every variable the campaign maps, `count` of them. */
@@ -508,35 +530,21 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   it("passes over an unknown outcome now and then (a timeout) without closing the lanes or waiting", async () => {
     await contacts(60);
     const draft = await launched("Flaky link");
-    let calls = 0;
     let waits = 0;
-    let inFlight = 0;
-    let most = 0;
-    await runnerSendingThrough(
-      {
-        exactlyOnce: () => false,
-        send: async () => {
-          calls += 1;
-          const call = calls;
-          inFlight += 1;
-          most = Math.max(most, inFlight);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          inFlight -= 1;
-          return call % 10 === 5
-            ? [{ status: "unknown", detail: "Graph did not answer (UND_ERR_HEADERS_TIMEOUT)" }]
-            : [{ status: "accepted", providerMessageId: `wamid.${call}` }];
-        },
+    const { sender, seen } = pacedSender((call) =>
+      call % 10 === 5
+        ? { status: "unknown", detail: "Graph did not answer (UND_ERR_HEADERS_TIMEOUT)" }
+        : { status: "accepted", providerMessageId: `wamid.${call}` },
+    );
+    await runnerSendingThrough(sender, {
+      sendLanes: defaultSendLanes,
+      sleep: async () => {
+        waits += 1;
       },
-      {
-        sendLanes: defaultSendLanes,
-        sleep: async () => {
-          waits += 1;
-        },
-      },
-    ).runDue();
+    }).runDue();
     const states = (await recipients(draft.id)).map((r) => r.state);
     expect(waits).toBe(0);
-    expect(most).toBeGreaterThan(1);
+    expect(seen.most).toBeGreaterThan(1);
     expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(6);
     expect(states.filter((state) => state === "sent")).toHaveLength(54);
   });
@@ -544,34 +552,23 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
   it("sends alone, waiting between tries, while Meta's answers prove nothing (unknown outcomes)", async () => {
     await contacts(20);
     const draft = await launched("Broken gateway");
-    let inFlight = 0;
-    let most = 0;
     let waits = 0;
-    await runnerSendingThrough(
-      {
-        exactlyOnce: () => false,
-        send: async () => {
-          inFlight += 1;
-          most = Math.max(most, inFlight);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          inFlight -= 1;
-          return waits < 3
-            ? [{ status: "unknown", detail: "Graph answered HTTP 502" }]
-            : [{ status: "accepted", providerMessageId: "wamid.OK" }];
-        },
+    const { sender, seen } = pacedSender(() =>
+      waits < 3
+        ? { status: "unknown", detail: "Graph answered HTTP 502" }
+        : { status: "accepted", providerMessageId: "wamid.OK" },
+    );
+    await runnerSendingThrough(sender, {
+      sendLanes: defaultSendLanes,
+      sleep: async () => {
+        waits += 1;
       },
-      {
-        sendLanes: defaultSendLanes,
-        sleep: async () => {
-          waits += 1;
-        },
-      },
-    ).runDue();
+    }).runDue();
     const states = (await recipients(draft.id)).map((r) => r.state);
     // One send a try while nothing is answered; every lane once Meta answers again.
     expect(states.filter((state) => state === "outcome_unknown")).toHaveLength(3);
     expect(states.filter((state) => state === "sent")).toHaveLength(17);
-    expect(most).toBeGreaterThan(1);
+    expect(seen.most).toBeGreaterThan(1);
   });
 
   it("leaves a send that threw after a cancel to its status webhook, not 'sending' for good", async () => {
