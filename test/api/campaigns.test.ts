@@ -567,6 +567,40 @@ describe("campaigns", () => {
       expect(again.json().details[0].promised).toBeUndefined();
     });
 
+    it("lets only one of two launches at once take the quota's last messages", async () => {
+      const w = await campaignWorld(t);
+      await t.database.db
+        .insertInto("message_counts")
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
+        .execute();
+      // Each reaches two opted-in contacts: either fits the two messages left, not both.
+      const first = await w.post("/campaigns", w.body({ name: "First" }));
+      const second = await w.post("/campaigns", w.body({ name: "Second" }));
+      const answers = await Promise.all(
+        [first, second].map((c) => t.request("POST", `${w.base}/campaigns/${c.id}/launch`)),
+      );
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+      const refused = answers.find((a) => a.statusCode === 409);
+      expect(refused?.json().details[0]).toMatchObject({ used: 9998, promised: 2, requested: 2 });
+    });
+
+    it("lets only one of a resume and a launch at once take the quota's last messages", async () => {
+      const w = await campaignWorld(t);
+      await t.database.db
+        .insertInto("message_counts")
+        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
+        .execute();
+      const paused = await w.post("/campaigns", w.body({ name: "Paused" }));
+      await w.post(`/campaigns/${paused.id}/launch`, undefined, 200);
+      await w.post(`/campaigns/${paused.id}/pause`, undefined, 200);
+      const draft = await w.post("/campaigns", w.body({ name: "Draft" }));
+      const answers = await Promise.all([
+        t.request("POST", `${w.base}/campaigns/${paused.id}/resume`),
+        t.request("POST", `${w.base}/campaigns/${draft.id}/launch`),
+      ]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+    });
+
     it("holds the month's quota when two campaigns of a workspace send at once: each message past it fails quota_exceeded", async () => {
       const w = await campaignWorld(t);
       // Each reaches two opted-in contacts, and both launches fit an unused quota.

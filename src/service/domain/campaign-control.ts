@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Audience, Campaign } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobResult } from "../jobs/job-runner.js";
 import { audienceTaken, countAudience } from "./campaign-audience.js";
@@ -130,9 +131,9 @@ async function loadForMove(
 }
 
 /**
- * Applies a move in one transaction: the status changes only from the status it was read in
- * (a racing move's change throws MovedMeanwhile: see onFreshRead), `extra` runs with it, and the
- * event is recorded with it.
+ * Applies a move in one transaction: `check` may refuse it first, the status changes only from
+ * the status it was read in (a racing move's change throws MovedMeanwhile: see onFreshRead),
+ * `extra` runs with it, and the event is recorded with it.
  */
 async function applyMove(
   services: { db: Db; clock: Clock },
@@ -140,10 +141,12 @@ async function applyMove(
   move: Move,
   to: string,
   extra: (trx: Db) => Promise<void>,
+  check: (trx: Db) => Promise<void> = async () => {},
 ): Promise<Campaign> {
   const { db, clock } = services;
   const now = isoSeconds(clock.now());
   const campaign = await db.transaction().execute(async (trx) => {
+    await check(trx);
     const updated = await trx
       .updateTable("campaigns")
       .set({
@@ -242,12 +245,6 @@ export async function resumeCampaign(
     const now = clock.now();
     const toScheduled =
       row.started_at === null && row.scheduled_at !== null && new Date(row.scheduled_at) > now;
-    // The month's quota may have been used up while it was paused (another campaign, a new
-    // month's launch): refused as a launch would be, the campaign left paused, rather than its
-    // queued recipients failing one by one as quota_exceeded. One going back to its schedule is
-    // not checked, as scheduling is not: its month may be another.
-    if (!toScheduled)
-      await requireQuotaFor(db, clock, workspace, await stillToSend(db, row), row.id);
     return applyMove(
       services,
       row,
@@ -279,6 +276,15 @@ export async function resumeCampaign(
             .where("id", "=", id)
             .execute();
         }
+      },
+      // The month's quota may have been used up while it was paused (another campaign, a new
+      // month's launch): refused as a launch would be, under the same lock, the campaign left
+      // paused, rather than its queued recipients failing one by one as quota_exceeded. One going
+      // back to its schedule is not checked, as scheduling is not: its month may be another.
+      async (trx) => {
+        if (toScheduled) return;
+        await lockWorkspaceRow(trx, workspace.id);
+        await requireQuotaFor(trx, clock, workspace, await stillToSend(trx, row), row.id);
       },
     );
   });

@@ -11,6 +11,7 @@ import type { Db } from "../db/database.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
+import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
 import { countAudience, countConsentingWhere, unknownContactIds } from "./campaign-audience.js";
@@ -392,9 +393,12 @@ export async function launchCampaign(
   // The template may have been paused or rejected since the campaign was created.
   await approvedTemplate(db, workspace.id, campaign.template_name, campaign.template_language);
   const counts = await countAudience(db, workspace.id, JSON.parse(campaign.audience) as Audience);
-  await requireQuotaFor(db, clock, workspace, counts.with_consent, campaign.id);
   const now = isoSeconds(clock.now());
   const launched = await db.transaction().execute(async (trx) => {
+    // Checked under the workspace's lock, with the write: two launches at once would otherwise
+    // both count the other as not yet running and together overspend the month's quota.
+    await lockWorkspaceRow(trx, workspace.id);
+    await requireQuotaFor(trx, clock, workspace, counts.with_consent, campaign.id);
     // The status guard makes two racing launches start the campaign once.
     const updated = await trx
       .updateTable("campaigns")
