@@ -387,6 +387,22 @@ describe("contact imports", () => {
     ]);
   });
 
+  it("refuses upload options in the query beside a JSON body, rather than import without them", async () => {
+    const res = await t.request("POST", `${path("/import")}?duplicate_handling=skip`, {
+      body: { csv: base64("phone\n+4915112345678\n") },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      {
+        field: "duplicate_handling",
+        message:
+          "is read from the query only with a text/csv body; with a JSON body, give it in the body",
+      },
+    ]);
+    const list = await t.request("GET", path("/imports"));
+    expect(list.json().data).toEqual([]);
+  });
+
   it("refuses more than 1,000,000 rows with a 413 and stores nothing", async () => {
     const csv = `phone\n${"+4915112345678\n".repeat(1_000_001)}`;
     const res = await start(csv);

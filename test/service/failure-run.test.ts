@@ -1,8 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FailureRun } from "../../src/service/failure-run.js";
 
 describe("a run of failures (a database outage) in the log", () => {
-  it("is reported when it begins, again once the interval has passed, and once when it ends", async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is reported when it begins, again once the interval has passed, and once when it ends", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
     const reported: unknown[] = [];
     const ended: number[] = [];
     const run = new FailureRun(
@@ -14,12 +19,15 @@ describe("a run of failures (a database outage) in the log", () => {
     expect(ended).toEqual([]);
     for (let i = 0; i < 10; i++) run.failed(new Error(`poll ${i}`));
     expect(reported).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    vi.advanceTimersByTime(49);
+    run.failed(new Error("within the interval"));
+    expect(reported).toHaveLength(1);
+    vi.advanceTimersByTime(1);
     run.failed(new Error("still down"));
     expect(reported).toHaveLength(2);
     run.succeeded();
     run.succeeded();
-    expect(ended).toEqual([11]);
+    expect(ended).toEqual([12]);
     run.failed(new Error("down again"));
     expect(reported).toHaveLength(3);
   });

@@ -25,6 +25,7 @@ import {
   listImportErrors,
   listImports,
 } from "../domain/contact-imports.js";
+import { invalidFields } from "../domain/service-error.js";
 import { principalOf } from "../plugins/authentication.js";
 import { streamedBody } from "../plugins/streamed-bodies.js";
 import { streamLargeJsonBodies } from "../plugins/streamed-json-import.js";
@@ -48,6 +49,22 @@ function importBodyRules(body: unknown): ErrorDetail[] {
       : undefined;
   const problem = typeof country === "string" ? defaultCountryProblem(country) : null;
   return problem === null ? [] : [{ field: "default_country", message: problem }];
+}
+
+/**
+ * Refuses upload options in the query beside a JSON body, which carries its own: read from
+ * neither, `?duplicate_handling=skip` would silently import as `update`.
+ */
+function refuseQueryOptions(query: ImportUploadQuery): void {
+  const given = Object.entries(query).filter(([, value]) => value !== undefined);
+  if (given.length === 0) return;
+  throw invalidFields(
+    given.map(([field]) => ({
+      field,
+      message:
+        "is read from the query only with a text/csv body; with a JSON body, give it in the body",
+    })),
+  );
 }
 
 /** Asynchronous CSV imports of contacts: start one, follow it, read its row errors. */
@@ -105,7 +122,7 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
           tags,
           operationId: "importContacts",
           summary: "Import contacts from a CSV file (asynchronous)",
-          description: `Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's \`csv\`, or as the body itself with \`Content-Type: text/csv\` and the options in the query (\`?duplicate_handling=skip&default_country=DE\`). Both stream: the service never holds the whole file (a JSON body over ${megabytes(otherBodyLimitBytes)} is read as it arrives, its \`csv\` decoded into a temporary file; its other fields may total ${megabytes(otherBodyLimitBytes)}, and a \`csv\` given twice is a 422). The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: \`phone\` (required), first_name, last_name, email, tags (separated by \`,\`, \`;\` or \`|\`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and \`custom.<key>\` for custom fields; other columns are listed in \`ignored_columns\`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under \`update\`). Rows past the plan's \`contacts\` limit become row errors. At most ${importLimitTexts.csv} and ${importLimitTexts.rows} (413). Options \`mapping\` (header → field or null; in the query as JSON), \`delimiter\` (\`,\` \`;\` \`|\` tab; detected by default) and \`encoding\` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without \`phone\` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without \`encoding\`, or not text in its \`encoding\` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.`,
+          description: `Answers 202 with the queued import as soon as the file is stored; follow it with GET …/contacts/imports/<import_id>. Send the CSV either base64-encoded in the JSON body's \`csv\`, or as the body itself with \`Content-Type: text/csv\` and the options in the query (\`?duplicate_handling=skip&default_country=DE\`; beside a JSON body, options in the query are a 422). Both stream: the service never holds the whole file (a JSON body over ${megabytes(otherBodyLimitBytes)} is read as it arrives, its \`csv\` decoded into a temporary file; its other fields may total ${megabytes(otherBodyLimitBytes)}, and a \`csv\` given twice is a 422). The CSV (UTF-8 with or without BOM, CRLF or LF) has a header row naming its columns, case-insensitive: \`phone\` (required), first_name, last_name, email, tags (separated by \`,\`, \`;\` or \`|\`), opt_in_status, opt_in_source, opted_in_at, opted_out_at, and \`custom.<key>\` for custom fields; other columns are listed in \`ignored_columns\`. An empty cell leaves the field unchanged. A bad row becomes a row error and never stops the import; a phone twice in one file is one contact (the later row wins under \`update\`). Rows past the plan's \`contacts\` limit become row errors. At most ${importLimitTexts.csv} and ${importLimitTexts.rows} (413). Options \`mapping\` (header → field or null; in the query as JSON), \`delimiter\` (\`,\` \`;\` \`|\` tab; detected by default) and \`encoding\` (utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be; a UTF-16 byte order mark is detected) say how the file is read, and the record shows what was used. A header without \`phone\` is a 422, naming the mapping that imports a recognised Google Contacts, Outlook or HubSpot export; a body that is not base64, not UTF-8 and without \`encoding\`, or not text in its \`encoding\` (a byte that stands for no character), is a 422; so is a file whose quoted cell opens before the last row and never closes (the rest of the file would be that one cell), naming the row. A quote left open on the last row is that row's error.`,
           params: WorkspaceIdParams,
           querystring: ImportUploadQuery,
           body: CreateImportBody,
@@ -116,13 +133,17 @@ export function contactImportRoutes(app: App, services: ImportServices): void {
         const stream = csvStreams.get(request);
         const spooled = spooledJson.take(request);
         const { csv, ...options } = request.body;
-        const data = await createImport(
-          services,
-          principalOf(request),
-          request.params.id,
-          options,
-          stream ?? spooled?.pieces ?? base64Pieces(csv),
-        )
+        const data = await Promise.resolve()
+          .then(() => {
+            if (!stream) refuseQueryOptions(request.query);
+            return createImport(
+              services,
+              principalOf(request),
+              request.params.id,
+              options,
+              stream ?? spooled?.pieces ?? base64Pieces(csv),
+            );
+          })
           .catch((error: unknown) => {
             // The rest of a refused file is not read: the connection ends with the answer.
             if (stream) reply.header("connection", "close");
