@@ -4,7 +4,8 @@ import { usageError } from "./cli-error.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
-function flagName(key: string): string {
+/** The command-line flag of an option key: `headerExample` is `--header-example`. */
+export function flagName(key: string): string {
   return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 

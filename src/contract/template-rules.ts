@@ -32,8 +32,6 @@ import {
 } from "./template-rules/shapes.js";
 import { templateCategories } from "./vocabulary.js";
 
-export { isE164 } from "./template-rules/buttons.js";
-export { charCount } from "./template-rules/field-checks.js";
 export * from "./template-rules/rule-catalogue.js";
 export * from "./template-rules/shapes.js";
 export { replaceVariables, variableNumbers } from "./template-rules/variables.js";

@@ -36,7 +36,7 @@ export function readTimestamp(
     offsetHours < 24 &&
     offsetMinutes < 60;
   if (Number.isNaN(time) || !real || second >= 60) return { problem: "not-a-real-time" };
-  return { iso: `${new Date(time).toISOString().slice(0, 19)}Z` };
+  return { iso: isoSeconds(new Date(time)) };
 }
 
 /** A timestamp as the API writes them (UTC to the second), or null when it is not one. */
@@ -71,4 +71,9 @@ export function timestampField(field: string, example: string) {
       return z.NEVER;
     })
     .meta({ format: "date-time" });
+}
+
+/** ISO 8601 UTC to the second, the timestamp form of the whole API. */
+export function isoSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
 }

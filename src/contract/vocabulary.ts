@@ -109,6 +109,14 @@ export const campaignStatuses = [
   "cancelled",
 ] as const;
 
+/** Whether a plan's ceiling (a limit or quota feature's value) is none: the contract writes that as -1. */
+export function isUnlimited(ceiling: number): boolean {
+  return ceiling === -1;
+}
+
+/** The statuses a campaign never leaves: its sending is over (the dashboard's page keeps a copy). */
+export const finalCampaignStatuses: readonly string[] = ["completed", "failed", "cancelled"];
+
 /** The page size every list uses unless asked otherwise, the most it answers at once, and the highest page number. */
 export const paging = { defaultPerPage: 20, maxPerPage: 100, maxPage: 1_000_000_000 } as const;
 

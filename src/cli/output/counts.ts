@@ -1,11 +1,8 @@
+import { isUnlimited } from "../../contract/vocabulary.js";
+
 /** A whole number as people read it: `1,234`. */
 export function count(value: number): string {
   return value.toLocaleString("en-US");
-}
-
-/** Whether a plan's ceiling (a limit or quota) is none: the contract writes that as -1. */
-export function isUnlimited(ceiling: number): boolean {
-  return ceiling === -1;
 }
 
 /** A plan's ceiling as people read it, `5,000` or `unlimited`; `format` for piped output. */

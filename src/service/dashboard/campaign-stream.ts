@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { parseRetryAfter } from "../../contract/retry-after.js";
+import { finalCampaignStatuses } from "../../contract/vocabulary.js";
 import type { App } from "../app-types.js";
 import { callApi } from "./api-proxy.js";
 
@@ -18,9 +19,6 @@ export const settleMaxMs = 10 * 60_000;
 const rateLimitedWaitMs = { default: 5000, max: 60_000 };
 /** A comment line this often keeps proxies from closing an idle stream. */
 const keepAliveMs = 15_000;
-
-// The same three as the page's own (public/funnel-chart.js), which cannot import server code.
-const finalStatuses = new Set(["completed", "failed", "cancelled"]);
 
 /** How long a 429 asks to wait, from its Retry-After (seconds), bounded. */
 function retryAfterMs(header: string | undefined): number {
@@ -111,7 +109,7 @@ export function streamCampaignStats(
       changedAt = now;
       send("stats", data);
     }
-    if (!finalStatuses.has(record.status ?? "")) {
+    if (!finalCampaignStatuses.includes(record.status ?? "")) {
       finalSince = null;
       return streamPollMs;
     }

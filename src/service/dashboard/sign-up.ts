@@ -2,6 +2,7 @@ import { billingPeriodVocabulary, priceWithPeriod } from "../../contract/billing
 import type { Currency, Plan } from "../../contract/plans.js";
 import { priceDecimals } from "../../contract/price-decimals.js";
 import { unstorableTexts } from "../../contract/storable-text.js";
+import { isUnlimited } from "../../contract/vocabulary.js";
 import type { Workspace } from "../../contract/workspaces.js";
 import { CreateWorkspaceBody } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
@@ -187,7 +188,8 @@ function withOwnDecimals(
 /** A plan feature in words: "Contacts: 5,000", "Messages per month: unlimited", "API access". */
 export function describeFeature(feature: Plan["features"][number], locale: string): string {
   if (feature.type === "boolean" || feature.value === null) return feature.name;
-  const value =
-    feature.value === -1 ? "unlimited" : new Intl.NumberFormat(locale).format(feature.value);
+  const value = isUnlimited(feature.value)
+    ? "unlimited"
+    : new Intl.NumberFormat(locale).format(feature.value);
   return `${feature.name}: ${value}`;
 }

@@ -168,10 +168,10 @@ async function blocker(db: Db, campaign: CampaignTable): Promise<string | null> 
   return null;
 }
 
-/** Starts a campaign: snapshots its audience into recipient rows and sets its first counters. */
 /** Thrown inside start()'s transaction when the campaign was paused or cancelled meanwhile. */
 class CampaignMovedError extends Error {}
 
+/** Starts a campaign: snapshots its audience into recipient rows and sets its first counters. */
 async function start(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
@@ -586,10 +586,9 @@ async function sendBatch(
     { id: campaign.workspace_id, plan_id: await currentPlanId(db, campaign.workspace_id) },
     "messages_per_month",
   );
-  let quotaLeft =
-    allowance && allowance.limit !== -1
-      ? Math.max(0, allowance.limit - allowance.used)
-      : Number.POSITIVE_INFINITY;
+  let quotaLeft = allowance
+    ? Math.max(0, allowance.limit - allowance.used)
+    : Number.POSITIVE_INFINITY;
 
   const outcomes: Outcome[] = [];
   const fail = (contactId: string, reason: string) => {

@@ -40,7 +40,7 @@ export async function messagesLeft(
   workspace: WorkspaceRow,
 ): Promise<number | null> {
   const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
-  if (!allowance || allowance.limit === -1) return null;
+  if (!allowance) return null;
   const promised = await messagesPromised(db, workspace.id);
   return Math.max(0, allowance.limit - allowance.used - promised);
 }
@@ -58,7 +58,7 @@ export async function requireQuotaFor(
   campaignId: string,
 ): Promise<void> {
   const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
-  if (!allowance || allowance.limit === -1) return;
+  if (!allowance) return;
   // Read only when the sent messages alone leave room: most launches need no second look.
   if (allowance.used + messages > allowance.limit) throw planLimitExceeded(allowance, messages);
   const promised = await messagesPromised(db, workspace.id, campaignId);

@@ -15,7 +15,5 @@ export function offsetClock(offsetMs: number): Clock {
   return offsetMs === 0 ? systemClock : { now: () => new Date(Date.now() + offsetMs) };
 }
 
-/** ISO 8601 UTC to the second, the timestamp form of the whole API. */
-export function isoSeconds(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
+// The domain reads the time and writes it in one import: the form itself is the contract's.
+export { isoSeconds } from "../../contract/timestamps.js";

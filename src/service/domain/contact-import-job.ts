@@ -142,7 +142,7 @@ async function writeBatch(
       return writer.load(phones);
     };
     let room =
-      allowance === null || allowance.limit === -1
+      allowance === null
         ? Number.POSITIVE_INFINITY
         : allowance.limit - (await writer.contactCount());
     const counts: BatchCounts = {

@@ -1,4 +1,5 @@
 import type { Feature } from "../../contract/plans.js";
+import { isUnlimited } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import type { Clock } from "./clock.js";
@@ -30,14 +31,13 @@ export async function planFeatures(db: Db, planId: number | null): Promise<Featu
 /** A plan's ceiling for one feature and the workspace's use of it. */
 export interface Allowance {
   key: string;
-  /** -1 means unlimited. */
   limit: number;
   used: number;
 }
 
 /**
  * The workspace's allowance for a limit or quota feature, or null when its plan sets no ceiling
- * for it (no plan, or a plan without that feature). Batch work (imports) reads it once and
+ * for it (no plan, a plan without that feature, or one whose value is unlimited). Batch work (imports) reads it once and
  * checks each row against `limit - used` itself.
  */
 export async function planAllowance(
@@ -49,9 +49,12 @@ export async function planAllowance(
   const feature = (await planFeatures(db, workspace.plan_id)).find(
     (f) => f.key === featureKey && isMetered(f),
   );
-  if (!feature) return null;
-  const limit = feature.value ?? -1;
-  return { key: featureKey, limit, used: await meteredUsage(db, clock, workspace.id, featureKey) };
+  if (!feature || feature.value === null || isUnlimited(feature.value)) return null;
+  return {
+    key: featureKey,
+    limit: feature.value,
+    used: await meteredUsage(db, clock, workspace.id, featureKey),
+  };
 }
 
 /** What frees room under a metered feature through the API: contacts are never deleted. */
@@ -103,7 +106,7 @@ export function planLimitExceeded(allowance: Allowance, requested = 1, promised 
 
 /**
  * Refuses an action that would take the workspace past its plan's ceiling for `featureKey`
- * (409 plan_limit_exceeded); `adding` is how many units the action uses. -1 is unlimited.
+ * (409 plan_limit_exceeded); `adding` is how many units the action uses.
  */
 export async function enforcePlanLimit(
   db: Db,
@@ -118,6 +121,6 @@ export async function enforcePlanLimit(
   await lockWorkspaceRow(db, workspace.id);
   const current = { id: workspace.id, plan_id: await currentPlanId(db, workspace.id) };
   const allowance = await planAllowance(db, clock, current, featureKey);
-  if (allowance === null || allowance.limit === -1) return;
+  if (allowance === null) return;
   if (allowance.used + adding > allowance.limit) throw planLimitExceeded(allowance, adding);
 }

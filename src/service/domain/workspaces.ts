@@ -1,6 +1,7 @@
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Feature } from "../../contract/plans.js";
+import { isUnlimited } from "../../contract/vocabulary.js";
 import type {
   CreateWorkspaceBody,
   UpdateWorkspaceBody,
@@ -231,8 +232,8 @@ async function requirePlanFits(
 ): Promise<void> {
   const over: { field: string; message: string; limit: number; used: number }[] = [];
   for (const feature of (JSON.parse(plan.features) as Feature[]).filter(isMetered)) {
-    const limit = feature.value ?? -1;
-    if (limit === -1) continue;
+    const limit = feature.value;
+    if (limit === null || isUnlimited(limit)) continue;
     const used = await meteredUsage(db, clock, workspaceId, feature.key);
     if (used > limit) {
       over.push({ field: feature.key, message: `limit ${limit}, used ${used}`, limit, used });

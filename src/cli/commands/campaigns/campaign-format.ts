@@ -8,9 +8,9 @@ import type {
 import type { Notice } from "../../../contract/envelope.js";
 import { replaceVariables } from "../../../contract/template-rules.js";
 import { count, counted } from "../../output/counts.js";
+import { when } from "../../output/time.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, tableView, textView } from "../../output/view.js";
-import { when } from "../workspaces/workspace-format.js";
 
 export type Preview = z.infer<typeof CampaignPreview>;
 

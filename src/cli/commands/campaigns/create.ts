@@ -4,8 +4,8 @@ import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { createPaint } from "../../output/paint.js";
+import { when } from "../../output/time.js";
 import { askForMissing } from "../../prompts.js";
-import { when } from "../workspaces/workspace-format.js";
 import {
   campaignLabel,
   campaignsPath,

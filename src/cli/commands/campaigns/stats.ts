@@ -5,6 +5,7 @@ import {
   type CampaignStats,
   CampaignStatsResponse,
 } from "../../../contract/campaigns.js";
+import { finalCampaignStatuses } from "../../../contract/vocabulary.js";
 import { exitCodes } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
@@ -27,8 +28,7 @@ interface Snapshot {
 /** After sending ends, how long --watch waits at most for the last delivery and read reports. */
 export const settleLimitMs = 60_000;
 
-const ended = (status: Campaign["status"]) =>
-  status === "completed" || status === "failed" || status === "cancelled";
+const ended = (status: Campaign["status"]) => finalCampaignStatuses.includes(status);
 
 /** The figures delivery and read reports change. */
 const reported = (s: CampaignStats) => `${s.sent} ${s.delivered} ${s.read} ${s.failed}`;

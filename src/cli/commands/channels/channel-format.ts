@@ -1,7 +1,7 @@
 import type { Channel } from "../../../contract/channels.js";
+import { when } from "../../output/time.js";
 import type { Column, View } from "../../output/view.js";
 import { tableView } from "../../output/view.js";
-import { when } from "../workspaces/workspace-format.js";
 
 /** `/api/v1/workspaces/<id>/channels`. */
 export function channelsPath(workspaceId: string): string {

@@ -1,6 +1,6 @@
 import type { Event } from "../../../contract/events.js";
+import { when } from "../../output/time.js";
 import type { Column } from "../../output/view.js";
-import { when } from "../workspaces/workspace-format.js";
 
 /** `/api/v1/events[/<id>[/rest]]`, the id encoded. */
 export function eventsPath(id?: string, rest = ""): string {

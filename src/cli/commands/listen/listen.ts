@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ApiError } from "../../../client/api-error.js";
 import { isRetryableStatus } from "../../../client/retry-policy.js";
+import { isoSeconds } from "../../../contract/timestamps.js";
 import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
 import { webhookSecretPrefix } from "../../../contract/webhooks.js";
 import { usageError } from "../../cli-error.js";
@@ -46,7 +47,7 @@ function parseEvents(text: string | undefined): string[] {
  * the receiver's answer on stderr; --quiet the event's id.
  */
 function report(ctx: Context, at: Date, message: SseMessage, answer: Forwarded): void {
-  const time = `${at.toISOString().slice(0, 19)}Z`;
+  const time = isoSeconds(at);
   const type = message.event ?? "message";
   const id = message.id ?? "";
   const answered =

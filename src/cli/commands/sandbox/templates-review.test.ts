@@ -29,7 +29,7 @@ describe("reseller sandbox templates review", () => {
     return () => expect(sent).toEqual(expected);
   }
 
-  it("approves", async () => {
+  it("approves the template and says so on stderr", async () => {
     const check = stubReview(approvedTemplate.id, { decision: "approve" }, approvedTemplate);
     const run = await runCli(["sandbox", "templates", "review", approvedTemplate.id, "--approve"], {
       env: api.env,

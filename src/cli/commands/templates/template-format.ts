@@ -1,11 +1,8 @@
 import { replaceVariables, type TemplateProblem } from "../../../contract/template-rules.js";
 import type { Template } from "../../../contract/templates.js";
+import { when } from "../../output/time.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView, textView } from "../../output/view.js";
-
-export { when } from "../../output/time.js";
-
-import { when } from "../../output/time.js";
 
 /** `order_update (en_US)`: how messages name a template. */
 export function templateLabel(t: { name: string; language: string }): string {

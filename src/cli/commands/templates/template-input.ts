@@ -3,7 +3,7 @@ import { buttonTypes } from "../../../contract/template-rules.js";
 import { usageError } from "../../cli-error.js";
 import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
-import { listOption, requiredString, requireFlags, stringOption } from "../../options.js";
+import { flagName, listOption, requiredString, requireFlags, stringOption } from "../../options.js";
 import { readStdin } from "../../read-stdin.js";
 
 type Options = Readonly<Record<string, unknown>>;
@@ -64,10 +64,6 @@ const definitionFlags = [
   "footer",
   "button",
 ] as const;
-
-function flagName(key: string): string {
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
 
 /** The definition flags given on the command line. */
 export function givenDefinitionFlags(options: Options): string[] {

@@ -1,7 +1,7 @@
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from "../../../contract/webhooks.js";
 import { usageError } from "../../cli-error.js";
+import { when } from "../../output/time.js";
 import type { Column } from "../../output/view.js";
-import { when } from "../workspaces/workspace-format.js";
 
 /** `/api/v1/webhook-endpoints[/<id>[/rest]]`, the id encoded. */
 export function endpointsPath(id?: string, rest = ""): string {

@@ -2,10 +2,11 @@ import type { CreateWorkspaceBody } from "../../../contract/workspaces.js";
 import { WorkspaceResponse } from "../../../contract/workspaces.js";
 import type { Handler } from "../../command-spec.js";
 import { requireFlags, stringOption } from "../../options.js";
+import { when } from "../../output/time.js";
 import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { planIdOf } from "../plans/plan-lookup.js";
-import { when, workspaceFields } from "./workspace-format.js";
+import { workspaceFields } from "./workspace-format.js";
 import { emailProblem, nameProblem } from "./workspace-input.js";
 
 /** `reseller workspaces create`: a workspace for a client, invitation included unless --no-invite. */

@@ -13,6 +13,7 @@ import type { Context } from "../../context.js";
 import { cannotRead } from "../../input-file.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption, listOption, requireFlags, stringOption } from "../../options.js";
+import { when } from "../../output/time.js";
 import { recordView, type StackPart, stackView, type View } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { exitKindOf } from "../../report-error.js";
@@ -24,7 +25,7 @@ import { planCatalogue, planIdIn } from "../plans/plan-lookup.js";
 import { createToken, secretShown } from "../tokens/token-actions.js";
 import { commandTree } from "../tree.js";
 import { run as createWorkspace } from "./create.js";
-import { when, workspaceFields } from "./workspace-format.js";
+import { workspaceFields } from "./workspace-format.js";
 import { emailProblem, nameProblem } from "./workspace-input.js";
 
 type Options = Readonly<Record<string, unknown>>;

@@ -1,11 +1,9 @@
+import { isUnlimited } from "../../../contract/vocabulary.js";
 import type { UsageLimit, Workspace, WorkspaceWithUsage } from "../../../contract/workspaces.js";
-import { ceilingText, count, isUnlimited } from "../../output/counts.js";
+import { ceilingText, count } from "../../output/counts.js";
+import { when } from "../../output/time.js";
 import type { Column, Paint, View } from "../../output/view.js";
 import { recordView, stackView, tableView } from "../../output/view.js";
-
-export { when } from "../../output/time.js";
-
-import { when } from "../../output/time.js";
 
 function planText(ws: Workspace, paint: Paint): string {
   if (ws.plan) return `${ws.plan.name} ${paint.dim(`(id ${ws.plan.id}, ${ws.plan.slug})`)}`;

@@ -24,7 +24,8 @@ const clock = new Intl.DateTimeFormat(undefined, {
 // Figures change between two readings, so the lines step rather than slope.
 const stepped = uPlot.paths.stepped({ align: 1 });
 
-// The same three as the stream's (campaign-stream.ts on the server), which ends once one is reached.
+// A copy of finalCampaignStatuses (contract/vocabulary.ts), at which the server's stream ends:
+// the page loads no server code.
 const finalStatuses = new Set(["completed", "failed", "cancelled"]);
 
 /** Follows a campaign's stats live; the EventSource reconnects by itself after a drop. */

@@ -44,7 +44,7 @@ async function campaignWorld(t: TestApp) {
   return { base, campaign };
 }
 
-describe("contract audit: behaviour the written contract fixes", () => {
+describe("what the API contract fixes where the interface document is silent", () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await startTestApp();
