@@ -1,5 +1,8 @@
 import { createHmac } from "node:crypto";
 
+/** How long a receiver has to answer a delivery (and `reseller listen`'s local one a forward). */
+export const deliveryTimeoutMs = 10_000;
+
 /**
  * The Reseller-Signature header of a delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
  * "<t>.<body>" keyed with the endpoint's secret>`. The service signs deliveries with it and

@@ -1,8 +1,11 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactListResponse, ContactResponse } from "../../src/contract/contacts.js";
+import {
+  foldDiacritics,
+  searchDocument,
+} from "../../src/service/db/contact-rows/contact-search.js";
 import { searchCountBound } from "../../src/service/domain/contact-listing.js";
-import { foldDiacritics, searchDocument } from "../../src/service/domain/contact-search.js";
 import { ContactWriter } from "../../src/service/domain/contact-store.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { searchDocument } from "../../src/service/db/contact-rows/contact-search.js";
 import { systemClock } from "../../src/service/domain/clock.js";
 import {
   type CheckedRow,
@@ -6,7 +7,6 @@ import {
   type RowReading,
   rowChecker,
 } from "../../src/service/domain/contact-import-rows.js";
-import { searchDocument } from "../../src/service/domain/contact-search.js";
 import { nextRow } from "../../src/service/domain/contact-store.js";
 import { largeCsv } from "../crash/crash-support.js";
 

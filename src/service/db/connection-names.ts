@@ -16,6 +16,12 @@ function hostKey(host: string): string {
   return createHash("md5").update(host).digest("hex").slice(0, hostKeyLength);
 }
 
+/**
+ * How long an instance may miss heartbeats before it counts as gone: its job leases are taken
+ * over and the locks its connections hold are ended (write-conflicts.ts).
+ */
+export const defaultDeadAfterMs = 20_000;
+
 /** Hex digits of the host's key. */
 export const hostKeyLength = 12;
 

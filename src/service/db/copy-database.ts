@@ -3,7 +3,7 @@ import { type RawBuilder, sql } from "kysely";
 import { redactedUrl } from "../../contract/redacted-url.js";
 import { bootstrapLock } from "../bootstrap.js";
 import { defaultHeartbeatMs } from "../jobs/instances.js";
-import { defaultDeadAfterMs } from "../jobs/job-queue.js";
+import { defaultDeadAfterMs } from "./connection-names.js";
 import type { ContactRow } from "./contact-rows/contact-rows.js";
 import { searchTermsText } from "./contact-rows/postgres-contact-rows.js";
 import { type Db, migrationTable, openDatabase } from "./database.js";

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
-import { defaultDeadAfterMs } from "../jobs/job-queue.js";
-import { processOfConnection } from "./connection-names.js";
+import { defaultDeadAfterMs, processOfConnection } from "./connection-names.js";
 import type { Db } from "./database.js";
 import { engineOf, sqliteHandleOf } from "./engine.js";
 import { withoutLockWaits } from "./sqlite-writer-turns.js";

@@ -10,9 +10,12 @@ import { parseDelimiter } from "../../contract/csv-options.js";
 import { openContactCsv } from "../../contract/csv-reader.js";
 import type { CsvRecord } from "../../contract/csv-records.js";
 import { countryCode } from "../../contract/phones.js";
+import {
+  newContactSearchDocument,
+  type SearchDocument,
+} from "../db/contact-rows/contact-search.js";
 import type { Clock } from "./clock.js";
 import { nextTurn } from "./contact-import-uploads.js";
-import { newContactSearchDocument, type SearchDocument } from "./contact-search.js";
 
 /** A data row of an import, checked: the contact it gives, or why it gives none. */
 export interface CheckedRow {

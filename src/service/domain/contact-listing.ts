@@ -7,11 +7,11 @@ import {
   type SearchSource,
   tagNamed,
 } from "../db/contact-rows/contact-pages.js";
+import { searchQuery } from "../db/contact-rows/contact-search.js";
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
 import { type Page, type PageStart, pageFrom, pageStart } from "../db/keyset-paging.js";
 import { rememberedPage } from "./contact-page-memo.js";
-import { searchQuery } from "./contact-search.js";
 import type { Principal } from "./tokens.js";
 import { visibleWorkspaceId } from "./workspace-access.js";
 

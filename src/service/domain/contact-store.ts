@@ -6,9 +6,9 @@ import {
   type NewContact,
   type TagLink,
 } from "../db/contact-rows/contact-rows.js";
+import { type SearchDocument, searchDocument } from "../db/contact-rows/contact-search.js";
 import type { Db } from "../db/database.js";
 import type { ContactTable } from "../db/tables/contacts.js";
-import { type SearchDocument, searchDocument } from "./contact-search.js";
 import { newId } from "./ids.js";
 
 /**

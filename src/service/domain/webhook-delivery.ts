@@ -1,7 +1,7 @@
 import { type Dispatcher, fetch } from "undici";
 import { quoted } from "../../contract/errors.js";
 import type { Redelivery } from "../../contract/events.js";
-import { signedDeliveryHeaders } from "../../contract/webhook-signature.js";
+import { deliveryTimeoutMs, signedDeliveryHeaders } from "../../contract/webhook-signature.js";
 import { defaultWebhookRetryBaseMs } from "../config.js";
 import type { Db } from "../db/database.js";
 import { keyJob } from "../jobs/job-queue.js";
@@ -36,7 +36,7 @@ export interface WebhookSettings {
 export const defaultWebhookSettings: WebhookSettings = {
   retryBaseMs: defaultWebhookRetryBaseMs,
   blockPrivate: false,
-  timeoutMs: 10_000,
+  timeoutMs: deliveryTimeoutMs,
 };
 
 /** How long a delivery is retried before it is given up. */

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, sql } from "kysely";
+import { defaultDeadAfterMs } from "../db/connection-names.js";
 import type { Db } from "../db/database.js";
 import { engineOf } from "../db/engine.js";
 import type { Database } from "../db/schema.js";
@@ -29,9 +30,6 @@ export class LeaseLostError extends Error {
 
 /** Which kinds a claim may take: a lane's, or any but the lanes' (see JobLane). */
 export type JobKinds = { in: readonly string[] } | { notIn: readonly string[] };
-
-/** How long an instance may miss heartbeats before its leases are taken over. */
-export const defaultDeadAfterMs = 20_000;
 
 /** How many due jobs one claim looks at, so instances racing for the first one fall through. */
 const claimCandidates = 8;

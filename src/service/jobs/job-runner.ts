@@ -1,3 +1,4 @@
+import { defaultDeadAfterMs } from "../db/connection-names.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
 import { FailureRun } from "../failure-run.js";
@@ -5,7 +6,6 @@ import { defaultHeartbeatMs, InstanceRegistry } from "./instances.js";
 import {
   checkpointJob,
   claimJob,
-  defaultDeadAfterMs,
   extendLeases,
   handBack,
   type Job,

@@ -12,7 +12,12 @@ import type { Clock } from "../domain/clock.js";
 import { channelExists, invalidField, ServiceError } from "../domain/service-error.js";
 import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
 import { isRateLimited, isTokenRefused, sendOutcomeForCode } from "./graph-errors.js";
-import type { OutboundMessage, SendOutcome } from "./message-sender.js";
+import {
+  endsTheBatch,
+  notTried,
+  type OutboundMessage,
+  type SendOutcome,
+} from "./message-sender.js";
 import type {
   ConnectedNumber,
   MessagingProvider,
@@ -554,15 +559,11 @@ export class WhatsappCloudProvider implements MessagingProvider {
       }
       // After a rate limit or a campaign-wide failure the rest of the batch is not tried.
       if (wall) {
-        outcomes.push(
-          wall.status === "backoff"
-            ? wall
-            : { status: "backoff", reason: "not_attempted", code: 0 },
-        );
+        outcomes.push(notTried(wall));
         continue;
       }
       const outcome = await this.sendOne(credentials, message);
-      if (outcome.status === "backoff" || outcome.status === "campaign_failed") wall = outcome;
+      if (endsTheBatch(outcome)) wall = outcome;
       outcomes.push(outcome);
     }
     return outcomes;

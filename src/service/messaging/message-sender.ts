@@ -39,6 +39,19 @@ export type SendOutcome =
   /** No answer: the message may have reached the operator. Never sent again by itself. */
   | { status: "unknown"; detail: string };
 
+/**
+ * Whether an outcome ends its batch (a rate limit, or a refusal of the whole campaign): the
+ * messages after it are not tried, by either operator.
+ */
+export function endsTheBatch(outcome: SendOutcome): boolean {
+  return outcome.status === "backoff" || outcome.status === "campaign_failed";
+}
+
+/** The outcome of a message not tried because `wall` ended its batch: it stays queued. */
+export function notTried(wall: SendOutcome): SendOutcome {
+  return wall.status === "backoff" ? wall : { status: "backoff", reason: "not_attempted", code: 0 };
+}
+
 /** A later report about a message, from the operator (webhook or sandbox). */
 export interface MessageStatusReport {
   /** The operator's message id (wamid), when the report carries one. */

@@ -52,10 +52,11 @@ function bounded(said: string): string {
  */
 const answerDetails = 100;
 
-function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+/** The error envelope of `code`: the catalogue's message unless told another, texts bounded. */
+export function errorBody(code: ErrorCode, message?: string, details?: ErrorDetail[]): ErrorBody {
   const cut = details !== undefined && details.length > answerDetails;
   const said = message ?? errorCatalogue[code].message;
-  const body: ErrorBody = {
+  return {
     status: "error",
     message: cut
       ? `${bounded(said)} (details lists the first ${answerDetails} of ${details.length.toLocaleString("en-US")} problems)`
@@ -71,7 +72,13 @@ function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: 
         }
       : {}),
   };
-  return reply.code(errorCatalogue[code].status).type("application/json").send(body);
+}
+
+function send(reply: FastifyReply, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  return reply
+    .code(errorCatalogue[code].status)
+    .type("application/json")
+    .send(errorBody(code, message, details));
 }
 
 /** A 503 of the database's: the log line, the Retry-After and what the client is told. */
@@ -232,8 +239,8 @@ export function clientErrorHandlerWith(
     }
     const code: ErrorCode =
       error.code === "HPE_HEADER_OVERFLOW" ? "headers_too_large" : "bad_request";
-    const { status, message } = errorCatalogue[code];
-    const body = JSON.stringify({ status: "error", message, error_code: code } satisfies ErrorBody);
+    const { status } = errorCatalogue[code];
+    const body = JSON.stringify(errorBody(code));
     const reason = code === "headers_too_large" ? "Request Header Fields Too Large" : "Bad Request";
     const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
     const budget = Object.entries(address === undefined ? {} : budgetOf(address))

@@ -7,7 +7,6 @@ import type {
   onSendAsyncHookHandler,
   preValidationAsyncHookHandler,
 } from "fastify";
-import type { ErrorBody } from "../../contract/envelope.js";
 import { errorCatalogue } from "../../contract/errors.js";
 import type { App } from "../app-types.js";
 import { importBodyLimitBytes } from "../body-limits.js";
@@ -25,6 +24,7 @@ import {
 import { isSealed, openBody, sealBody } from "../domain/sealed-responses.js";
 import { invalidField, ServiceError } from "../domain/service-error.js";
 import { bearerSecret } from "./authentication.js";
+import { errorBody } from "./error-handling.js";
 import { digestedBodyOf } from "./streamed-bodies.js";
 
 /** A key this request holds until its response is stored. */
@@ -134,16 +134,14 @@ function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
  * opened (sealed for another token, or changed): never the secret itself.
  */
 function secretNotReplayable(): StoredResponse {
-  const error: ErrorBody = {
-    status: "error",
-    error_code: "secret_not_replayable",
-    message: errorCatalogue.secret_not_replayable.message,
-    details: [{ field: "Idempotency-Key", message: "was used before" }],
-  };
   return {
     status: errorCatalogue.secret_not_replayable.status,
     headers: { "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify(error),
+    body: JSON.stringify(
+      errorBody("secret_not_replayable", undefined, [
+        { field: "Idempotency-Key", message: "was used before" },
+      ]),
+    ),
   };
 }
 

@@ -3,7 +3,13 @@ import type { SandboxMessageTable } from "../db/tables/campaigns.js";
 import { type Clock, isoSeconds } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
 import { sendOutcomeForCode } from "../messaging/graph-errors.js";
-import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
+import {
+  endsTheBatch,
+  type MessageSender,
+  notTried,
+  type OutboundMessage,
+  type SendOutcome,
+} from "../messaging/message-sender.js";
 import { graphErrorFor, refusalFor, reportsFor } from "./magic-numbers.js";
 
 /** How quickly the sandbox reports deliveries and reads. */
@@ -41,17 +47,13 @@ export function sandboxSender(deps: {
         if (wall) {
           // As the Cloud API adapter: after a rate limit or a campaign-wide refusal the rest of
           // the batch is not tried (it stays queued, or fails with the campaign).
-          outcomes.push(
-            wall.status === "backoff"
-              ? wall
-              : { status: "backoff", reason: "not_attempted", code: 0 },
-          );
+          outcomes.push(notTried(wall));
         } else if (refusal) {
           outcomes.push({ status: "failed", ...refusal });
         } else if (error && !(error.firstAttemptOnly && retried.has(message.idempotencyKey))) {
           if (error.firstAttemptOnly) retried.add(message.idempotencyKey);
           const outcome = sendOutcomeForCode(error.code);
-          if (outcome.status === "backoff" || outcome.status === "campaign_failed") wall = outcome;
+          if (endsTheBatch(outcome)) wall = outcome;
           outcomes.push(outcome);
         } else {
           const delivers = reportsFor(message.to).delivered;

@@ -1,9 +1,6 @@
 import type { Dispatcher } from "undici";
 import { Agent, request } from "../../../client/undici-parts.js";
-import { signedDeliveryHeaders } from "../../../contract/webhook-signature.js";
-
-/** How long the local receiver has to answer, as for real deliveries. */
-const forwardTimeoutMs = 10_000;
+import { deliveryTimeoutMs, signedDeliveryHeaders } from "../../../contract/webhook-signature.js";
 
 /** How the local receiver answered one forwarded event. */
 export interface Forwarded {
@@ -40,7 +37,7 @@ export function forwarder(target: URL, secret: string, dispatcher?: Dispatcher):
           body,
           dispatcher: via,
           // Ctrl-C ends a forward at once: a receiver that hangs must not hold listen.
-          signal: AbortSignal.any([stop, AbortSignal.timeout(forwardTimeoutMs)]),
+          signal: AbortSignal.any([stop, AbortSignal.timeout(deliveryTimeoutMs)]),
         });
         // The answer's body is not needed; reading it frees the connection.
         await response.body.dump().catch(() => undefined);
@@ -49,7 +46,7 @@ export function forwarder(target: URL, secret: string, dispatcher?: Dispatcher):
         const why = stop.aborted
           ? "interrupted"
           : (error as Error).name === "TimeoutError"
-            ? `no answer within ${forwardTimeoutMs / 1000} s`
+            ? `no answer within ${deliveryTimeoutMs / 1000} s`
             : `error ${(error as { code?: string }).code ?? (error as Error).message}`;
         return { status: null, durationMs: took(), error: why };
       }

@@ -1,8 +1,8 @@
 import { type QueryExecutorProvider, type RawBuilder, sql } from "kysely";
 import { foldedTagName } from "../../../contract/contact-rules.js";
-import type { SearchQuery } from "../../domain/contact-search.js";
 import type { Db } from "../database.js";
 import { engineOf } from "../engine.js";
+import type { SearchQuery } from "./contact-search.js";
 import { postgresContactPages } from "./postgres-contact-pages.js";
 import { sqliteContactPages } from "./sqlite-contact-pages.js";
 

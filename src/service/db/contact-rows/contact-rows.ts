@@ -1,7 +1,7 @@
 import { type QueryExecutorProvider, sql } from "kysely";
-import type { SearchDocument } from "../../domain/contact-search.js";
 import { engineOf } from "../engine.js";
 import type { ContactTable } from "../tables/contacts.js";
+import type { SearchDocument } from "./contact-search.js";
 import { postgresContactRows } from "./postgres-contact-rows.js";
 import { sqliteContactRows } from "./sqlite-contact-rows.js";
 

@@ -1,11 +1,7 @@
 import { type QueryExecutorProvider, sql } from "kysely";
 import { foldedTagName } from "../../../contract/contact-rules.js";
-import {
-  foldDiacritics,
-  type SearchDocument,
-  searchDocument,
-} from "../../domain/contact-search.js";
 import type { ContactRow, ContactRows, TagLink } from "./contact-rows.js";
+import { foldDiacritics, type SearchDocument, searchDocument } from "./contact-search.js";
 
 /**
  * The contact writer's statements on PostgreSQL: each step of a batch is one set-based statement

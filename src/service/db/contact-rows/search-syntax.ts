@@ -1,4 +1,4 @@
-import { foldDiacritics, type SearchQuery } from "../../domain/contact-search.js";
+import { foldDiacritics, type SearchQuery } from "./contact-search.js";
 
 /**
  * A search (domain/contact-search.ts decides its terms and the AND/OR between them) written in

@@ -1,9 +1,9 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { QueryExecutorProvider } from "kysely";
 import { foldedTagName } from "../../../contract/contact-rules.js";
-import type { SearchDocument } from "../../domain/contact-search.js";
 import { sqliteHandleOf } from "../engine.js";
 import type { ContactRow, ContactRows, ContactUpdate, TagLink } from "./contact-rows.js";
+import type { SearchDocument } from "./contact-search.js";
 
 /**
  * The contact writer's statements on SQLite: better-sqlite3's synchronous prepared statements on

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { searchDocument } from "../../domain/contact-search.js";
+import { searchDocument } from "../contact-rows/contact-search.js";
 import { engineOf } from "../engine.js";
 
 /**
