@@ -152,11 +152,14 @@ export const UpdateWorkspaceBody = z.strictObject({
     ),
   plan_id: z
     .union([z.string(), z.number().int()], {
-      error: 'plan_id must be a plan id such as "3"',
+      error: (issue) =>
+        issue.input === null
+          ? "plan_id cannot be null: a workspace's plan can be changed to another, not removed"
+          : 'plan_id must be a plan id such as "3"',
     })
     .optional()
     .describe(
-      "Moves the workspace to this plan. A paid plan makes a trial (or trial-ended) workspace active; a plan whose limits are below current usage is a 409 plan_limit_exceeded naming each feature.",
+      "Moves the workspace to this plan (a plan is changed, never removed: null is a 422). A paid plan makes a trial (or trial-ended) workspace active; a plan whose limits are below current usage is a 409 plan_limit_exceeded naming each feature.",
     ),
 });
 export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;

@@ -269,6 +269,19 @@ describe("workspaces", () => {
       }
     });
 
+    it("refuses to remove the plan (plan_id null) with a 422 that says a plan is changed, not removed", async () => {
+      const id = await t.createWorkspace({ plan_id: freeTrialPlan });
+      const res = await t.request("PATCH", `/api/v1/workspaces/${id}`, { body: { plan_id: null } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        {
+          field: "plan_id",
+          message:
+            "plan_id cannot be null: a workspace's plan can be changed to another, not removed",
+        },
+      ]);
+    });
+
     it("changes nothing for an empty body", async () => {
       const id = await t.createWorkspace();
       t.clock.advance(60_000);
