@@ -242,7 +242,12 @@ export class ApiClient {
     // Whether an earlier attempt of this call may have done the work (it got no answer, or a 5xx
     // that cannot say): a replay is then this call's own answer, not an earlier run's.
     let mayHaveRun = false;
-    for (let attempt = 0; ; attempt += 1) {
+    // Retries after no answer, a 429 or a 503; waits for an earlier attempt still running (a 409
+    // with Retry-After) have a budget of their own: a service that restarted mid-request keeps the
+    // dead attempt's key until its lease ends, after the network errors spent the retries.
+    let retried = 0;
+    let waitedForFirst = 0;
+    for (;;) {
       const started = nowMs();
       let status: number;
       let text: string;
@@ -275,10 +280,11 @@ export class ApiClient {
         if (
           (repeatable || neverSent) &&
           networkErrorCodes.has(code) &&
-          attempt < this.retry.maxRetries
+          retried < this.retry.maxRetries
         ) {
           if (!neverSent) mayHaveRun = true;
-          await this.wait(method, path, attempt + 1, null, `network error ${code}`);
+          retried += 1;
+          await this.wait(method, path, retried, null, `network error ${code}`);
           continue;
         }
         // A proxy's own refusal (a closed tunnel, a 407, a non-200 answer) is told as the
@@ -304,12 +310,15 @@ export class ApiClient {
       });
       const retryAfter = parseRetryAfter(headerValue(responseHeaders["retry-after"]) ?? undefined);
       const json = parseJson(text);
-      if (
-        (isRetryableStatus(status) || (repeatable && stillRunning(status, json))) &&
-        attempt < this.retry.maxRetries
-      ) {
+      if (isRetryableStatus(status) && retried < this.retry.maxRetries) {
         mayHaveRun ||= status >= 500;
-        await this.wait(method, path, attempt + 1, retryAfter, `HTTP ${status}`);
+        retried += 1;
+        await this.wait(method, path, retried, retryAfter, `HTTP ${status}`);
+        continue;
+      }
+      if (repeatable && stillRunning(status, json) && waitedForFirst < this.retry.maxRetries) {
+        waitedForFirst += 1;
+        await this.wait(method, path, waitedForFirst, retryAfter, `HTTP ${status}`);
         continue;
       }
       if (status >= 200 && status < 300) {

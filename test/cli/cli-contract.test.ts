@@ -311,6 +311,30 @@ describe("retries", () => {
     expect(run.stderr).toMatch(/HTTP 409 on POST .*; retrying in 1\.\d s/);
   });
 
+  it("a POST that met a restart waits for the dead attempt's key too, after network errors spent their retries", async () => {
+    for (let i = 0; i < 3; i++) {
+      api.pool.intercept({ path: contactsPath, method: "POST" }).replyWithError(refused());
+    }
+    api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
+      409,
+      {
+        status: "error",
+        error_code: "idempotency_request_in_progress",
+        message: "A request with this Idempotency-Key is still being processed.",
+      },
+      { headers: { ...jsonHeaders, "retry-after": "1" } },
+    );
+    api.pool
+      .intercept({ path: contactsPath, method: "POST" })
+      .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
+    const run = await runCli(
+      ["contacts", "upsert", "-w", workspace, "--phone", anna.phone, "--quiet"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("ct_01anna\n");
+  });
+
   it("any other 409 is not retried and exits 5", async () => {
     api.pool
       .intercept({ path: contactsPath, method: "POST" })
