@@ -184,6 +184,23 @@ describe("reseller contacts import", () => {
     );
   });
 
+  it("exits 8 when the service is lost while following, saying the import goes on and not to send the file again", async () => {
+    stubUpload({});
+    for (let i = 0; i < 4; i++) {
+      api.pool
+        .intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" })
+        .replyWithError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    }
+    const run = await runCli(["contacts", "import", tempFile("c.csv", csv)], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(8);
+    expect(run.stderr).toContain(
+      "Import imp_01x is stored and goes on in the service once it is back: follow it with `reseller contacts imports get imp_01x -w ws_01acme`; do not send the file again.",
+    );
+  });
+
   it("exits 3 when the token may import but not follow it, saying the import is queued", async () => {
     stubUpload({});
     api.pool.intercept({ path: `${base}/contacts/imports/imp_01x`, method: "GET" }).reply(

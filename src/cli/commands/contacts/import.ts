@@ -280,6 +280,13 @@ async function importFile(
   try {
     followed = await follow(ctx, path, queued, response.raw.data, timeoutSeconds);
   } catch (error) {
+    // The service lost while following (a restart longer than the retries): the import is
+    // stored and resumes with it, so the file must not be sent again.
+    if (error instanceof ApiError && (error.kind !== "http" || error.status >= 500)) {
+      throw error.withHint(
+        `Import ${queued.id} is stored and goes on in the service once it is back: follow it with \`reseller contacts imports get ${queued.id} -w ${workspaceId}\`; do not send the file again.`,
+      );
+    }
     // A token that may import but not read: still a permission error (exit 3), but the import
     // is queued and runs, and a script must not send the file again.
     if (!(error instanceof ApiError && error.errorCode === "insufficient_scope")) throw error;
