@@ -14,7 +14,8 @@ const required = [
   ["language", "--language"],
 ] as const;
 
-const fieldList = `${contactVariableFields.join(", ")} or custom.<key>`;
+/** The fields a variable may name, as messages list them. */
+export const variableFieldList = `${contactVariableFields.join(", ")} or custom.<key>`;
 
 /** Exactly one of --all, --tag T… or --contacts ID,…; a usage error naming them otherwise. */
 export function audienceFrom(options: Options): Audience {
@@ -66,7 +67,7 @@ export function variableMappingFrom(options: Options): Record<string, string> {
         ? customKeyProblem(field.slice("custom.".length))
         : null;
       throw usageError(
-        `--var '${given}': the field must be ${fieldList}; got '${field}'${keyProblem ? ` (${keyProblem})` : ""}.`,
+        `--var '${given}': the field must be ${variableFieldList}; got '${field}'${keyProblem ? ` (${keyProblem})` : ""}.`,
       );
     }
     const earlier = mapping[number];

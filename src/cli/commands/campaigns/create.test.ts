@@ -4,11 +4,13 @@ import {
   draftCampaign,
   envelope,
   errorBody,
+  listEnvelope,
   preview,
   scheduledCampaign,
   stubRequest,
   workspaceId,
 } from "../../../../test/fixtures/campaigns.js";
+import { approvedTemplate } from "../../../../test/fixtures/templates.js";
 import { runCli, scriptedPrompter } from "../../../../test/helpers/cli.js";
 import { mockApi } from "../../../../test/helpers/mock-api.js";
 import { variableMappingFrom } from "./campaign-input.js";
@@ -243,6 +245,31 @@ describe("reseller campaigns create", () => {
       expect(run.code, run.stderr).toBe(0);
       expect(check.body()).toEqual(body);
       expect(prompter.asked).toHaveLength(6);
+    });
+
+    it("asks for the contact field of each variable of the template when no --var is given", async () => {
+      stubRequest(
+        api,
+        "GET",
+        `/api/v1/workspaces/${workspaceId}/templates`,
+        listEnvelope([approvedTemplate]),
+        { query: { name: "order_update", language: "en_US", per_page: "1" } },
+      );
+      const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));
+      stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const prompter = scriptedPrompter({
+        "Contact field for {{1}}": "first_name",
+        "Contact field for {{2}}": "custom.order",
+        "Create ": true,
+      });
+      const run = await runCli(
+        [...base.slice(0, 6), "--template", "order_update", "--language", "en_US", "--all"],
+        { tty: true, env: env(), dispatcher: api.agent, prompter },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(check.body()).toMatchObject({
+        variable_mapping: { "1": "first_name", "2": "custom.order" },
+      });
     });
 
     it("creates nothing when the answer is no", async () => {

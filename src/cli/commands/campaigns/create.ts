@@ -1,4 +1,7 @@
 import { CampaignCreateResponse, CampaignPreviewResponse } from "../../../contract/campaigns.js";
+import { isVariableField } from "../../../contract/contact-rules.js";
+import { variableNumbers } from "../../../contract/template-rules.js";
+import { TemplateListResponse } from "../../../contract/templates.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { booleanOption, listOption } from "../../options.js";
@@ -6,6 +9,7 @@ import { counted } from "../../output/counts.js";
 import { createPaint } from "../../output/paint.js";
 import { when } from "../../output/time.js";
 import { askForMissing } from "../../prompts.js";
+import { templatesPath } from "../templates/template-actions.js";
 import {
   campaignLabel,
   campaignsPath,
@@ -16,7 +20,7 @@ import {
   previewView,
   toBeMessaged,
 } from "./campaign-format.js";
-import { campaignBodyFromFlags } from "./campaign-input.js";
+import { campaignBodyFromFlags, variableFieldList } from "./campaign-input.js";
 
 /**
  * `reseller campaigns create`: builds the campaign from flags (every flag checked before any
@@ -27,7 +31,7 @@ import { campaignBodyFromFlags } from "./campaign-input.js";
 export const run: Handler = async (ctx, given) => {
   // Known to be missing before any question: nothing is asked in vain.
   const workspaceId = await ctx.workspaceId();
-  const options = await askForAudience(
+  const asked = await askForAudience(
     ctx,
     await askForMissing(ctx, given.options, [
       { key: "name", message: "Campaign name" },
@@ -39,6 +43,7 @@ export const run: Handler = async (ctx, given) => {
       { key: "language", message: "Template language (e.g. en_US)" },
     ]),
   );
+  const options = await askForVariables(ctx, workspaceId, asked);
   const body = campaignBodyFromFlags(options, ctx.now());
   const dryRun = booleanOption(options, "dryRun");
   const yes = booleanOption(options, "yes");
@@ -95,6 +100,37 @@ export const run: Handler = async (ctx, given) => {
       : `Created draft campaign ${campaignLabel(campaign)}. Launch it with \`reseller campaigns launch ${campaign.id}${w}\`.`;
   return { data: response.raw.data, view: campaignView(campaign), message, warnings };
 };
+
+/**
+ * At a terminal, with no --var: the contact field of each variable of the template's header and
+ * body, asked as --var would say it. A template not found is left for the service to name.
+ */
+async function askForVariables(
+  ctx: Context,
+  workspaceId: string,
+  options: Readonly<Record<string, unknown>>,
+): Promise<Readonly<Record<string, unknown>>> {
+  if (!ctx.canPrompt || listOption(options, "var").length > 0) return options;
+  const client = await ctx.client();
+  const found = await client.get(templatesPath(workspaceId), TemplateListResponse, {
+    name: String(options.template ?? "").trim(),
+    language: String(options.language ?? "").trim(),
+    per_page: 1,
+  });
+  const texts = (found.body.data[0]?.components ?? []).flatMap((c) =>
+    (c.type === "HEADER" || c.type === "BODY") && c.text !== undefined ? [c.text] : [],
+  );
+  const numbers = [...new Set(texts.flatMap(variableNumbers))].sort((a, b) => a - b);
+  const vars: string[] = [];
+  for (const n of numbers) {
+    const field = await ctx.prompter.input({
+      message: `Contact field for {{${n}}} (${variableFieldList})`,
+      validate: (v) => (isVariableField(v.trim()) ? true : `Name ${variableFieldList}.`),
+    });
+    vars.push(`${n}=${field.trim()}`);
+  }
+  return vars.length === 0 ? options : { ...options, var: vars };
+}
 
 /** At a terminal, with no audience flag: who gets the campaign, asked as the flags would say it. */
 async function askForAudience(
