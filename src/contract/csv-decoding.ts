@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import iconv from "iconv-lite";
 import type { CsvEncoding } from "./csv-options.js";
 
@@ -16,12 +17,16 @@ export class CsvDecoder {
    * (notEncodedReason): a character replaced by `\ufffd` would be stored without a word.
    */
   invalid: string | null = null;
+  /** Whether `invalid` says the file is UTF-8 (sent as one byte a character), what to do included. */
+  utf8Instead = false;
   private head: Buffer | null = Buffer.alloc(0);
   private bytesRead = 0;
   /** UTF-16: a byte that ended a piece, the first half of a code unit. */
   private carry: Buffer = Buffer.alloc(0);
   /** UTF-16: a high surrogate that ended a piece, the first half of a pair. */
   private held = "";
+  /** What the bytes say about UTF-8, for the encodings of one byte a character and UTF-8 itself. */
+  readonly survey = new Utf8Survey();
 
   constructor(private readonly declared: CsvEncoding = "utf-8") {
     this.encoding = declared;
@@ -61,6 +66,20 @@ export class CsvDecoder {
     if (this.carry.length > 0) {
       this.invalid ??= `it ends with half a character (${count(this.bytesRead)} bytes, an odd number)`;
     }
+    if (this.encoding !== "utf-16le" && this.encoding !== "utf-16be") {
+      this.survey.end(this.encoding !== "utf-8");
+    }
+    // Every byte is a character in these two, so UTF-8 read as one of them would be stored
+    // garbled without a word (ü as Ã¼): a file whose high bytes are nearly all UTF-8's is UTF-8.
+    if (
+      (this.encoding === "windows-1252" || this.encoding === "iso-8859-1") &&
+      this.survey.readsAsUtf8()
+    ) {
+      if (this.invalid === null) {
+        this.invalid = this.survey.utf8Told(this.encoding);
+        this.utf8Instead = true;
+      }
+    }
     return Buffer.concat(out);
   }
 
@@ -73,10 +92,13 @@ export class CsvDecoder {
     this.bytesRead += bytes.length;
     switch (this.encoding) {
       case "utf-8":
+        this.survey.feed(bytes, at, false);
         return bytes;
       case "iso-8859-1":
+        this.survey.feed(bytes, at, true);
         return Buffer.from(latin1Text(bytes), "utf8");
       case "windows-1252": {
+        this.survey.feed(bytes, at, true);
         if (this.invalid === null) {
           const found = bytes.toString("latin1").search(undefinedInWindows1252);
           if (found !== -1) {
@@ -135,6 +157,120 @@ function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
+/** A UTF-8 character of two to four bytes, or (the last branch) a high byte outside one. */
+const utf8Sequence =
+  /[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}|[\x80-\xff]/g;
+
+/**
+ * What a file's bytes say about UTF-8, piece by piece: whether it has characters written as
+ * UTF-8, and where the first byte is that belongs to none. Tells a UTF-8 file with one damaged
+ * byte (to be fixed) from a file in another encoding (to be named), and a UTF-8 file sent as
+ * windows-1252, which would be stored garbled.
+ */
+export class Utf8Survey {
+  /** Characters of two to four bytes (every one, when counted; at least the first otherwise). */
+  multibyte = 0;
+  /** High bytes outside any such character. */
+  stray = 0;
+  /** The first of them, and where it is (1-based, in the file's bytes). */
+  firstStray: { byte: number; at: number } | null = null;
+  /** The first character of several bytes, as an example. */
+  example: string | null = null;
+  private tail = Buffer.alloc(0);
+  private tailAt = 0;
+
+  /**
+   * The next bytes, from byte `at` (0-based). `counted`: every character is counted (a file said
+   * to be windows-1252, whose high bytes are few); otherwise a valid piece is only looked at for
+   * its first character of several bytes, as a UTF-8 file may have millions.
+   */
+  feed(bytes: Buffer, at: number, counted: boolean): void {
+    let data = this.tail.length > 0 ? Buffer.concat([this.tail, bytes]) : bytes;
+    const dataAt = this.tail.length > 0 ? this.tailAt : at;
+    const cut = incompleteTail(data);
+    this.tail = Buffer.from(data.subarray(cut));
+    this.tailAt = dataAt + cut;
+    data = data.subarray(0, cut);
+    this.scan(data, dataAt, counted);
+  }
+
+  /** The end of the file: a character cut short there is stray bytes. */
+  end(counted: boolean): void {
+    const rest = this.tail;
+    this.tail = Buffer.alloc(0);
+    this.scan(rest, this.tailAt, counted);
+  }
+
+  /** Whether the file is UTF-8 (a few damaged bytes aside): its high bytes are nearly all UTF-8's. */
+  readsAsUtf8(): boolean {
+    return this.multibyte > 0 && this.multibyte >= 9 * this.stray;
+  }
+
+  /** Why a file sent as `encoding` (one byte a character) is UTF-8 instead. */
+  utf8Told(encoding: string): string {
+    const example = this.example ?? "";
+    const garbled = iconv.decode(Buffer.from(example, "utf8"), "windows-1252");
+    const damaged = this.firstStray
+      ? `, and ${this.strayTold()} is damaged; correct that byte and import the file without naming an encoding`
+      : "; import it without naming an encoding";
+    return `it reads as UTF-8: ${count(this.multibyte)} of its characters, such as '${example}', are written as UTF-8, which ${encoding} would store garbled (as '${garbled}')${damaged}`;
+  }
+
+  /** The first stray byte as messages name it: `byte 0xFC (byte 37 of the file)`. */
+  strayTold(): string {
+    if (!this.firstStray) return "a byte";
+    const { byte, at } = this.firstStray;
+    return `byte 0x${byte.toString(16).toUpperCase()} (byte ${count(at)} of the file)`;
+  }
+
+  private scan(data: Buffer, at: number, counted: boolean): void {
+    if (data.length === 0) return;
+    const valid = isUtf8(data);
+    if (valid && !counted) {
+      if (this.example === null) this.exampleFrom(data);
+      return;
+    }
+    const text = data.toString("latin1");
+    if (!/[\x80-\xff]/.test(text)) return;
+    for (const match of text.matchAll(utf8Sequence)) {
+      const found = match[0];
+      if (found.length > 1) {
+        this.multibyte += 1;
+        this.example ??= Buffer.from(found, "latin1").toString("utf8");
+      } else {
+        this.stray += 1;
+        this.firstStray ??= { byte: found.charCodeAt(0), at: at + match.index + 1 };
+      }
+    }
+  }
+
+  private exampleFrom(data: Buffer): void {
+    const text = data.toString("latin1");
+    const first = text.search(/[\x80-\xff]/);
+    if (first === -1) return;
+    utf8Sequence.lastIndex = 0;
+    const match = utf8Sequence.exec(text.slice(first, first + 4));
+    utf8Sequence.lastIndex = 0;
+    if (match && match[0].length > 1) {
+      this.multibyte += 1;
+      this.example = Buffer.from(match[0], "latin1").toString("utf8");
+    }
+  }
+}
+
+/** Where a UTF-8 character cut by the end of `data` starts (its length when none is cut). */
+function incompleteTail(data: Buffer): number {
+  for (let back = 1; back <= Math.min(3, data.length); back++) {
+    const byte = data[data.length - back] ?? 0;
+    if (byte < 0x80) return data.length;
+    if (byte >= 0xc0) {
+      const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return needs > back ? data.length - back : data.length;
+    }
+  }
+  return data.length;
+}
+
 /**
  * 0x80–0x9F of a file said to be ISO-8859-1, read as browsers read them (the WHATWG Encoding
  * Standard): windows-1252's characters (0x80 is €, not an invisible control character: files
@@ -183,6 +319,7 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  */
 export function notEncodedReason(decoder: CsvDecoder, option: string): string | null {
   if (decoder.invalid === null) return null;
+  if (decoder.utf8Instead) return `is not ${decoder.encoding} text: ${decoder.invalid}`;
   return `is not ${decoder.encoding} text: ${decoder.invalid}; name the file's real encoding with ${option}, or save it as CSV UTF-8`;
 }
 
@@ -191,9 +328,16 @@ export function notEncodedReason(decoder: CsvDecoder, option: string): string | 
  * not UTF-8. `option` is how the caller names the encoding option (`encoding`, `--encoding`).
  */
 export function notUtf8Reason(decoder: CsvDecoder, option: string): string {
-  return decoder.markOverrode
-    ? `starts with a UTF-8 byte order mark but is not UTF-8 text, so ${option} does not apply to it: save the file as CSV UTF-8, or remove the mark`
-    : `is not UTF-8 text; name its encoding with ${option} (windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8`;
+  const survey = decoder.survey;
+  const where = survey.firstStray ? `: ${survey.strayTold()} is no UTF-8` : "";
+  if (decoder.markOverrode) {
+    return `starts with a UTF-8 byte order mark but is not UTF-8 text${where}, so ${option} does not apply to it: save the file as CSV UTF-8, or remove the mark`;
+  }
+  // Its other letters are UTF-8: another encoding would store them garbled.
+  if (survey.firstStray && survey.multibyte > 0) {
+    return `is not UTF-8 text${where}, though its other letters are (such as '${survey.example}'): that byte looks damaged; correct it in the file (or save it again as CSV UTF-8), as naming another encoding would store those letters garbled`;
+  }
+  return `is not UTF-8 text${where}; name its encoding with ${option} (windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8`;
 }
 
 /** Formats people upload instead of a CSV, by the bytes they start with. */

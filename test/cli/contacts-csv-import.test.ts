@@ -461,7 +461,39 @@ describe("reseller contacts import with real-shaped files", () => {
     writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,René\n", "latin1"));
     const run = await cli(["contacts", "import", file]);
     expect(run.code).toBe(6);
-    expect(run.stderr).toContain("is not UTF-8 text; name its encoding");
+    expect(run.stderr).toContain(
+      "is not UTF-8 text: byte 0xE9 (byte 36 of the file) is no UTF-8; name its encoding",
+    );
+    expect(await contacts()).toEqual([]);
+  });
+
+  it("names the damaged byte of a UTF-8 file instead of suggesting another encoding, and refuses the file sent as windows-1252", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "mostly-utf8.csv");
+    const rows = ["phone,first_name,last_name"];
+    for (let i = 10; i < 30; i++) rows.push(`+49151123401${i},Jürgen,Müller`);
+    const text = Buffer.from(`${rows.join("\n")}\n`, "utf8");
+    // One ü of the last row saved as a single windows-1252 byte.
+    const damaged = Buffer.concat([
+      text.subarray(0, text.length - 7),
+      Buffer.from([0xfc]),
+      text.subarray(text.length - 5),
+    ]);
+    writeFileSync(file, damaged);
+    const plain = await cli(["contacts", "import", file]);
+    expect(plain.code).toBe(6);
+    expect(plain.stderr).toContain(
+      `byte 0xFC (byte ${damaged.length - 5} of the file) is no UTF-8, though its other letters are (such as 'ü'): that byte looks damaged`,
+    );
+    // At a terminal, no encoding is offered for it: it has one, and a damaged byte.
+    const prompter = scriptedPrompter({});
+    const asked = await cli(["contacts", "import", file], { tty: true, prompter });
+    expect(prompter.asked).toEqual([]);
+    expect(asked.stderr).toContain("that byte looks damaged");
+    const named = await cli(["contacts", "import", file, "--encoding", "windows-1252"]);
+    expect(named.code).toBe(6);
+    expect(named.stderr).toContain(
+      "is not windows-1252 text: it reads as UTF-8: 39 of its characters, such as 'ü', are written as UTF-8, which windows-1252 would store garbled (as 'Ã¼')",
+    );
     expect(await contacts()).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readHeader, readRow } from "../../src/contract/contact-csv.js";
 import { emailPattern } from "../../src/contract/contact-rules.js";
-import { CsvDecoder } from "../../src/contract/csv-decoding.js";
+import { CsvDecoder, notUtf8Reason } from "../../src/contract/csv-decoding.js";
 import { neutraliseFormula, restoreFormula } from "../../src/contract/csv-formulas.js";
 import { parseMappingFlags } from "../../src/contract/csv-options.js";
 import { detectDelimiter, openContactCsv } from "../../src/contract/csv-reader.js";
@@ -386,4 +386,37 @@ describe("internationalised email addresses", () => {
     "refuses %j",
     (email) => expect(emailPattern.test(email)).toBe(false),
   );
+});
+
+describe("telling UTF-8 from the encodings of one byte a character", () => {
+  /** The bytes fed to a decoder of `encoding` in pieces of `size` bytes. */
+  const decodedInPieces = (bytes: Buffer, encoding: "utf-8" | "windows-1252", size: number) => {
+    const decoder = new CsvDecoder(encoding);
+    for (let at = 0; at < bytes.length; at += size) decoder.write(bytes.subarray(at, at + size));
+    decoder.end();
+    return decoder;
+  };
+  const utf8 = Buffer.from("phone,name\n+4915112340101,Jürgen Müller\n+4915112340102,Zoë\n");
+
+  it("counts a letter split between two pieces once, and finds no damaged byte in whole UTF-8", () => {
+    for (const size of [1, 2, 3, 7, 64]) {
+      const decoder = decodedInPieces(utf8, "windows-1252", size);
+      expect(decoder.survey.multibyte, `pieces of ${size}`).toBe(3);
+      expect(decoder.survey.firstStray).toBeNull();
+      expect(decoder.invalid).toContain("it reads as UTF-8: 3 of its characters, such as 'ü'");
+    }
+  });
+
+  it("takes a real windows-1252 file as windows-1252", () => {
+    const decoder = decodedInPieces(Buffer.from(utf8.toString(), "latin1"), "windows-1252", 5);
+    expect(decoder.invalid).toBeNull();
+  });
+
+  it("names the first damaged byte of a UTF-8 file by its place in the file", () => {
+    const damaged = Buffer.concat([utf8.subarray(0, 30), Buffer.from([0xfc]), utf8.subarray(32)]);
+    const decoder = decodedInPieces(damaged, "utf-8", 4);
+    expect(notUtf8Reason(decoder, "--encoding")).toBe(
+      "is not UTF-8 text: byte 0xFC (byte 31 of the file) is no UTF-8, though its other letters are (such as 'ü'): that byte looks damaged; correct it in the file (or save it again as CSV UTF-8), as naming another encoding would store those letters garbled",
+    );
+  });
 });

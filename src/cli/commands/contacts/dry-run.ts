@@ -60,7 +60,11 @@ export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined
       "The file holds NUL bytes between its letters: it is UTF-16 text without a byte order mark; name it with --encoding utf-16le (or utf-16be).",
     );
   }
-  if (!isUtf8(bytes)) throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
+  if (isUtf8(bytes)) return;
+  // Read whole, so the message names the first byte that is no UTF-8, as the service's does.
+  probe.write(bytes.subarray(3));
+  probe.end();
+  throw refusedFile(`The file ${notUtf8Reason(probe, "--encoding")}.`);
 }
 
 /**

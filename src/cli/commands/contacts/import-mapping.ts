@@ -195,6 +195,13 @@ async function askEncoding(
   // NUL bytes between the letters are UTF-16, even when every letter is ASCII (and so "UTF-8").
   const utf16 = looksLikeUtf16(lines);
   if (!utf16 && isUtf8(lines)) return read;
+  // UTF-8 with a damaged byte is not another encoding: the service's refusal names the byte.
+  if (!utf16) {
+    const decoder = new CsvDecoder("windows-1252");
+    decoder.write(lines);
+    decoder.end();
+    if (decoder.utf8Instead) return read;
+  }
   const sample = sampleOf(lines, utf16);
   const shown = (encoding: CsvEncoding) => {
     const text = new CsvDecoder(encoding).write(sample).toString("utf8").split("\n")[0] ?? "";

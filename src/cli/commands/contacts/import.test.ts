@@ -382,7 +382,7 @@ describe("reseller contacts import", () => {
     );
     expect(run.code).toBe(6);
     expect(run.stderr).toContain(
-      "starts with a UTF-8 byte order mark but is not UTF-8 text, so --encoding does not apply",
+      "starts with a UTF-8 byte order mark but is not UTF-8 text: byte 0xFC (byte 37 of the file) is no UTF-8, so --encoding does not apply",
     );
   });
 
