@@ -310,7 +310,7 @@ complete -c reseller -n '__reseller_is \'contacts import\'' -l map -x -d 'read a
 complete -c reseller -n '__reseller_is \'contacts import\'' -l preset -x -a 'google outlook hubspot' -d 'the mapping of a known export (--map wins for the columns and fields it names)'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l delimiter -x -d 'the separator: , ; | or tab (default: detected from the header row)'
 complete -c reseller -n '__reseller_is \'contacts import\'' -l encoding -x -d 'the file\'s encoding: utf-8, windows-1252, iso-8859-1, utf-16le, utf-16be (default utf-8;…'
-complete -c reseller -n '__reseller_is \'contacts import\'' -l strict -d 'exit 6 when any row was refused (by default the count is shown and the exit is 0); with -…'
+complete -c reseller -n '__reseller_is \'contacts import\'' -l strict -d 'exit 6 when any row was refused (by default the count is shown and the exit is 0; not wit…'
 complete -c reseller -n '__reseller_is \'contacts import\'' -s h -l help -d 'show help'
 complete -c reseller -n '__reseller_is \'contacts import\'' -F
 complete -c reseller -n '__reseller_is \'contacts imports\'' -a 'get' -d 'Show an import\'s status, counts and first row errors'

@@ -43,7 +43,9 @@ export const UsageQuery = PageQuery.extend({
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "month must be YYYY-MM, e.g. 2026-11" })
     .optional()
-    .describe("The calendar month (UTC) as YYYY-MM; default the current one."),
+    .describe(
+      "The calendar month (UTC) as YYYY-MM; default the current one; one still to come is a 422.",
+    ),
 });
 
 export type UsageQuery = z.infer<typeof UsageQuery>;

@@ -361,6 +361,14 @@ describe("workspace lifecycle", () => {
       expect((await t.request("GET", "/api/v1/usage?month=2026-13")).statusCode).toBe(422);
     });
 
+    it("refuses a month still to come with a 422 naming month, rather than this month's counts", async () => {
+      const res = await t.request("GET", "/api/v1/usage?month=2026-12");
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        { field: "month", message: "is still to come; the latest month with usage is 2026-11" },
+      ]);
+    });
+
     it("counts in a month's report only the templates approved by its end", async () => {
       const id = await t.createWorkspace({ name: "Acme", plan_id: "2" });
       t.clock.advance(10 * 24 * 3_600_000); // into December

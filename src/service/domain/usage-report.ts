@@ -12,6 +12,7 @@ import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { Clock } from "./clock.js";
 import { monthOf } from "./message-meter.js";
+import { invalidField } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import { requireResellerToken } from "./workspace-access.js";
 
@@ -54,7 +55,12 @@ export async function monthlyUsage(
   query: UsageQuery,
 ): Promise<{ data: WorkspaceMonthUsage[]; meta: UsageMeta }> {
   requireResellerToken(principal, "read the reseller's usage report");
-  const asked = query.month ?? monthOf(clock.now());
+  const current = monthOf(clock.now());
+  const asked = query.month ?? current;
+  // YYYY-MM compares as text: a month to come has no usage, and "now" counts would read as its.
+  if (asked > current) {
+    throw invalidField("month", `is still to come; the latest month with usage is ${current}`);
+  }
   const [from, to] = monthBounds(asked);
   const inReport = db
     .selectFrom("workspaces")

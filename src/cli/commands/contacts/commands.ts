@@ -173,7 +173,7 @@ const contactCommands: GroupSpec = {
         {
           flags: "--strict",
           description:
-            "exit 6 when any row was refused (by default the count is shown and the exit is 0); with --json the error's details start with {field: import_id, message: <id>}, then the row errors",
+            "exit 6 when any row was refused (by default the count is shown and the exit is 0; not with --no-wait); with --json the error's details start with {field: import_id, message: <id>}, then the row errors",
         },
       ],
       examples: [

@@ -332,13 +332,25 @@ describe("reseller contacts import", () => {
     expect(run.stderr).toContain("--strict: exit code 6");
   });
 
-  it("exits 0 in a dry run with --strict and --no-wait, as the import that does not wait would", async () => {
+  it("refuses --strict with --no-wait (exit 2), which never sees the import's end, in a dry run too", async () => {
+    for (const dry of [[], ["--dry-run"]]) {
+      const run = await runCli(
+        ["contacts", "import", tempFile("c.csv", csv), ...dry, "--strict", "--no-wait"],
+        { env: env(), dispatcher: api.agent },
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("--strict fails the command when the import ends");
+    }
+  });
+
+  it("says in a dry run under --on-duplicate skip that the first of two rows with one phone is kept", async () => {
     const run = await runCli(
-      ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--strict", "--no-wait"],
+      ["contacts", "import", tempFile("c.csv", csv), "--dry-run", "--on-duplicate", "skip"],
       { env: env(), dispatcher: api.agent },
     );
-    expect(run.code).toBe(0);
-    expect(run.stderr).not.toContain("--strict: exit code 6");
+    expect(run.stderr).toContain(
+      "(1 row repeats an earlier row's phone: one contact each, the first row is kept, the later skipped)",
+    );
   });
 
   it("accepts national numbers in a dry run with --default-country and exits 0 when every row is fine", async () => {

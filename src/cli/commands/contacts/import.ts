@@ -47,10 +47,15 @@ async function readCsv(file: string): Promise<Buffer> {
   }
 }
 
-/** The dry run's word on phones repeated in the file: one contact each, the later row winning. */
-function repeatsSaid(repeats: number): string {
+/**
+ * The dry run's word on phones repeated in the file: one contact each, the later row winning
+ * under update; under skip the first row is the contact and the later ones are skipped.
+ */
+function repeatsSaid(repeats: number, onDuplicate: string | undefined): string {
   if (repeats === 0) return "";
-  return ` (${counted(repeats, "row")} repeat${repeats === 1 ? "s" : ""} an earlier row's phone: one contact each, the later row wins)`;
+  const which =
+    onDuplicate === "skip" ? "the first row is kept, the later skipped" : "the later row wins";
+  return ` (${counted(repeats, "row")} repeat${repeats === 1 ? "s" : ""} an earlier row's phone: one contact each, ${which})`;
 }
 
 /**
@@ -109,11 +114,9 @@ async function checkLocally(
         );
   const verdict =
     report.error_count === 0
-      ? `Dry run: ${report.rows === 1 ? "the 1 row" : `all ${counted(report.rows, "row")}`} can be imported${repeatsSaid(report.repeated_phones)}; nothing was sent.`
-      : `Dry run: ${count(report.error_count)} of ${counted(report.rows, "row")} would be refused${repeatsSaid(report.repeated_phones)}${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
-  // As the import: --strict needs its end, so with --no-wait it changes nothing.
-  const strict =
-    booleanOption(options, "strict") && options.wait !== false && report.error_count > 0;
+      ? `Dry run: ${report.rows === 1 ? "the 1 row" : `all ${counted(report.rows, "row")}`} can be imported${repeatsSaid(report.repeated_phones, stringOption(options, "onDuplicate"))}; nothing was sent.`
+      : `Dry run: ${count(report.error_count)} of ${counted(report.rows, "row")} would be refused${repeatsSaid(report.repeated_phones, stringOption(options, "onDuplicate"))}${errorsFile ? ` (all in ${errorsFile})` : ""}; nothing was sent.`;
+  const strict = booleanOption(options, "strict") && report.error_count > 0;
   return {
     data: report,
     view,
@@ -213,6 +216,13 @@ export const run: Handler = async (ctx, { args, options }) => {
     throw usageError(
       "--errors writes the row errors when the import ends, which --no-wait does not wait for.",
       "Write them later with `reseller contacts imports get <import_id> --errors FILE`.",
+    );
+  }
+  // A dry run exits as the import would, so it refuses the pair too.
+  if (booleanOption(options, "strict") && options.wait === false) {
+    throw usageError(
+      "--strict fails the command when the import ends with refused rows, which --no-wait does not wait for.",
+      "Check the import later with `reseller contacts imports get <import_id>` (its error_count).",
     );
   }
   // Checked before the upload, written only at the end: a file of an earlier run is kept
