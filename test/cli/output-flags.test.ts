@@ -286,7 +286,7 @@ describe("the output writer", () => {
     expect(await render(table, "table", false)).toContain("A".repeat(90));
   });
 
-  it("cuts short values only when that makes the table fit, and never a phone number", async () => {
+  it("leaves out the last columns, and says which, when even cut values cannot fit; never cuts a phone number", async () => {
     const contact = {
       id: "ct_01JD3FZK8Q2W7N5V4X6B9C1A0E",
       phone: "+4915112345678",
@@ -297,12 +297,37 @@ describe("the output writer", () => {
       status: "opted_in",
       updated: "2026-11-29 02:12 UTC",
     };
-    const row = (await oneRowAt(contact, 80))[1] ?? "";
-    // Even cut to a few characters each it would not fit 80: only the long email is cut.
-    expect(row).toContain("+4915112345678");
-    expect(row).toContain("Schmidt-Rottluff");
-    expect(row).toContain("2026-11-29 02:12 UTC");
-    expect(row).toContain("annabelle.schmidt@examp…");
+    const table = tableView(
+      [contact],
+      Object.keys(contact).map((key) => ({
+        header: key,
+        key,
+        value: (r: typeof contact) => String(r[key as keyof typeof contact]),
+      })),
+    );
+    const shown = async (columns: number) => {
+      let text = "";
+      let told = "";
+      await renderResult({ view: table }, "table", {
+        write: (t) => (text += t),
+        inform: (t) => (told += t),
+        color: false,
+        columns,
+      });
+      return { lines: text.trimEnd().split("\n"), told };
+    };
+    const narrow = await shown(80);
+    for (const line of narrow.lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(narrow.lines[1]).toMatch(
+      /^ct_01JD3FZK8Q2W7N5V4X6B9C1A0E {2}\+4915112345678 {2}Annabelle/,
+    );
+    expect(narrow.told).toBe(
+      "Not shown at this width: TAGS, STATUS, UPDATED (a wider terminal, --json or --csv shows them).\n",
+    );
+    // Wide enough once cut: every column, nothing said.
+    const wide = await shown(120);
+    expect(wide.lines[1]).toContain("opted_in  2026-11-29");
+    expect(wide.told).toBe("");
   });
 
   it("fits a table of many middling columns to an 80-column terminal too", async () => {

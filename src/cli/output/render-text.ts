@@ -108,26 +108,43 @@ function fittedWidths(
   return widths;
 }
 
+/**
+ * A table of `rows` as a terminal `columns` wide shows it, and the headers of the columns left
+ * out: when even cut values cannot make every column fit (ids and phones are never cut), the
+ * last columns are left out rather than every line wrapped.
+ */
 function renderTable(
-  headers: string[],
-  rows: string[][],
+  allHeaders: string[],
+  allRows: string[][],
   paint: Paint,
   colour: boolean,
   columns: number | undefined,
-): string {
+): { text: string; hidden: string[] } {
   const Table = loaded.Table as typeof TableClass;
+  let headers = allHeaders;
   let head = headers.map((h) => paint.bold(h.toUpperCase()));
-  let cells = rows.map((row) => row.map((cell) => terminalText(cell, "one", colour)));
-  const natural = head.map((h, c) =>
+  let cells = allRows.map((row) => row.map((cell) => terminalText(cell, "one", colour)));
+  let natural = head.map((h, c) =>
     Math.max(visibleLength(h), ...cells.map((row) => visibleLength(row[c] ?? ""))),
   );
   // A table wider than the terminal shows its long values cut, as `gh` does: whole values are
   // in `get`, --json and piped output.
-  const cuttable = headers.map(
+  let cuttable = headers.map(
     (h, c) => !/\bid$/i.test(h) && !cells.some((row) => idPattern.test(uncoloured(row[c] ?? ""))),
   );
   // A pseudo-terminal without a size (`script` in CI) says 0 columns: as good as unknown.
-  const fitted = columns ? fittedWidths(natural, columns, cuttable) : undefined;
+  let fitted = columns ? fittedWidths(natural, columns, cuttable) : undefined;
+  const width = (widths: number[]) =>
+    widths.reduce((sum, w) => sum + w, 0) + gap * (widths.length - 1);
+  while (columns && fitted && width(fitted) > columns && headers.length > 1) {
+    headers = headers.slice(0, -1);
+    head = head.slice(0, -1);
+    cells = cells.map((row) => row.slice(0, headers.length));
+    natural = natural.slice(0, -1);
+    cuttable = cuttable.slice(0, -1);
+    fitted = fittedWidths(natural, columns, cuttable);
+  }
+  const hidden = allHeaders.slice(headers.length).map((h) => h.toUpperCase());
   if (fitted) {
     head = head.map((h, c) => cut(h, fitted[c] ?? h.length));
     cells = cells.map((row) => row.map((cell, c) => cut(cell, fitted[c] ?? cell.length)));
@@ -138,11 +155,12 @@ function renderTable(
     style: { "padding-left": 0, "padding-right": 0, head: [], border: [] },
   });
   table.push(...cells);
-  return `${table
+  const text = `${table
     .toString()
     .split("\n")
     .map((line) => line.trimEnd())
     .join("\n")}\n`;
+  return { text, hidden };
 }
 
 function renderRecord(labels: string[], values: string[], paint: Paint, colour: boolean): string {
@@ -211,7 +229,19 @@ function human(
           .map((r) => `${r.join("\t")}\n`)
           .join("");
       if (view.raw.length > 0) {
-        return renderTable(view.headers, view.display(paint), paint, colour, columns);
+        const { text, hidden } = renderTable(
+          view.headers,
+          view.display(paint),
+          paint,
+          colour,
+          columns,
+        );
+        if (hidden.length > 0) {
+          out.inform(
+            `Not shown at this width: ${hidden.join(", ")} (a wider terminal, --json or --csv shows them).\n`,
+          );
+        }
+        return text;
       }
       // Plain: stdout's colour choice says nothing of where stderr goes (`2>file`).
       out.inform(`${view.empty}\n`);
