@@ -61,6 +61,9 @@ export function checkE164(input: string): PhoneResult {
  */
 const formatting = /[\s\-./()\u2010-\u2015\u2212\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g;
 
+/** A cell Excel wrote as a formula of text, `="0151 1234567"`, so that it keeps its leading 0. */
+const excelText = /^="(.*)"$/;
+
 /** A number a spreadsheet wrote in scientific notation (`4.91511E+11`, `4,91511E+11`). */
 const scientific = /^\d[.,]\d+e\+?\d+$/i;
 /**
@@ -135,8 +138,9 @@ function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
   const text = input.trim();
   if (text === "") return { ok: false, message: "is empty; every row needs a phone" };
   // A leading ' typed to keep a spreadsheet from reading the cell as a number (and its leading
-  // 0), and a ".0" a program added to a whole number, are no part of the phone.
-  const digits = text.replace(/^'/, "");
+  // 0), Excel's formula for the same (`="0151…"`), and a ".0" a program added to a whole number,
+  // are no part of the phone.
+  const digits = (excelText.exec(text)?.[1] ?? text).replace(/^'/, "");
   if (scientific.test(digits)) {
     return {
       ok: false,
@@ -181,9 +185,10 @@ function readPhone(input: string, defaultCountry?: CountryCode): PhoneResult {
 
 /** Why `text` is no default_country (null when it is one): the one wording of that refusal. */
 export function defaultCountryProblem(text: string): string | null {
-  return countryCode(text) === undefined
-    ? `${quoted(text)} is not a two-letter country code such as DE, US or GB`
-    : null;
+  if (countryCode(text) !== undefined) return null;
+  // The one code people guess wrong: ISO 3166 names the United Kingdom GB.
+  const hint = text.trim().toUpperCase() === "UK" ? " (the United Kingdom is GB)" : "";
+  return `${quoted(text)} is not a two-letter country code such as DE, US or GB${hint}`;
 }
 
 /** A two-letter country code libphonenumber knows (any case), upper-cased; undefined if not. */

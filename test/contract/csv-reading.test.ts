@@ -5,7 +5,7 @@ import { CsvDecoder, notUtf8Reason } from "../../src/contract/csv-decoding.js";
 import { neutraliseFormula, restoreFormula } from "../../src/contract/csv-formulas.js";
 import { parseMappingFlags } from "../../src/contract/csv-options.js";
 import { detectDelimiter, openContactCsv } from "../../src/contract/csv-reader.js";
-import { e164Hint, normalizePhone } from "../../src/contract/phones.js";
+import { defaultCountryProblem, e164Hint, normalizePhone } from "../../src/contract/phones.js";
 
 describe("phones written without +", () => {
   it.each([
@@ -54,6 +54,7 @@ describe("phones as spreadsheets and copied text leave them", () => {
     ["an en dash", "+49 151 \u2013 12341002"],
     ["a leading ' typed to keep the 0", "'015112341002"],
     ["a whole number written as a decimal", "4915112341002.0"],
+    ["Excel's text formula that keeps the 0", '="0151 12341002"'],
   ])("reads a number with %s", (_what, cell) => {
     expect(normalizePhone(cell, "DE")).toEqual({ ok: true, e164: "+4915112341002" });
   });
@@ -417,6 +418,15 @@ describe("telling UTF-8 from the encodings of one byte a character", () => {
     const decoder = decodedInPieces(damaged, "utf-8", 4);
     expect(notUtf8Reason(decoder, "--encoding")).toBe(
       "is not UTF-8 text: byte 0xFC (byte 31 of the file) is no UTF-8, though its other letters are (such as 'ü'): that byte looks damaged; correct it in the file (or save it again as CSV UTF-8), as naming another encoding would store those letters garbled",
+    );
+  });
+});
+
+describe("a default country", () => {
+  it("takes a code in any case and points UK, the code people guess, to GB", () => {
+    expect(defaultCountryProblem("de")).toBeNull();
+    expect(defaultCountryProblem("UK")).toBe(
+      "'UK' is not a two-letter country code such as DE, US or GB (the United Kingdom is GB)",
     );
   });
 });
