@@ -310,6 +310,11 @@ export function looksLikeUtf16(bytes: Buffer): boolean {
   return start.length >= 2 && nuls * 4 >= start.length;
 }
 
+/** Why a file is refused whose bytes read as UTF-16 but that has no byte order mark to say so. */
+export function utf16WithoutMarkReason(option: string): string {
+  return `holds NUL bytes between its letters: it is UTF-16 text without a byte order mark; name its encoding with ${option}: utf-16le (or utf-16be)`;
+}
+
 /** Half of a UTF-16 surrogate pair, which no character is. */
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -430,14 +430,19 @@ describe("reseller contacts import with real-shaped files", () => {
     expect(await contacts()).toMatchObject([{ phone: "+4915112340101", first_name: "Zoe" }]);
   });
 
-  it("without a terminal, a dry run says a file of NUL-separated letters is UTF-16 to name", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "unicode.csv");
-    writeFileSync(file, Buffer.from("phone,first_name\n+4915112340101,Zoe\n", "utf16le"));
-    const run = await cli(["contacts", "import", file, "--dry-run"]);
-    expect(run.code).toBe(6);
-    expect(run.stderr).toContain(
-      "UTF-16 text without a byte order mark; name it with --encoding utf-16le",
-    );
+  it("without a terminal, a dry run and the import say a file of NUL-separated letters is UTF-16 to name", async () => {
+    for (const name of ["Zoe", "Zoë"]) {
+      const file = join(mkdtempSync(join(tmpdir(), "reseller-csv-")), "unicode.csv");
+      writeFileSync(file, Buffer.from(`phone,first_name\n+4915112340101,${name}\n`, "utf16le"));
+      for (const dry of [["--dry-run"], []]) {
+        const run = await cli(["contacts", "import", file, ...dry]);
+        expect(run.code, `${name} ${dry}`).toBe(6);
+        expect(run.stderr, `${name} ${dry}`).toContain(
+          "UTF-16 text without a byte order mark; name its encoding with",
+        );
+      }
+    }
+    expect(await contacts()).toEqual([]);
   });
 
   it("at a terminal, asks nothing about a file whose UTF-8 byte order mark decides its encoding", async () => {

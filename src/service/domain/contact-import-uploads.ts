@@ -48,12 +48,15 @@ export class StagedUpload {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
 
-  /** `notUtf8`: why the file is refused when its bytes are not UTF-8 (csv-decoding.ts). */
+  /**
+   * `notUtf8`: why the file is refused when its bytes are not UTF-8 (csv-decoding.ts), told the
+   * file's first bytes.
+   */
   constructor(
     private readonly db: Db,
     readonly uploadId: string,
     private readonly now: string,
-    private readonly notUtf8: () => string,
+    private readonly notUtf8: (head: Buffer) => string,
   ) {
     this.file = uploadFilePath("staged", uploadId);
   }
@@ -156,7 +159,7 @@ export class StagedUpload {
       if (piece === undefined) this.utf8.decode();
       else this.utf8.decode(piece, { stream: true });
     } catch {
-      throw invalidField("csv", this.notUtf8());
+      throw invalidField("csv", this.notUtf8(Buffer.concat(this.head)));
     }
   }
 }

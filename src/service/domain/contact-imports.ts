@@ -11,9 +11,11 @@ import {
 } from "../../contract/contact-imports.js";
 import {
   CsvDecoder,
+  looksLikeUtf16,
   notCsvReason,
   notEncodedReason,
   notUtf8Reason,
+  utf16WithoutMarkReason,
 } from "../../contract/csv-decoding.js";
 import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
@@ -132,8 +134,10 @@ export async function createImport(
   const id = newId("imp");
   // Stored as UTF-8 whatever the file's encoding, so the limits and the job read one form.
   const decoder = new CsvDecoder(options.encoding);
-  const upload = new StagedUpload(db, id, isoSeconds(clock.now()), () =>
-    notUtf8Reason(decoder, "the encoding option"),
+  const upload = new StagedUpload(db, id, isoSeconds(clock.now()), (start) =>
+    looksLikeUtf16(start)
+      ? utf16WithoutMarkReason("the encoding option")
+      : notUtf8Reason(decoder, "the encoding option"),
   );
   let head: ReturnType<typeof readCsvHead>;
   let file: Awaited<ReturnType<StagedUpload["end"]>>;
@@ -156,6 +160,10 @@ export async function createImport(
     await upload.push(decoder.end());
     refuseUndecodable(decoder);
     file = await upload.end();
+    // UTF-16 of ASCII letters is valid UTF-8 (its NUL bytes too): told as the dry run tells it.
+    if (decoder.encoding === "utf-8" && looksLikeUtf16(file.head)) {
+      throw invalidField("csv", utf16WithoutMarkReason("the encoding option"));
+    }
     head = headerOf(file.head, file.bytes <= headerBytes, options);
     rows = await upload.scan(head.delimiter, startsWithSeparatorLine(file.head));
     if (rows > importLimits.rows) {

@@ -12,6 +12,7 @@ import {
   notCsvReason,
   notEncodedReason,
   notUtf8Reason,
+  utf16WithoutMarkReason,
 } from "../../../contract/csv-decoding.js";
 import type { CsvDelimiter, CsvEncoding, CsvReadOptions } from "../../../contract/csv-options.js";
 import {
@@ -56,9 +57,7 @@ export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined
   probe.write(bytes.subarray(0, 3));
   if (probe.encoding !== "utf-8") return;
   if (looksLikeUtf16(bytes)) {
-    throw refusedFile(
-      "The file holds NUL bytes between its letters: it is UTF-16 text without a byte order mark; name it with --encoding utf-16le (or utf-16be).",
-    );
+    throw refusedFile(`The file ${utf16WithoutMarkReason("--encoding")}.`);
   }
   if (isUtf8(bytes)) return;
   // Read whole, so the message names the first byte that is no UTF-8, as the service's does.
