@@ -169,7 +169,9 @@ export function readHeader(header: readonly string[], mapping?: CsvMapping | nul
       : fieldNamedBy(name);
     layout.mapping[shown] = target;
     if (target === null) {
-      layout.ignored.push(shown);
+      // A nameless column (the empty cells a spreadsheet leaves after the last name) has no
+      // name to list: `["", "", ""]` would only say there are commas.
+      if (shown !== "") layout.ignored.push(shown);
       continue;
     }
     if (target.startsWith(customColumnPrefix)) {

@@ -98,7 +98,9 @@ export const ContactImport = z
         "Rows saying `opted_in` or `not_set` for a contact who had opted out: imported, but the contact's consent is left as it was (only the contact's START or a PATCH with an `opt_in_source` re-subscribes).",
       ),
     errors: z.array(ImportRowError).describe("The first 1000 row errors, by row."),
-    ignored_columns: z.array(z.string()).describe("Header columns the import does not read."),
+    ignored_columns: z
+      .array(z.string())
+      .describe("Header columns the import does not read (nameless ones are not listed)."),
     mapping: z
       .record(z.string(), z.string().nullable())
       .describe(

@@ -430,3 +430,10 @@ describe("a default country", () => {
     );
   });
 });
+
+describe("a header's nameless columns", () => {
+  it("are read as nothing and not listed among the ignored columns", () => {
+    const result = readHeader(["phone", "first_name", "", " ", "Notes"]);
+    expect(result.ok && result.layout.ignored).toEqual(["Notes"]);
+  });
+});
