@@ -12,6 +12,7 @@ import { terminalText } from "./output/terminal-text.js";
 import type { ProfileStore } from "./profile-store.js";
 import { inquirerPrompter, type Prompter } from "./prompts.js";
 import {
+  defaultProfileName,
   maskToken,
   noSuchProfile,
   resolveProfileName,
@@ -202,8 +203,19 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     settings: async () => {
       if (!settings) {
         const profiles = await ctx.profiles();
-        const name = resolveProfileName(globals, env, profiles.activeName);
-        settings = resolveSettings(globals, env, name, profiles.get(name.value));
+        try {
+          const name = resolveProfileName(globals, env, profiles.activeName);
+          settings = resolveSettings(globals, env, name, profiles.get(name.value));
+        } catch (error) {
+          // A broken config file stops only the commands that would read it: a CI job given its
+          // token and base URL by flags or environment needs none of it.
+          const given =
+            (globals.token ?? env.RESELLER_TOKEN) && (globals.baseUrl ?? env.RESELLER_BASE_URL);
+          if (!(error instanceof CliError) || !given) throw error;
+          info(`${error.message} Not read: the token and base URL were given.`);
+          const name = resolveProfileName(globals, env, defaultProfileName);
+          settings = resolveSettings(globals, env, name, undefined);
+        }
       }
       return settings;
     },

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import Conf from "conf";
 import { describe, expect, it } from "vitest";
 import { ProfileStore, profileDirectory } from "../../src/cli/profile-store.js";
+import { planMeta, starterPlan } from "../fixtures/plans.js";
 import { runCli } from "../helpers/cli.js";
+import { jsonHeaders, mockApi } from "../helpers/mock-api.js";
 
 describe("the profile store", () => {
   it("creates its folder readable by its owner only (0700) and the file 0600", async () => {
@@ -73,5 +75,27 @@ describe("the profile store", () => {
       expect(run.stderr).toContain(`The config file ${join(dir, "config.json")} ${why}`);
       expect(run.stderr).not.toContain("Unexpected error");
     }
+  });
+
+  it("lets a command given its token and base URL by the environment run past a broken file, saying so", async () => {
+    const api = mockApi();
+    api.pool
+      .intercept({ path: "/api/v1/plans/2", method: "GET" })
+      .reply(
+        200,
+        { status: "success", data: starterPlan, meta: planMeta },
+        { headers: jsonHeaders },
+      );
+    const dir = mkdtempSync(join(tmpdir(), "reseller-store-"));
+    writeFileSync(join(dir, "config.json"), "{not json");
+    const run = await runCli(["plans", "get", "2", "--json"], {
+      env: { ...api.env, RESELLER_CONFIG_DIR: dir },
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(starterPlan);
+    expect(run.stderr).toContain("is not valid JSON");
+    expect(run.stderr).toContain("Not read: the token and base URL were given.");
+    api.done();
   });
 });
