@@ -1,4 +1,4 @@
-import { campaignRunHandler } from "../../src/service/domain/campaign-engine.js";
+import { campaignRunHandler } from "../../src/service/jobs/campaign-run-job.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { OutboundMessage } from "../../src/service/messaging/message-sender.js";
 import { defaultSandboxTiming, sandboxSender } from "../../src/service/sandbox/sandbox-sender.js";

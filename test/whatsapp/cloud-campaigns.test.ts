@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type CampaignEngineDeps,
-  campaignRunHandler,
   defaultSendLanes,
   unknownsToClose,
 } from "../../src/service/domain/campaign-engine.js";
 import { pruneEvents } from "../../src/service/domain/events.js";
+import { campaignRunHandler } from "../../src/service/jobs/campaign-run-job.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import type { MessageSender, SendOutcome } from "../../src/service/messaging/message-sender.js";
 import { inboundWebhook, statusWebhook } from "../helpers/fake-graph.js";

@@ -3,18 +3,11 @@ import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
 import { writeRecipientOutcomes } from "../db/recipient-outcomes/recipient-outcomes.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
-import { inTurn } from "../db/write-conflicts.js";
-import { LeaseLostError } from "../jobs/job-queue.js";
-import { givesUpOn, type JobHandler, type JobResult } from "../jobs/job-runner.js";
+import type { JobResult } from "../jobs/job-runner.js";
 import type { MessageSender, OutboundMessage, SendOutcome } from "../messaging/message-sender.js";
 import { optOutByProvider } from "../messaging/provider-events.js";
 import { countAudience, snapshotRecipients } from "./campaign-audience.js";
-import { campaignControl } from "./campaign-control.js";
-import {
-  completeIfSettled,
-  moveCampaignCounters,
-  settleUnansweredSends,
-} from "./campaign-outcomes.js";
+import { moveCampaignCounters, settleUnansweredSends } from "./campaign-outcomes.js";
 import { type ContactFields, contactFieldsOf, renderMessage } from "./campaign-rendering.js";
 import { recordCampaignEvent, templateTexts } from "./campaigns.js";
 import type { ChannelThroughput } from "./channel-throughput.js";
@@ -49,7 +42,7 @@ export interface CampaignEngineDeps {
 export const defaultSendLanes = 16;
 
 /** How a batch ended: all answered, or the operator asked to wait, or the campaign must fail. */
-type BatchEnd =
+export type BatchEnd =
   | { kind: "empty" }
   /** The channel's throughput is spent for now. */
   | { kind: "wait"; waitMs: number }
@@ -57,16 +50,6 @@ type BatchEnd =
   /** The operator refused some of the batch for now; `answered` of it went out (or failed for good). */
   | { kind: "backoff"; answered: number }
   | { kind: "failed"; reason: string };
-
-/** A campaign's turn at sending: a batch, or why it stops before one. */
-type BatchTurn =
-  | { kind: "batch"; end: BatchEnd }
-  | { kind: "stop"; result: JobResult }
-  | { kind: "blocked"; reason: string };
-
-interface RunCheckpoint {
-  snapshotted: boolean;
-}
 
 /** A recipient ready to be messaged, with the contact's fields as they are now. */
 interface PendingRecipient extends ContactFields {
@@ -104,7 +87,7 @@ export function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function failCampaign(
+export async function failCampaign(
   db: Db,
   clock: Clock,
   campaignId: string,
@@ -143,7 +126,7 @@ async function failCampaign(
 }
 
 /** Why a campaign cannot send at all right now, or null when it can. */
-async function blocker(db: Db, campaign: CampaignTable): Promise<string | null> {
+export async function blocker(db: Db, campaign: CampaignTable): Promise<string | null> {
   const workspace = await db
     .selectFrom("workspaces")
     .select("status")
@@ -169,10 +152,10 @@ async function blocker(db: Db, campaign: CampaignTable): Promise<string | null> 
 }
 
 /** Thrown inside start()'s transaction when the campaign was paused or cancelled meanwhile. */
-class CampaignMovedError extends Error {}
+export class CampaignMovedError extends Error {}
 
 /** Starts a campaign: snapshots its audience into recipient rows and sets its first counters. */
-async function start(
+export async function start(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
   checkpoint: (trx: Db) => Promise<void>,
@@ -518,7 +501,7 @@ async function sendEachMarked(
  * Whether a run's sends may use every lane (Meta has taken or refused one of its messages since
  * it last seemed out of reach), and how many unknown outcomes came since its last answer.
  */
-interface LanesOpen {
+export interface LanesOpen {
   open: boolean;
   unknownInARow: number;
 }
@@ -555,7 +538,7 @@ function answeredOutcome(contactId: string, result: SendOutcome): Outcome | unde
 }
 
 /** Sends one batch of queued recipients and says how it ended. */
-async function sendBatch(
+export async function sendBatch(
   deps: CampaignEngineDeps,
   campaign: CampaignTable,
   size: number,
@@ -691,142 +674,4 @@ async function applyCampaignWall(
       status: wall.templateStatus,
     });
   }
-}
-
-/**
- * The `campaign.run` job: starts a scheduled or launched campaign (audience snapshot), sends it
- * in batches at the channel's throughput, and completes it once every recipient has a final
- * outcome (see completeIfSettled). Outcomes are committed as they are known (a batch's at once
- * where the provider takes idempotency keys, each answer at once where it does not), so a crash
- * at any point resumes without messaging anyone twice or forgetting anyone. A run the job runner
- * gives up on (five failing tries in a row without progress) fails the campaign with
- * `internal_error`, so no campaign stays `running` with no one sending it.
- */
-export function campaignRunHandler(deps: CampaignEngineDeps): JobHandler {
-  const run = campaignRun(deps);
-  return async (job, ctx) => {
-    try {
-      return await run(job, ctx);
-    } catch (error) {
-      // A lost lease is no failure: another instance runs the campaign now.
-      if (!(error instanceof LeaseLostError) && (await givesUpOn(deps.db, job))) {
-        const { campaign_id: campaignId } = job.payload as { campaign_id: string };
-        await failCampaign(deps.db, deps.clock, campaignId, "internal_error");
-        // One cancelled meanwhile waited for this job to settle it: done here, as it ends.
-        await campaignControl(deps.db, deps.clock, campaignId);
-      }
-      throw error;
-    }
-  };
-}
-
-/** One run of a campaign's job, as campaignRunHandler describes. */
-function campaignRun(deps: CampaignEngineDeps): JobHandler {
-  const batchSize = deps.batchSize ?? 500;
-  const sleep = deps.sleep ?? sleepFor;
-  return async (job, ctx) => {
-    const { campaign_id: campaignId } = job.payload as { campaign_id: string };
-    const load = () =>
-      deps.db.selectFrom("campaigns").selectAll().where("id", "=", campaignId).executeTakeFirst();
-    // Paused, cancelled or scheduled for later (see campaign-control.ts): wait or stop.
-    const control = await campaignControl(deps.db, deps.clock, campaignId);
-    if (control) return control;
-    let campaign = await load();
-    if (
-      !campaign ||
-      campaign.status === "completed" ||
-      campaign.status === "failed" ||
-      campaign.status === "draft"
-    ) {
-      return { state: "done" };
-    }
-    const checkpoint = job.checkpoint as RunCheckpoint | null;
-    if (!checkpoint?.snapshotted) {
-      const reason = await blocker(deps.db, campaign);
-      if (reason) return failCampaign(deps.db, deps.clock, campaignId, reason);
-      try {
-        await start(deps, campaign, (trx) =>
-          ctx.checkpoint(trx, { snapshotted: true } satisfies RunCheckpoint),
-        );
-      } catch (error) {
-        if (!(error instanceof CampaignMovedError)) throw error;
-        return (await campaignControl(deps.db, deps.clock, campaignId)) ?? { state: "done" };
-      }
-      campaign = await load();
-      if (!campaign) return { state: "done" };
-    }
-    const channel = await deps.db
-      .selectFrom("channels")
-      .select("provider")
-      .where("id", "=", campaign.channel_id)
-      .executeTakeFirst();
-    const exactlyOnce = deps.sender.exactlyOnce?.(channel?.provider ?? "sandbox") ?? true;
-    // After a crash: the sends it left under way are not sent again (settleUnansweredSends).
-    if (!exactlyOnce) {
-      await settleUnansweredSends(deps.db, campaignId, isoSeconds(deps.clock.now()));
-    }
-    let backoffMs = 0;
-    let progressed = false;
-    // Every lane at once once Meta has answered one of this run's sends (sendEachMarked).
-    const lanesOpen: LanesOpen = { open: false, unknownInARow: 0 };
-    for (;;) {
-      if (ctx.signal.aborted) return { state: "interrupted" };
-      // One batch of the workspace at a time, here and on every instance: the month's quota a
-      // batch reads must hold the messages of another campaign's batch going out meanwhile.
-      // Checked in the turn, before every batch: a pause, a cancel, a suspension or a stop of
-      // the service while this batch waited for its turn stops it there.
-      const turn = await inTurn(
-        deps.db,
-        `campaign-sends:${campaign.workspace_id}`,
-        async (db): Promise<BatchTurn> => {
-          if (ctx.signal.aborted) return { kind: "stop", result: { state: "interrupted" } };
-          const stop = await campaignControl(db, deps.clock, campaignId);
-          if (stop) return { kind: "stop", result: stop };
-          const reason = await blocker(db, campaign);
-          if (reason) return { kind: "blocked", reason };
-          return {
-            kind: "batch",
-            end: await sendBatch(
-              { ...deps, db },
-              campaign,
-              batchSize,
-              exactlyOnce,
-              ctx.signal,
-              lanesOpen,
-            ),
-          };
-        },
-      );
-      if (turn.kind === "stop") return turn.result;
-      if (turn.kind === "blocked")
-        return failCampaign(deps.db, deps.clock, campaignId, turn.reason);
-      const end = turn.end;
-      if (end.kind === "empty") break;
-      if (end.kind === "wait") {
-        await sleep(end.waitMs, ctx.signal);
-        continue;
-      }
-      if (end.kind === "failed") return failCampaign(deps.db, deps.clock, campaignId, end.reason);
-      if (!progressed && (end.kind === "sent" || end.answered > 0)) {
-        // Once per run, as its first sends went out: the job's count of claims toward giving up
-        // starts over, so a campaign outliving several crashes is not failed by a passing error.
-        await ctx.checkpoint(deps.db, { snapshotted: true } satisfies RunCheckpoint);
-        progressed = true;
-      }
-      if (end.kind === "backoff") {
-        // The operator's throughput or rate limit: wait longer each time, up to 30 s.
-        backoffMs = Math.min(
-          30_000,
-          backoffMs === 0 ? (deps.backoffBaseMs ?? 1000) : backoffMs * 2,
-        );
-        await sleep(backoffMs, ctx.signal);
-      } else {
-        backoffMs = 0;
-      }
-    }
-    // Sends whose answer was lost complete it later, when a status report or the 24 h limit
-    // settles the last of them.
-    await deps.db.transaction().execute((trx) => completeIfSettled(trx, deps.clock, campaignId));
-    return { state: "done" };
-  };
 }

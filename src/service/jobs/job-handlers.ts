@@ -1,4 +1,3 @@
-import { campaignRunHandler } from "../domain/campaign-engine.js";
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
 import { contactImportJob, runContactImport } from "../domain/contact-import-job.js";
 import { templateReviewJob } from "../domain/templates.js";
@@ -7,6 +6,7 @@ import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
 import { whatsappSyncHandler, whatsappWebhooksHandler } from "../messaging/whatsapp-webhooks.js";
 import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
 import type { Services } from "../services.js";
+import { campaignRunHandler } from "./campaign-run-job.js";
 import {
   campaignRunJob,
   contactImportJobKind,
