@@ -7,8 +7,8 @@ import { Agent, request } from "undici";
 import { bootstrap } from "../src/service/bootstrap.js";
 import { openDatabase } from "../src/service/db/database.js";
 import { systemClock } from "../src/service/domain/clock.js";
-import { importBatchRows } from "../src/service/domain/contact-import-job.js";
 import { ContactWriter } from "../src/service/domain/contact-store.js";
+import { importBatchRows } from "../src/service/jobs/contact-import-job.js";
 import { generatedContact } from "./contacts-data.js";
 import { bin, cleanEnv, percentile, root, stop, waitForLine } from "./support.js";
 

@@ -77,6 +77,9 @@ export function errorJsonText(error: ErrorJson): string {
   return `${JSON.stringify({ error }, null, 2)}\n`;
 }
 
+/** The error_code of a config file that is not what the CLI writes (a usage error, exit 2). */
+export const brokenConfigCode = "config_unreadable";
+
 /** A usage error (exit 2) that names the flag to use. */
 export function usageError(message: string, hint?: string): CliError {
   return new CliError("usage", message, hint);

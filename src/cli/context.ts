@@ -3,7 +3,7 @@ import type { ApiClient } from "../client/api-client.js";
 import { idempotencyKeySequence, longestIdempotencyKey } from "../client/idempotency-keys.js";
 import { redactedUrl } from "../contract/redacted-url.js";
 import { baseUrlProblem, baseUrlSource } from "./base-url.js";
-import { CliError, usageError } from "./cli-error.js";
+import { brokenConfigCode, CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
 import type { ModuleImporter } from "./module-loader.js";
@@ -210,8 +210,12 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
           // A broken config file stops only the commands that would read it: a CI job given its
           // token and base URL by flags or environment needs none of it.
           const given =
-            (globals.token ?? env.RESELLER_TOKEN) && (globals.baseUrl ?? env.RESELLER_BASE_URL);
-          if (!(error instanceof CliError) || !given) throw error;
+            (globals.token ?? env.RESELLER_TOKEN) &&
+            (globals.baseUrl ?? env.RESELLER_BASE_URL) &&
+            // A profile asked for by name is never silently done without.
+            !(globals.profile ?? env.RESELLER_PROFILE);
+          const broken = error instanceof CliError && error.errorCode === brokenConfigCode;
+          if (!broken || !given) throw error;
           info(`${error.message} Not read: the token and base URL were given.`);
           const name = resolveProfileName(globals, env, defaultProfileName);
           settings = resolveSettings(globals, env, name, undefined);

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import type Conf from "conf";
 import { ownValue } from "../contract/own-value.js";
-import { usageError } from "./cli-error.js";
+import { brokenConfigCode, CliError } from "./cli-error.js";
 import { withFileLock } from "./file-lock.js";
 import { defaultProfileName } from "./settings.js";
 
@@ -31,9 +31,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 function storedConfig(text: string, file: string): Partial<StoredConfig> {
   const broken = (why: string) =>
-    usageError(
+    new CliError(
+      "usage",
       `The config file ${file} ${why}.`,
       "Fix it, or delete it and run `reseller login` again.",
+      [],
+      brokenConfigCode,
     );
   let parsed: unknown;
   try {

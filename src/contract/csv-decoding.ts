@@ -71,16 +71,21 @@ export class CsvDecoder {
     }
     // Every byte is a character in these two, so UTF-8 read as one of them would be stored
     // garbled without a word (ü as Ã¼): a file whose high bytes are nearly all UTF-8's is UTF-8.
-    if (
-      (this.encoding === "windows-1252" || this.encoding === "iso-8859-1") &&
-      this.survey.readsAsUtf8()
-    ) {
-      if (this.invalid === null) {
-        this.invalid = this.survey.utf8Told(this.encoding);
-        this.utf8Instead = true;
-      }
-    }
+    this.tellIfUtf8();
     return Buffer.concat(out);
+  }
+
+  /**
+   * Every byte is a character in windows-1252 and ISO-8859-1 (but five), so UTF-8 read as one of
+   * them would be stored garbled without a word (ü as Ã¼): a file whose high bytes are nearly all
+   * UTF-8's is refused as UTF-8, whatever else was found (UTF-8's Cyrillic holds bytes
+   * windows-1252 leaves undefined).
+   */
+  private tellIfUtf8(): void {
+    if (this.encoding !== "windows-1252" && this.encoding !== "iso-8859-1") return;
+    if (this.utf8Instead || !this.survey.readsAsUtf8()) return;
+    this.invalid = this.survey.utf8Told(this.encoding);
+    this.utf8Instead = true;
   }
 
   private choose(start: Buffer): void {
@@ -104,6 +109,8 @@ export class CsvDecoder {
           if (found !== -1) {
             const byte = (bytes[found] ?? 0).toString(16).toUpperCase();
             this.invalid = `byte 0x${byte} (byte ${count(at + found + 1)} of the file) stands for no character in windows-1252`;
+            // Refused at once (the service stops reading there): UTF-8 so far is told as such.
+            this.tellIfUtf8();
           }
         }
         // Single bytes: no state between pieces.
@@ -168,8 +175,13 @@ const utf8Sequence =
  * windows-1252, which would be stored garbled.
  */
 export class Utf8Survey {
-  /** Characters of two to four bytes (every one, when counted; at least the first otherwise). */
+  /**
+   * Characters of two to four bytes: every one in a piece counted in full, up to three in a piece
+   * of valid UTF-8 otherwise (as many as the verdicts need).
+   */
   multibyte = 0;
+  /** Whether one of them is of three or four bytes, which text in another encoding hardly holds. */
+  long = false;
   /** High bytes outside any such character. */
   stray = 0;
   /** The first of them, and where it is (1-based, in the file's bytes). */
@@ -201,9 +213,12 @@ export class Utf8Survey {
     this.scan(rest, this.tailAt, counted);
   }
 
-  /** Whether the file is UTF-8 (a few damaged bytes aside): its high bytes are nearly all UTF-8's. */
+  /**
+   * Whether the file is UTF-8 (a few damaged bytes aside): its high bytes nearly all UTF-8's,
+   * and more than one chance pair (`É’` in windows-1252 is the two bytes of a UTF-8 letter).
+   */
   readsAsUtf8(): boolean {
-    return this.multibyte > 0 && this.multibyte >= 9 * this.stray;
+    return (this.multibyte >= 3 || this.long) && this.multibyte >= 9 * this.stray;
   }
 
   /** Why a file sent as `encoding` (one byte a character) is UTF-8 instead. */
@@ -213,7 +228,11 @@ export class Utf8Survey {
     const damaged = this.firstStray
       ? `, and ${this.strayTold()} is damaged; correct that byte and import the file without naming an encoding`
       : "; import it without naming an encoding";
-    return `it reads as UTF-8: ${count(this.multibyte)} of its characters, such as '${example}', are written as UTF-8, which ${encoding} would store garbled (as '${garbled}')${damaged}`;
+    const which =
+      this.multibyte === 1
+        ? `its character '${example}' is written as UTF-8`
+        : `${count(this.multibyte)} of its characters, such as '${example}', are written as UTF-8`;
+    return `it reads as UTF-8: ${which}, which ${encoding} would store garbled (as '${garbled}')${damaged}`;
   }
 
   /** The first stray byte as messages name it: `byte 0xFC (byte 37 of the file)`. */
@@ -223,37 +242,29 @@ export class Utf8Survey {
     return `byte 0x${byte.toString(16).toUpperCase()} (byte ${count(at)} of the file)`;
   }
 
-  private scan(data: Buffer, at: number, counted: boolean): void {
+  private scan(bytes: Buffer, at: number, counted: boolean): void {
+    // A UTF-8 byte order mark is no letter of the file's.
+    const marked = at === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    const data = marked ? bytes.subarray(3) : bytes;
+    const from = marked ? 3 : at;
     if (data.length === 0) return;
-    const valid = isUtf8(data);
-    if (valid && !counted) {
-      if (this.example === null) this.exampleFrom(data);
-      return;
-    }
+    // A valid piece is looked at for its first three characters of several bytes only: a
+    // UTF-8 file may hold millions, and the verdicts need no more.
+    const limit = !counted && isUtf8(data) ? 3 : Number.POSITIVE_INFINITY;
     const text = data.toString("latin1");
     if (!/[\x80-\xff]/.test(text)) return;
+    let seen = 0;
     for (const match of text.matchAll(utf8Sequence)) {
       const found = match[0];
       if (found.length > 1) {
         this.multibyte += 1;
+        this.long ||= found.length > 2;
         this.example ??= Buffer.from(found, "latin1").toString("utf8");
+        if (++seen >= limit) return;
       } else {
         this.stray += 1;
-        this.firstStray ??= { byte: found.charCodeAt(0), at: at + match.index + 1 };
+        this.firstStray ??= { byte: found.charCodeAt(0), at: from + match.index + 1 };
       }
-    }
-  }
-
-  private exampleFrom(data: Buffer): void {
-    const text = data.toString("latin1");
-    const first = text.search(/[\x80-\xff]/);
-    if (first === -1) return;
-    utf8Sequence.lastIndex = 0;
-    const match = utf8Sequence.exec(text.slice(first, first + 4));
-    utf8Sequence.lastIndex = 0;
-    if (match && match[0].length > 1) {
-      this.multibyte += 1;
-      this.example = Buffer.from(match[0], "latin1").toString("utf8");
     }
   }
 }
@@ -339,7 +350,7 @@ export function notUtf8Reason(decoder: CsvDecoder, option: string): string {
     return `starts with a UTF-8 byte order mark but is not UTF-8 text${where}, so ${option} does not apply to it: save the file as CSV UTF-8, or remove the mark`;
   }
   // Its other letters are UTF-8: another encoding would store them garbled.
-  if (survey.firstStray && survey.multibyte > 0) {
+  if (survey.firstStray && survey.readsAsUtf8()) {
     return `is not UTF-8 text${where}, though its other letters are (such as '${survey.example}'): that byte looks damaged; correct it in the file (or save it again as CSV UTF-8), as naming another encoding would store those letters garbled`;
   }
   return `is not UTF-8 text${where}; name its encoding with ${option} (windows-1252, iso-8859-1, utf-16le or utf-16be) or save the file as CSV UTF-8`;

@@ -5,7 +5,7 @@ import {
   ImportErrorListResponse,
 } from "../../src/contract/contact-imports.js";
 import { type Contact, ContactListResponse } from "../../src/contract/contacts.js";
-import { contactImportJob, importBatchRows } from "../../src/service/domain/contact-import-job.js";
+import { contactImportJob, importBatchRows } from "../../src/service/jobs/contact-import-job.js";
 import { contactImportJobKind } from "../../src/service/jobs/job-kinds.js";
 import { JobRunner } from "../../src/service/jobs/job-runner.js";
 import { queuedImportJob } from "../helpers/import-jobs.js";

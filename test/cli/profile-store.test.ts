@@ -97,5 +97,12 @@ describe("the profile store", () => {
     expect(run.stderr).toContain("is not valid JSON");
     expect(run.stderr).toContain("Not read: the token and base URL were given.");
     api.done();
+    // A profile asked for by name is not done without: the broken file stops the command.
+    const named = await runCli(["plans", "get", "2", "--json"], {
+      env: { ...api.env, RESELLER_CONFIG_DIR: dir, RESELLER_PROFILE: "prod" },
+      dispatcher: api.agent,
+    });
+    expect(named.code).toBe(2);
+    expect(JSON.parse(named.stdout).error.error_code).toBe("config_unreadable");
   });
 });

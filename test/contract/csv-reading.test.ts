@@ -1,3 +1,4 @@
+import iconv from "iconv-lite";
 import { describe, expect, it } from "vitest";
 import { readHeader, readRow } from "../../src/contract/contact-csv.js";
 import { emailPattern } from "../../src/contract/contact-rules.js";
@@ -398,6 +399,7 @@ describe("telling UTF-8 from the encodings of one byte a character", () => {
     return decoder;
   };
   const utf8 = Buffer.from("phone,name\n+4915112340101,Jürgen Müller\n+4915112340102,Zoë\n");
+  const iconvEncode = (text: string) => iconv.encode(text, "windows-1252");
 
   it("counts a letter split between two pieces once, and finds no damaged byte in whole UTF-8", () => {
     for (const size of [1, 2, 3, 7, 64]) {
@@ -413,8 +415,38 @@ describe("telling UTF-8 from the encodings of one byte a character", () => {
     expect(decoder.invalid).toBeNull();
   });
 
+  it("takes a windows-1252 file whose accented capital meets a curly quote (the bytes of one UTF-8 letter) as windows-1252", () => {
+    const text = "phone,name\n+4915112340101,JOSÉ’S Müller\n+4915112340102,Jürgen Köhler\n";
+    const bytes = iconvEncode(text);
+    expect(decodedInPieces(bytes, "windows-1252", 64).invalid).toBeNull();
+    // Sent as UTF-8, it is told to name its encoding, not to mend a byte.
+    expect(notUtf8Reason(decodedInPieces(bytes, "utf-8", 64), "--encoding")).toContain(
+      "; name its encoding with --encoding",
+    );
+  });
+
+  it("takes no UTF-8 byte order mark for a letter", () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      iconvEncode("phone,name\nMüller\n"),
+    ]);
+    expect(decodedInPieces(bytes, "utf-8", 64).survey.example).toBeNull();
+  });
+
+  it("tells UTF-8 Cyrillic sent as windows-1252 as UTF-8, though it holds bytes windows-1252 leaves undefined", () => {
+    const bytes = Buffer.from("phone,name\n+4915112340101,Светлана Соколова\n");
+    const decoder = decodedInPieces(bytes, "windows-1252", 8);
+    expect(decoder.utf8Instead).toBe(true);
+    expect(decoder.invalid).toContain("it reads as UTF-8: 16 of its characters, such as 'С'");
+  });
+
   it("names the first damaged byte of a UTF-8 file by its place in the file", () => {
-    const damaged = Buffer.concat([utf8.subarray(0, 30), Buffer.from([0xfc]), utf8.subarray(32)]);
+    const longer = Buffer.concat([utf8, Buffer.from("+4915112340103,Jürgen Köhler\n".repeat(4))]);
+    const damaged = Buffer.concat([
+      longer.subarray(0, 30),
+      Buffer.from([0xfc]),
+      longer.subarray(32),
+    ]);
     const decoder = decodedInPieces(damaged, "utf-8", 4);
     expect(notUtf8Reason(decoder, "--encoding")).toBe(
       "is not UTF-8 text: byte 0xFC (byte 31 of the file) is no UTF-8, though its other letters are (such as 'ü'): that byte looks damaged; correct it in the file (or save it again as CSV UTF-8), as naming another encoding would store those letters garbled",

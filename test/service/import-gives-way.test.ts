@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContactImportResponse } from "../../src/contract/contact-imports.js";
 import { type DatabaseHandle, openDatabase, writerTurnsOf } from "../../src/service/db/database.js";
-import { runContactImport, threadBatchRows } from "../../src/service/domain/contact-import-job.js";
+import { runContactImport, threadBatchRows } from "../../src/service/jobs/contact-import-job.js";
 import { queuedImportJob } from "../helpers/import-jobs.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 

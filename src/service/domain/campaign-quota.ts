@@ -3,7 +3,7 @@ import type { Db } from "../db/database.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import { audienceTaken, countAudience } from "./campaign-audience.js";
 import type { Clock } from "./clock.js";
-import { planAllowance, planLimitExceeded } from "./plan-limits.js";
+import { currentPlanId, planAllowance, planLimitExceeded } from "./plan-limits.js";
 import type { WorkspaceRow } from "./workspace-access.js";
 
 /**
@@ -57,7 +57,9 @@ export async function requireQuotaFor(
   messages: number,
   campaignId: string,
 ): Promise<void> {
-  const allowance = await planAllowance(db, clock, workspace, "messages_per_month");
+  // The plan as it is under the caller's lock: a change committed meanwhile applies.
+  const current = { id: workspace.id, plan_id: await currentPlanId(db, workspace.id) };
+  const allowance = await planAllowance(db, clock, current, "messages_per_month");
   if (!allowance) return;
   // Read only when the sent messages alone leave room: most launches need no second look.
   if (allowance.used + messages > allowance.limit) throw planLimitExceeded(allowance, messages);

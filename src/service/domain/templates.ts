@@ -22,7 +22,6 @@ import type { Database } from "../db/schema.js";
 import type { TemplateTable } from "../db/tables/templates.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { templateReviewJobKind } from "../jobs/job-kinds.js";
-import type { JobHandler } from "../jobs/job-runner.js";
 import type { TemplateDecision, TemplateUnderReview } from "../messaging/provider.js";
 import type { MessagingProviders } from "../messaging/provider-routing.js";
 import type { JobScheduler } from "../services.js";
@@ -318,7 +317,7 @@ export async function deleteTemplate(
 type Decision = TemplateDecision;
 
 /** Records a decision if the template is still in one of `from`; answers whether it was. */
-async function recordDecision(
+export async function recordDecision(
   db: Db,
   clock: Clock,
   templateId: string,
@@ -410,7 +409,8 @@ async function recordApprovalPeriod(trx: Db, row: TemplateTable, now: string): P
     .execute();
 }
 
-function underReview(row: TemplateTable): TemplateUnderReview {
+/** A stored template as an operator reviews it. */
+export function underReview(row: TemplateTable): TemplateUnderReview {
   const template = toTemplate(row);
   return {
     id: template.id,
@@ -456,33 +456,6 @@ export async function applyTemplateStatus(
     reportSources[decision.status],
     reportedAt,
   );
-}
-
-/**
- * The `template_review` job: asks the operator about a pending template and records its
- * decision. A template no longer pending (decided by the operator controls meanwhile) is left
- * as it is; an operator that has not decided yet is asked again when it says.
- */
-export function templateReviewJob(services: TemplateServices): JobHandler {
-  return async (job) => {
-    const { template_id: templateId } = job.payload as { template_id?: unknown };
-    if (typeof templateId !== "string")
-      return { state: "failed", error: "payload has no template_id" };
-    const row = await services.db
-      .selectFrom("templates")
-      .selectAll()
-      .where("id", "=", templateId)
-      .executeTakeFirst();
-    if (row?.status !== "pending") return { state: "done" };
-    const { provider, channel } = await services.messaging.forWorkspace(row.workspace_id);
-    // The operator's answer tells its state when asked, not when it arrives: a decision
-    // reported meanwhile (a webhook) is the newer one, and must not tie (times are to the second).
-    const askedAt = new Date(services.clock.now().getTime() - 1000);
-    const outcome = await provider.reviewTemplate(underReview(row), channel);
-    if (outcome.status === "pending") return { state: "retry", at: outcome.checkAgainAt };
-    await recordDecision(services.db, services.clock, templateId, outcome, ["pending"], askedAt);
-    return { state: "done" };
-  };
 }
 
 /** Which statuses each operator decision applies to. */

@@ -1,12 +1,11 @@
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
-import { contactImportJob, runContactImport } from "../domain/contact-import-job.js";
-import { templateReviewJob } from "../domain/templates.js";
 import { lifecycleSweepHandler } from "../domain/trials.js";
 import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
 import { whatsappSyncHandler, whatsappWebhooksHandler } from "../messaging/whatsapp-webhooks.js";
 import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
 import type { Services } from "../services.js";
 import { campaignRunHandler } from "./campaign-run-job.js";
+import { contactImportJob, runContactImport } from "./contact-import-job.js";
 import {
   campaignRunJob,
   contactImportJobKind,
@@ -20,6 +19,7 @@ import {
 import type { JobHandler, JobLane } from "./job-runner.js";
 import { threadedJob } from "./job-thread.js";
 import { rowCheckerThreads } from "./row-checker-thread.js";
+import { templateReviewJob } from "./template-review-job.js";
 
 /** An import run in this thread whose rows are checked in another, where that can be. */
 function importCheckingAside(db: Services["db"], clock: Services["clock"]): JobHandler | undefined {

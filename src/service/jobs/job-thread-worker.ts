@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../db/database.js";
 import { type Clock, offsetClock } from "../domain/clock.js";
-import { runContactImport, threadBatchRows } from "../domain/contact-import-job.js";
+import { runContactImport, threadBatchRows } from "./contact-import-job.js";
 import { contactImportJobKind } from "./job-kinds.js";
 import { checkpointJob } from "./job-queue.js";
 import type { JobContext, JobResult } from "./job-runner.js";

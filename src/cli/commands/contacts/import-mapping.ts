@@ -200,7 +200,7 @@ async function askEncoding(
     const decoder = new CsvDecoder("windows-1252");
     decoder.write(lines);
     decoder.end();
-    if (decoder.utf8Instead) return read;
+    if (decoder.survey.readsAsUtf8()) return read;
   }
   const sample = sampleOf(lines, utf16);
   const shown = (encoding: CsvEncoding) => {

@@ -292,7 +292,12 @@ async function importFile(
   } catch (error) {
     // The service lost while following (a restart longer than the retries): the import is
     // stored and resumes with it, so the file must not be sent again.
-    if (error instanceof ApiError && (error.kind !== "http" || error.status >= 500)) {
+    const lost =
+      error instanceof ApiError &&
+      (error.kind === "network" ||
+        error.kind === "timeout" ||
+        [502, 503, 504].includes(error.status));
+    if (lost) {
       throw error.withHint(
         `Import ${queued.id} is stored and goes on in the service once it is back: follow it with \`reseller contacts imports get ${queued.id} -w ${workspaceId}\`; do not send the file again.`,
       );

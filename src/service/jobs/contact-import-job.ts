@@ -12,23 +12,20 @@ import { capabilitiesOf } from "../db/engine-capabilities.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportErrorTable, ContactImportTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
-import { type Job, LeaseLostError } from "../jobs/job-queue.js";
-import { givesUpOn, type JobContext, type JobHandler, type JobResult } from "../jobs/job-runner.js";
-import type { Services } from "../services.js";
-import { type Clock, isoSeconds } from "./clock.js";
+import { type Clock, isoSeconds } from "../domain/clock.js";
 import {
   type CheckedRow,
   type RowChecker,
   type RowReading,
   rowChecker,
-} from "./contact-import-rows.js";
+} from "../domain/contact-import-rows.js";
 import {
   nextTurn,
   removeUpload,
   uploadHandedOver,
   uploadPieceBytes,
-} from "./contact-import-uploads.js";
-import { type ImportServices, toImport } from "./contact-imports.js";
+} from "../domain/contact-import-uploads.js";
+import { type ImportServices, toImport } from "../domain/contact-imports.js";
 import {
   type ContactChanges,
   ContactWriter,
@@ -36,12 +33,15 @@ import {
   keepOptOut,
   type WriteContext,
   withdrawalOf,
-} from "./contact-store.js";
-import { toContact } from "./contacts.js";
-import { recordConsentEvent, recordWorkspaceEvent } from "./events.js";
-import { planAllowance } from "./plan-limits.js";
-import { ServiceError } from "./service-error.js";
-import { requireActiveWorkspace } from "./workspace-access.js";
+} from "../domain/contact-store.js";
+import { toContact } from "../domain/contacts.js";
+import { recordConsentEvent, recordWorkspaceEvent } from "../domain/events.js";
+import { planAllowance } from "../domain/plan-limits.js";
+import { ServiceError } from "../domain/service-error.js";
+import { requireActiveWorkspace } from "../domain/workspace-access.js";
+import type { Services } from "../services.js";
+import { type Job, LeaseLostError } from "./job-queue.js";
+import { givesUpOn, type JobContext, type JobHandler, type JobResult } from "./job-runner.js";
 
 /**
  * Rows written per transaction: contacts, row errors, counters and the checkpoint commit
