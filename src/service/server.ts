@@ -9,9 +9,9 @@ import type { RateLimit, WhatsappSettings } from "./config.js";
 import { openDatabase } from "./db/database.js";
 import { systemClock } from "./domain/clock.js";
 import { removeUnshownReseller } from "./domain/resellers.js";
-import { scheduleLifecycleSweep } from "./domain/trials.js";
 import { removeAbandonedUploads } from "./domain/upload-files.js";
 import { humanLogDestination, type LogFormat } from "./human-log.js";
+import { scheduleLifecycleSweep } from "./jobs/lifecycle-sweep-job.js";
 import { loggedError } from "./log-errors.js";
 
 /** How `reseller serve` was asked to run. */

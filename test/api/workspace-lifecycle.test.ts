@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { scheduleLifecycleSweep } from "../../src/service/domain/trials.js";
+import { scheduleLifecycleSweep } from "../../src/service/jobs/lifecycle-sweep-job.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 const dayMs = 86_400_000;

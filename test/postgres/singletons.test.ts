@@ -4,8 +4,8 @@ import { demoCatalogue } from "../../src/service/catalogue/demo-catalogue.js";
 import { openDatabase } from "../../src/service/db/database.js";
 import { systemClock } from "../../src/service/domain/clock.js";
 import { loadCatalogue } from "../../src/service/domain/plans.js";
-import { scheduleLifecycleSweep } from "../../src/service/domain/trials.js";
 import { lifecycleSweepJob } from "../../src/service/jobs/job-kinds.js";
+import { scheduleLifecycleSweep } from "../../src/service/jobs/lifecycle-sweep-job.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
 
 describe("work that must exist once, with several instances", () => {

@@ -1,6 +1,4 @@
 import { SharedChannelThroughput } from "../domain/channel-throughput.js";
-import { lifecycleSweepHandler } from "../domain/trials.js";
-import { webhookDeliveryHandler } from "../domain/webhook-delivery.js";
 import { whatsappSyncHandler, whatsappWebhooksHandler } from "../messaging/whatsapp-webhooks.js";
 import { sandboxReportsHandler } from "../sandbox/sandbox-reports.js";
 import type { Services } from "../services.js";
@@ -18,8 +16,10 @@ import {
 } from "./job-kinds.js";
 import type { JobHandler, JobLane } from "./job-runner.js";
 import { threadedJob } from "./job-thread.js";
+import { lifecycleSweepHandler } from "./lifecycle-sweep-job.js";
 import { rowCheckerThreads } from "./row-checker-thread.js";
 import { templateReviewJob } from "./template-review-job.js";
+import { webhookDeliveryHandler } from "./webhook-delivery-job.js";
 
 /** An import run in this thread whose rows are checked in another, where that can be. */
 function importCheckingAside(db: Services["db"], clock: Services["clock"]): JobHandler | undefined {

@@ -1,11 +1,11 @@
 import type { Db } from "../db/database.js";
 import { lockNamed } from "../db/write-conflicts.js";
-import { lifecycleSweepJob } from "../jobs/job-kinds.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobHandler } from "../jobs/job-runner.js";
-import { type Clock, isoSeconds } from "./clock.js";
-import { pruneEvents } from "./events.js";
-import { expireTrials } from "./workspaces.js";
+import { type Clock, isoSeconds } from "../domain/clock.js";
+import { pruneEvents } from "../domain/events.js";
+import { expireTrials } from "../domain/workspaces.js";
+import { lifecycleSweepJob } from "./job-kinds.js";
+import { enqueueJob } from "./job-queue.js";
+import type { JobHandler } from "./job-runner.js";
 
 /** How often the sweep runs at least (it also runs when a trial is due to end). */
 export const lifecycleSweepIntervalMs = 60_000;
