@@ -9,6 +9,7 @@ import {
   defaultWhatsappSyncMs,
 } from "./config.js";
 import { newRequestId } from "./domain/ids.js";
+import { secretBoxFromKey } from "./domain/secret-box.js";
 import { defaultWebhookSettings } from "./domain/webhook-delivery.js";
 import { plainSigningSecretCount, sealPlainSigningSecrets } from "./domain/webhook-endpoints.js";
 import { jobHandlers, jobLanes } from "./jobs/job-handlers.js";
@@ -18,7 +19,6 @@ import { smtpMailer } from "./mail/smtp-mailer.js";
 import { unopenableChannelCount, WhatsappCloudProvider } from "./messaging/cloud-provider.js";
 import { defaultGraphUrl, GraphClient } from "./messaging/graph-client.js";
 import { messagingProviders } from "./messaging/provider-routing.js";
-import { secretBoxFromKey } from "./messaging/token-crypto.js";
 import { installAuthentication } from "./plugins/authentication.js";
 import {
   clientErrorHandlerWith,

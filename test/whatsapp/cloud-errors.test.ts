@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
+import { secretBoxFromKey } from "../../src/service/domain/secret-box.js";
 import { statusWebhook } from "../helpers/fake-graph.js";
 import { logLines } from "../helpers/log-lines.js";
 import { startTestApp } from "../helpers/test-app.js";

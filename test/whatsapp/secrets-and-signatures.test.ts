@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { secretBoxFromKey } from "../../src/service/messaging/token-crypto.js";
+import { secretBoxFromKey } from "../../src/service/domain/secret-box.js";
 import { validSignature } from "../../src/service/messaging/whatsapp-webhooks.js";
 
 describe("access tokens at rest", () => {

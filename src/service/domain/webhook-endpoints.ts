@@ -9,9 +9,9 @@ import type {
 import type { Db } from "../db/database.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { WebhookAttemptTable, WebhookEndpointTable } from "../db/tables/events.js";
-import type { SecretBox } from "../messaging/token-crypto.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
+import type { SecretBox } from "./secret-box.js";
 import { invalidField, ServiceError } from "./service-error.js";
 import type { Principal } from "./tokens.js";
 import {

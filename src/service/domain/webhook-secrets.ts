@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { webhookSecretPrefix } from "../../contract/webhooks.js";
-import type { SecretBox } from "../messaging/token-crypto.js";
+import type { SecretBox } from "./secret-box.js";
 
 /**
  * A stored secret sealed with RESELLER_SECRET_KEY: `sealed:<its last four characters>:<the

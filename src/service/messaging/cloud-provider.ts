@@ -9,6 +9,7 @@ import type { Db } from "../db/database.js";
 import type { ChannelTable } from "../db/tables/campaigns.js";
 import { disconnectChannel } from "../domain/channels.js";
 import type { Clock } from "../domain/clock.js";
+import { type SecretBox, secretKeyVariable } from "../domain/secret-box.js";
 import { channelExists, invalidField, ServiceError } from "../domain/service-error.js";
 import { type GraphClient, GraphError, GraphUnreachable } from "./graph-client.js";
 import { isRateLimited, isTokenRefused, sendOutcomeForCode } from "./graph-errors.js";
@@ -27,7 +28,6 @@ import type {
   TemplateStatusReport,
   TemplateUnderReview,
 } from "./provider.js";
-import { type SecretBox, secretKeyVariable } from "./token-crypto.js";
 
 /** What Meta says about a phone number (GET /<phone_number_id>). */
 interface NumberProfile {

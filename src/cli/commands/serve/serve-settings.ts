@@ -7,7 +7,7 @@ import {
   defaultWebhookRetryBaseMs,
   type WhatsappSettings,
 } from "../../../service/config.js";
-import { secretBoxFromKey } from "../../../service/messaging/token-crypto.js";
+import { secretBoxFromKey } from "../../../service/domain/secret-box.js";
 import type { ServeOptions } from "../../../service/server.js";
 import { addressUrl } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";

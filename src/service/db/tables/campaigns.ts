@@ -20,7 +20,7 @@ export interface ChannelTable {
   // Cloud channels only (migration 0008); null for the sandbox.
   phone_number_id: string | null;
   waba_id: string | null;
-  /** AES-256-GCM sealed access token (see messaging/token-crypto.ts); never leaves the service. */
+  /** AES-256-GCM sealed access token (see domain/secret-box.ts); never leaves the service. */
   access_token_encrypted: string | null;
   verified_name: string | null;
   quality_rating: string | null;
