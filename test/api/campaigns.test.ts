@@ -77,6 +77,13 @@ describe("campaigns", () => {
   });
   afterEach(() => t.close());
 
+  /** Messages the workspace sent this month by other means, which the month's quota counts. */
+  const sentThisMonth = (workspaceId: string, sent: number) =>
+    t.database.db
+      .insertInto("message_counts")
+      .values({ workspace_id: workspaceId, month: t.clock.now().toISOString().slice(0, 7), sent })
+      .execute();
+
   it("connects a number once when it is added many times at once; the others are told it is taken", async () => {
     const ws = await t.createWorkspace();
     const answers = await Promise.all(
@@ -513,10 +520,7 @@ describe("campaigns", () => {
 
     it("refuses a launch the month's message quota cannot carry with 409 plan_limit_exceeded", async () => {
       const w = await campaignWorld(t);
-      await t.database.db
-        .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9999 })
-        .execute();
+      await sentThisMonth(w.ws, 9999);
       const draft = await w.post("/campaigns", w.body());
       const res = await t.request("POST", `${w.base}/campaigns/${draft.id}/launch`);
       expect(res.statusCode).toBe(409);
@@ -533,10 +537,7 @@ describe("campaigns", () => {
 
     it("refuses a launch the quota could carry only if running campaigns sent nothing more, naming what they will still send", async () => {
       const w = await campaignWorld(t);
-      await t.database.db
-        .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9996 })
-        .execute();
+      await sentThisMonth(w.ws, 9996);
       // Each reaches two opted-in contacts: the first launch takes two of the four left, and the
       // second still fits; a third would be past the quota once the first two have sent.
       const campaigns = [];
@@ -569,10 +570,7 @@ describe("campaigns", () => {
 
     it("lets only one of two launches at once take the quota's last messages", async () => {
       const w = await campaignWorld(t);
-      await t.database.db
-        .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
-        .execute();
+      await sentThisMonth(w.ws, 9998);
       // Each reaches two opted-in contacts: either fits the two messages left, not both.
       const first = await w.post("/campaigns", w.body({ name: "First" }));
       const second = await w.post("/campaigns", w.body({ name: "Second" }));
@@ -586,10 +584,7 @@ describe("campaigns", () => {
 
     it("lets only one of a resume and a launch at once take the quota's last messages", async () => {
       const w = await campaignWorld(t);
-      await t.database.db
-        .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
-        .execute();
+      await sentThisMonth(w.ws, 9998);
       const paused = await w.post("/campaigns", w.body({ name: "Paused" }));
       await w.post(`/campaigns/${paused.id}/launch`, undefined, 200);
       await w.post(`/campaigns/${paused.id}/pause`, undefined, 200);
@@ -609,10 +604,7 @@ describe("campaigns", () => {
       await w.post(`/campaigns/${first.id}/launch`, undefined, 200);
       await w.post(`/campaigns/${second.id}/launch`, undefined, 200);
       // Messages sent meanwhile by other means (another instance's campaign) leave room for two.
-      await t.database.db
-        .insertInto("message_counts")
-        .values({ workspace_id: w.ws, month: t.clock.now().toISOString().slice(0, 7), sent: 9998 })
-        .execute();
+      await sentThisMonth(w.ws, 9998);
       // Two job loops, as two instances (or two lanes) run the two campaigns side by side.
       await Promise.all([t.runJobs(), t.runJobs()]);
       const stats = [await w.stats(first.id), await w.stats(second.id)];

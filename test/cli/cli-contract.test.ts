@@ -289,7 +289,8 @@ describe("retries", () => {
     expect(unset.stderr).toContain("No workspace given.");
   });
 
-  it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
+  /** An upsert whose next answer is a 409 "still running" (Retry-After 1 s), then its 201. */
+  const upsertAfterStillRunning = () => {
     api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
       409,
       {
@@ -302,10 +303,14 @@ describe("retries", () => {
     api.pool
       .intercept({ path: contactsPath, method: "POST" })
       .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
-    const run = await runCli(
-      ["contacts", "upsert", "-w", workspace, "--phone", anna.phone, "--quiet"],
-      { env: api.env, dispatcher: api.agent },
-    );
+    return runCli(["contacts", "upsert", "-w", workspace, "--phone", anna.phone, "--quiet"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+  };
+
+  it("a POST whose first attempt is still running elsewhere waits for its answer instead of exit 5", async () => {
+    const run = await upsertAfterStillRunning();
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("ct_01anna\n");
     expect(run.stderr).toMatch(/HTTP 409 on POST .*; retrying in 1\.\d s/);
@@ -315,22 +320,7 @@ describe("retries", () => {
     for (let i = 0; i < 3; i++) {
       api.pool.intercept({ path: contactsPath, method: "POST" }).replyWithError(refused());
     }
-    api.pool.intercept({ path: contactsPath, method: "POST" }).reply(
-      409,
-      {
-        status: "error",
-        error_code: "idempotency_request_in_progress",
-        message: "A request with this Idempotency-Key is still being processed.",
-      },
-      { headers: { ...jsonHeaders, "retry-after": "1" } },
-    );
-    api.pool
-      .intercept({ path: contactsPath, method: "POST" })
-      .reply(201, { status: "success", data: anna, meta: {} }, { headers: jsonHeaders });
-    const run = await runCli(
-      ["contacts", "upsert", "-w", workspace, "--phone", anna.phone, "--quiet"],
-      { env: api.env, dispatcher: api.agent },
-    );
+    const run = await upsertAfterStillRunning();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("ct_01anna\n");
   });
