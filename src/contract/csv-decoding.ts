@@ -69,8 +69,6 @@ export class CsvDecoder {
     if (this.encoding !== "utf-16le" && this.encoding !== "utf-16be") {
       this.survey.end(this.encoding !== "utf-8");
     }
-    // Every byte is a character in these two, so UTF-8 read as one of them would be stored
-    // garbled without a word (ü as Ã¼): a file whose high bytes are nearly all UTF-8's is UTF-8.
     this.tellIfUtf8();
     return Buffer.concat(out);
   }
@@ -194,7 +192,7 @@ export class Utf8Survey {
   /**
    * The next bytes, from byte `at` (0-based). `counted`: every character is counted (a file said
    * to be windows-1252, whose high bytes are few); otherwise a valid piece is only looked at for
-   * its first character of several bytes, as a UTF-8 file may have millions.
+   * its first three characters of several bytes, as a UTF-8 file may have millions.
    */
   feed(bytes: Buffer, at: number, counted: boolean): void {
     let data = this.tail.length > 0 ? Buffer.concat([this.tail, bytes]) : bytes;
@@ -248,11 +246,11 @@ export class Utf8Survey {
     const data = marked ? bytes.subarray(3) : bytes;
     const from = marked ? 3 : at;
     if (data.length === 0) return;
+    const text = data.toString("latin1");
+    if (!/[\x80-\xff]/.test(text)) return;
     // A valid piece is looked at for its first three characters of several bytes only: a
     // UTF-8 file may hold millions, and the verdicts need no more.
     const limit = !counted && isUtf8(data) ? 3 : Number.POSITIVE_INFINITY;
-    const text = data.toString("latin1");
-    if (!/[\x80-\xff]/.test(text)) return;
     let seen = 0;
     for (const match of text.matchAll(utf8Sequence)) {
       const found = match[0];
