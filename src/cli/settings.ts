@@ -1,4 +1,4 @@
-import { defaultPort } from "../service/config.js";
+import { defaultPort } from "../contract/local-service.js";
 import { type CliError, usageError } from "./cli-error.js";
 import type { Env } from "./env-vars.js";
 import type { Profile } from "./profile-store.js";

@@ -47,9 +47,6 @@ export interface AppConfig {
   trustProxy?: readonly string[] | undefined;
 }
 
-/** `serve --port` default, and the port of the CLI's default base URL. */
-export const defaultPort = 8420;
-
 /** `serve --review-delay` default: the sandbox reviews a submitted template after 5 seconds. */
 export const defaultReviewDelayMs = 5000;
 

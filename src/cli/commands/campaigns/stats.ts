@@ -1,4 +1,3 @@
-import { stripVTControlCharacters } from "node:util";
 import {
   type Campaign,
   CampaignResponse,
@@ -8,10 +7,10 @@ import {
 import { finalCampaignStatuses } from "../../../contract/vocabulary.js";
 import { exitCodes } from "../../cli-error.js";
 import type { CommandResult, Handler } from "../../command-spec.js";
-import type { Context } from "../../context.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
 import { booleanOption } from "../../options.js";
 import { count } from "../../output/counts.js";
+import { liveFrame } from "../../output/live-frame.js";
 import { createPaint } from "../../output/paint.js";
 import { campaignLabel, campaignsPath, funnelText, statsView } from "./campaign-format.js";
 
@@ -32,31 +31,6 @@ const ended = (status: Campaign["status"]) => finalCampaignStatuses.includes(sta
 
 /** The figures delivery and read reports change. */
 const reported = (s: CampaignStats) => `${s.sent} ${s.delivered} ${s.read} ${s.failed}`;
-
-/** Terminal rows a block of text takes, long lines wrapping at the terminal's width. */
-function rowsOf(text: string, columns: number): number {
-  return text
-    .split("\n")
-    .map((line) => stripVTControlCharacters(line).length)
-    .reduce((rows, width) => rows + Math.max(1, Math.ceil(width / columns)), 0);
-}
-
-/** Redraws a block of lines in place on a terminal: up over the last frame, clear, write. */
-function liveFrame(ctx: Context) {
-  let lines = 0;
-  const stderr = ctx.io.stderr;
-  const write = (text: string) => stderr.write(text);
-  return {
-    draw(text: string) {
-      write(`${lines > 0 ? `\x1b[${lines}A\r` : ""}\x1b[J${text}\n`);
-      lines = rowsOf(text, stderr.columns && stderr.columns > 0 ? stderr.columns : 80);
-    },
-    clear() {
-      if (lines > 0) write(`\x1b[${lines}A\r\x1b[J`);
-      lines = 0;
-    },
-  };
-}
 
 function summary(s: Snapshot): string {
   const { stats } = s;
@@ -105,7 +79,7 @@ export const run: Handler = async (ctx, { args, options }) => {
     ctx.env.TERM !== "dumb" &&
     ctx.output !== "json" &&
     ctx.output !== "quiet";
-  const frame = liveFrame(ctx);
+  const frame = liveFrame(ctx.io.stderr);
   const paint = createPaint(ctx.color);
   const wait = interruptibleWait(ctx.sleep);
   try {

@@ -1,5 +1,5 @@
+import { defaultPort } from "../../../contract/local-service.js";
 import {
-  defaultPort,
   defaultRateLimit,
   defaultReviewDelayMs,
   defaultThroughput,

@@ -1,6 +1,6 @@
+import { defaultPort } from "../../../contract/local-service.js";
 import { redactedUrl } from "../../../contract/redacted-url.js";
 import { CatalogueFileError } from "../../../service/catalogue/catalogue-file.js";
-import { defaultPort } from "../../../service/config.js";
 import { signInLinkLifetimeText } from "../../../service/dashboard/sessions.js";
 import { DatabaseUnavailableError } from "../../../service/db/database-errors.js";
 import type { LogFormat } from "../../../service/human-log.js";
