@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempConfigDir } from "../helpers/cli.js";
+import { freePort } from "../helpers/free-port.js";
 import { binPath, reseller, serviceEnv, startServe } from "../helpers/serve.js";
 
 describe("reseller serve exec", () => {
@@ -132,7 +133,7 @@ describe("reseller serve exec", () => {
   it("listens where --host and --port say, and uses and keeps the database --db names", async () => {
     const dir = tempConfigDir();
     const db = join(dir, "kept.db");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const run = await reseller([
       "serve",
       "--host",

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.js";
 
 /**
  * A throwaway PostgreSQL cluster for the test run: initdb into a temporary folder, started on a
@@ -28,17 +28,6 @@ function binary(name: string): string {
   throw new Error(
     `PostgreSQL's ${name} is not installed: install Debian's postgresql package (apt-get install postgresql) or set RESELLER_TEST_POSTGRES_URL`,
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 function asServerUser(command: string, args: string[]): void {
