@@ -250,6 +250,43 @@ describe("durable jobs", () => {
     expect(await state(id)).toMatchObject({ lease_owner: "ins_fast", last_error: null });
   });
 
+  it("stops running a job another instance took over while this one was stalled, and leaves it to the new owner", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let stoppedBy: unknown;
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      heartbeatMs: 5,
+      handlers: {
+        long: async (_job, ctx) => {
+          started();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          stoppedBy = "lost lease";
+          return { state: "interrupted" };
+        },
+      },
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "long", payload: {} });
+    await runner.start();
+    try {
+      await running;
+      // What a takeover leaves behind: the job running under another instance's lease.
+      await database.db
+        .updateTable("jobs")
+        .set({ lease_owner: "ins_new_owner" })
+        .where("id", "=", id)
+        .execute();
+      await vi.waitFor(() => expect(stoppedBy).toBe("lost lease"), { timeout: 2000 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await state(id)).toMatchObject({ state: "running", lease_owner: "ins_new_owner" });
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it("hands its jobs back to the queue and leaves the instances on a graceful stop", async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => {

@@ -314,22 +314,24 @@ export async function handBack(db: Db, clock: Clock, job: Job, owner: string): P
     .execute();
 }
 
-/** Extends the leases `owner` still holds on `jobIds`; those taken over are left alone. */
+/** Extends the leases `owner` still holds on `jobIds` and returns their ids: those missing were taken over. */
 export async function extendLeases(
   db: Db,
   clock: Clock,
   owner: string,
   jobIds: readonly string[],
   leaseMs: number,
-): Promise<void> {
-  if (jobIds.length === 0) return;
-  await db
+): Promise<Set<string>> {
+  if (jobIds.length === 0) return new Set();
+  const extended = await db
     .updateTable("jobs")
     .set({ lease_until: iso(new Date(clock.now().getTime() + leaseMs)) })
     .where("id", "in", jobIds)
     .where("state", "=", "running")
     .where("lease_owner", "=", owner)
+    .returning("id")
     .execute();
+  return new Set(extended.map((row) => row.id));
 }
 
 /** Puts every job `owner` still holds back in the queue, due now: a graceful stop's last act. */

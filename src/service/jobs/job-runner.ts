@@ -19,7 +19,11 @@ import {
 export interface JobContext {
   db: Db;
   clock: Clock;
-  /** Aborted when the service stops: save a checkpoint and return `{ state: "interrupted" }`. */
+  /**
+   * Aborted when the service stops, or when the heartbeat finds the job taken over by another
+   * instance (this one was frozen past its lease): save a checkpoint and return
+   * `{ state: "interrupted" }`.
+   */
   signal: AbortSignal;
   /**
    * Saves progress and extends the lease (use inside the transaction of the work it records).
@@ -109,7 +113,8 @@ export class JobRunner {
   private heartbeat: NodeJS.Timeout | undefined;
   /** Set once a stop's handlers have ended: no heartbeat after that. */
   private leaving = false;
-  private readonly active = new Map<string, Job>();
+  /** Jobs this instance runs, each with the abort a lost lease pulls (see beat). */
+  private readonly active = new Map<string, AbortController>();
   private readonly instance: InstanceRegistry;
   private started = false;
   private readonly outage = new FailureRun(
@@ -266,7 +271,8 @@ export class JobRunner {
     const { db, clock, leaseMs } = this.options;
     const lease: JobLease = { jobId: job.id, owner: this.instance.id, ms: leaseMs };
     const handler = this.options.handlers[job.kind];
-    this.active.set(job.id, job);
+    const lost = new AbortController();
+    this.active.set(job.id, lost);
     const startedAt = performance.now();
     this.options.onJob?.(job);
     try {
@@ -274,7 +280,7 @@ export class JobRunner {
         ? await handler(job, {
             db,
             clock,
-            signal: this.abort.signal,
+            signal: AbortSignal.any([this.abort.signal, lost.signal]),
             checkpoint: (trx, data) => checkpointJob(trx, clock, lease, data, leaseMs),
             lease,
           })
@@ -328,7 +334,11 @@ export class JobRunner {
     return this.tracked(
       (async () => {
         await this.instance.beat();
-        await extendLeases(db, clock, this.instance.id, [...this.active.keys()], leaseMs);
+        const held = [...this.active.keys()];
+        const kept = await extendLeases(db, clock, this.instance.id, held, leaseMs);
+        // A job another instance took over (this one stalled past its lease) stops here at its
+        // next look at the signal, rather than running on beside the new owner.
+        for (const id of held) if (!kept.has(id)) this.active.get(id)?.abort();
         await this.instance.sweep();
         this.outage.succeeded();
       })().catch((error) => this.outage.failed(error)),
