@@ -161,7 +161,7 @@ export class FakeGraph {
   /** POSTs a webhook body to the service, signed with the app secret unless told otherwise. */
   async deliver(
     payload: unknown,
-    options: { signature?: string | null; raw?: string } = {},
+    options: { signature?: string | null; raw?: string; contentType?: string | null } = {},
   ): Promise<{ status: number; body: string }> {
     const raw = options.raw ?? JSON.stringify(payload);
     const signature =
@@ -171,7 +171,9 @@ export class FakeGraph {
     const response = await fetch(this.webhookUrl, {
       method: "POST",
       headers: {
-        "content-type": "application/json",
+        ...(options.contentType === null
+          ? {}
+          : { "content-type": options.contentType ?? "application/json" }),
         ...(signature === null ? {} : { "x-hub-signature-256": signature }),
       },
       body: raw,

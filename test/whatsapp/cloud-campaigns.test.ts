@@ -812,13 +812,30 @@ describe("campaigns sent through the WhatsApp Cloud API", () => {
       raw: JSON.stringify(payload, null, 2),
       signature: (await signed(JSON.stringify(payload))) ?? "",
     });
-    for (const answer of [missing, wrong, reencoded]) {
+    // Judged before the media type: a body posted as text or form data is still a 401.
+    const asText = await w.graph.deliver(payload, { signature: null, contentType: "text/plain" });
+    const asForm = await w.graph.deliver(payload, {
+      signature: `sha256=${"0".repeat(64)}`,
+      contentType: "application/x-www-form-urlencoded",
+    });
+    for (const answer of [missing, wrong, reencoded, asText, asForm]) {
       expect(answer.status).toBe(401);
       expect(JSON.parse(answer.body).error_code).toBe("unauthenticated");
     }
     await w.t.runJobs();
     expect(await storedEvents()).toHaveLength(before);
     expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_in");
+  });
+
+  it("takes a well-signed delivery whatever Content-Type it came with, the bytes being what is signed", async () => {
+    const contact = await w.contact(ada, { first_name: "Ada" });
+    const payload = inboundWebhook(phoneNumberId, "4915112345671", "STOP", "wamid.IN5");
+    for (const contentType of ["text/plain;charset=UTF-8", null]) {
+      const answer = await w.graph.deliver(payload, { contentType });
+      expect(answer.status, answer.body).toBe(200);
+    }
+    await w.t.runJobs();
+    expect((await w.get(`/contacts/${contact.id}`)).opt_in_status).toBe("opted_out");
   });
 });
 

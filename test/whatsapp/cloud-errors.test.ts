@@ -210,26 +210,34 @@ describe("Graph errors as campaign outcomes", () => {
     });
   });
 
-  it("fails a sent message by the code of its failed status webhook, so it no longer counts as sent", async () => {
-    const campaign = await w.campaign(channelId);
-    const [row] = await w.t.database.db
-      .selectFrom("campaign_recipients")
-      .select("provider_message_id")
-      .where("campaign_id", "=", campaign.id)
-      .execute();
-    await w.deliver(
-      statusWebhook(phoneNumberId, [
-        {
-          id: row?.provider_message_id ?? "",
-          status: "failed",
-          to: "4915112345671",
-          errorCode: 131026,
-        },
-      ]),
-    );
-    const stats = await w.stats(campaign.id);
-    // The contract's funnel: at the end sent + failed equals the recipients with consent.
-    expect(stats).toMatchObject({ sent: 0, failed: 1, queued: 0 });
-    expect(stats.failures).toEqual([{ reason: "undeliverable", count: 1 }]);
-  });
+  it.each([
+    [131026, "undeliverable"],
+    [132015, "template_paused"],
+    [190, "channel_disconnected"],
+    [131047, "provider_error_131047"],
+  ])(
+    "fails a sent message by the code of its failed status webhook (%i: %s), so it no longer counts as sent",
+    async (errorCode, reason) => {
+      const campaign = await w.campaign(channelId);
+      const [row] = await w.t.database.db
+        .selectFrom("campaign_recipients")
+        .select("provider_message_id")
+        .where("campaign_id", "=", campaign.id)
+        .execute();
+      await w.deliver(
+        statusWebhook(phoneNumberId, [
+          {
+            id: row?.provider_message_id ?? "",
+            status: "failed",
+            to: "4915112345671",
+            errorCode,
+          },
+        ]),
+      );
+      const stats = await w.stats(campaign.id);
+      // The contract's funnel: at the end sent + failed equals the recipients with consent.
+      expect(stats).toMatchObject({ sent: 0, failed: 1, queued: 0 });
+      expect(stats.failures).toEqual([{ reason, count: 1 }]);
+    },
+  );
 });

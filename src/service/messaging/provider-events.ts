@@ -117,11 +117,15 @@ const emptyCounters = (): Counters => ({
   failures: new Map(),
 });
 
-/** Why a failed status fails its message, from the operator's error code. */
+/**
+ * Why a failed status fails its message, from the operator's error code: the reason the error
+ * table gives that code (a paused template's `template_paused` too). A status only reports the
+ * one message, so what a send's answer would do besides (fail the campaign, disconnect the
+ * channel) is left to the next send, which meets the same error.
+ */
 function failureReason(code: number | undefined): string {
   if (code === undefined) return "provider_error_unknown";
-  const meaning = sendErrorMeaning(code);
-  return meaning.kind === "message" ? meaning.reason : `provider_error_${code}`;
+  return sendErrorMeaning(code).reason;
 }
 
 /**
