@@ -98,6 +98,18 @@ describe("templates of a workspace with a WhatsApp Cloud API channel", () => {
     });
   });
 
+  it("follows Meta's word from any status: an approved template rejected on a second review, a rejected one disabled", async () => {
+    const { template, graphId } = await w.submitTemplate();
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 1));
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "REJECTED", "ABUSIVE_CONTENT", 2));
+    expect(await w.get(`/templates/${template.id}`)).toMatchObject({
+      status: "rejected",
+      rejection_reason: "ABUSIVE_CONTENT",
+    });
+    await w.deliver(templateStatusWebhook(wabaId, graphId, "DISABLED", "NONE", 3));
+    expect((await w.get(`/templates/${template.id}`)).status).toBe("disabled");
+  });
+
   it("keeps a disabled template disabled whatever a later report says", async () => {
     const { template, graphId } = await w.submitTemplate();
     await w.deliver(templateStatusWebhook(wabaId, graphId, "APPROVED", "NONE", 1));

@@ -423,16 +423,20 @@ export function underReview(row: TemplateTable): TemplateUnderReview {
   };
 }
 
+/** Statuses Meta's reports move a template from: every one it submitted. */
+const reportable: readonly TemplateStatus[] = ["pending", "approved", "rejected", "paused"];
+
 /**
- * Which statuses an operator's report may move a template from: forward and sideways, and from
- * rejected to approved, as Meta approves a rejected template after an edit or a won appeal.
- * Disabled stays: Meta does not enable a disabled template again.
+ * Which statuses an operator's report may move a template from: the template follows Meta
+ * (running-for-real.md) wherever it is, a rejected one approved after an edit or a won appeal,
+ * an approved one rejected on a second review, as well as forward. Disabled stays: Meta does
+ * not enable a disabled template again. A draft was never submitted, so no report is about it.
  */
 const reportSources: Record<Decision["status"], readonly TemplateStatus[]> = {
-  approved: ["pending", "paused", "rejected"],
-  rejected: ["pending"],
-  paused: ["approved"],
-  disabled: ["pending", "approved", "paused"],
+  approved: reportable.filter((status) => status !== "approved"),
+  rejected: reportable.filter((status) => status !== "rejected"),
+  paused: reportable.filter((status) => status !== "paused"),
+  disabled: reportable,
 };
 
 /**
