@@ -54,6 +54,26 @@ export function intOption(
   return value;
 }
 
+/**
+ * A number of seconds within bounds, fractions allowed (`0.5`: tests shorten waits below a
+ * second), as whole milliseconds.
+ */
+export function secondsOption(
+  options: Options,
+  key: string,
+  bounds: { min: number; max: number },
+): number | undefined {
+  const raw = stringOption(options, key);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value < bounds.min || value > bounds.max) {
+    throw usageError(
+      `${flagName(key)} expects a number of seconds from ${bounds.min} to ${bounds.max}; got '${raw}'.`,
+    );
+  }
+  return Math.round(value * 1000);
+}
+
 /** A flag's value: true only when it was given (commander sets it to true). */
 export function booleanOption(options: Options, key: string): boolean {
   return options[key] === true;

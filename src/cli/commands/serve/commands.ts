@@ -56,7 +56,8 @@ export const serveCommand: CommandSpec = {
     },
     {
       flags: "--review-delay <seconds>",
-      description: "seconds before the sandbox operator reviews a submitted template (0: at once)",
+      description:
+        "seconds before the sandbox operator reviews a submitted template (0: at once; fractions allowed)",
       default: String(defaultReviewDelayMs / 1000),
     },
     {
@@ -71,7 +72,8 @@ export const serveCommand: CommandSpec = {
     },
     {
       flags: "--webhook-retry-base <seconds>",
-      description: "first webhook retry delay; each further one doubles, for up to 3 days",
+      description:
+        "first webhook retry delay (fractions allowed: 0.5); each further one doubles, for up to 3 days",
       default: String(defaultWebhookRetryBaseMs / 1000),
     },
     {

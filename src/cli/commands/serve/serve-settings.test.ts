@@ -45,6 +45,19 @@ describe("serve's settings", () => {
     });
   });
 
+  it("takes fractions of a second for the waits tests shorten, and refuses a retry delay of no time", () => {
+    expect(serveSettings({ webhookRetryBase: "0.5", reviewDelay: "0.25" })).toMatchObject({
+      webhookRetryBaseMs: 500,
+      reviewDelayMs: 250,
+    });
+    expect(serveSettings({ reviewDelay: "0" }).reviewDelayMs).toBe(0);
+    for (const webhookRetryBase of ["0", "-1", "1e3", "soon"]) {
+      expect(() => serveSettings({ webhookRetryBase }), webhookRetryBase).toThrow(
+        /--webhook-retry-base expects a number of seconds from 0.001 to 86400/,
+      );
+    }
+  });
+
   it("refuses a rate-limit window of no time, which would turn the limit off", () => {
     expect(() => serveSettings({ rateLimit: "2/0s" })).toThrow(/window of at least 1/);
     expect(serveSettings({ rateLimit: "2/s" }).rateLimit).toEqual({ max: 2, windowMs: 1000 });

@@ -11,7 +11,7 @@ import { secretBoxFromKey } from "../../../service/domain/secret-box.js";
 import type { ServeOptions } from "../../../service/server.js";
 import { addressUrl } from "../../base-url.js";
 import { usageError } from "../../cli-error.js";
-import { booleanOption, intOption, stringOption } from "../../options.js";
+import { booleanOption, intOption, secondsOption, stringOption } from "../../options.js";
 import { isTokenText } from "../../token-text.js";
 import { parseRateLimit } from "./rate-limit.js";
 
@@ -26,17 +26,19 @@ export function serveSettings(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Omit<ServeOptions, "host" | "port" | "database" | "logLevel" | "bootstrapToken"> {
   const rateLimit = stringOption(options, "rateLimit");
-  const reviewDelay = intOption(options, "reviewDelay", { min: 0, max: 86_400 });
-  const webhookRetryBase = intOption(options, "webhookRetryBase", { min: 1, max: 86_400 });
+  const reviewDelayMs = secondsOption(options, "reviewDelay", { min: 0, max: 86_400 });
+  const webhookRetryBaseMs = secondsOption(options, "webhookRetryBase", {
+    min: 0.001,
+    max: 86_400,
+  });
   return {
     plansFile: stringOption(options, "plans"),
     publicUrl: publicUrlOption(options),
     rateLimit: rateLimit === undefined ? defaultRateLimit : parseRateLimit(rateLimit),
     smtpUrl: smtpUrlOption(options, env),
-    reviewDelayMs: reviewDelay === undefined ? defaultReviewDelayMs : reviewDelay * 1000,
+    reviewDelayMs: reviewDelayMs ?? defaultReviewDelayMs,
     throughput: intOption(options, "throughput", { min: 0, max: 100_000 }) ?? defaultThroughput,
-    webhookRetryBaseMs:
-      webhookRetryBase === undefined ? defaultWebhookRetryBaseMs : webhookRetryBase * 1000,
+    webhookRetryBaseMs: webhookRetryBaseMs ?? defaultWebhookRetryBaseMs,
     blockPrivateWebhooks: booleanOption(options, "blockPrivateWebhooks"),
     publicSignup: options.publicSignup !== false,
     trustProxy: trustProxyOption(options),
