@@ -119,7 +119,7 @@ _reseller_options() {
     'admin resellers') REPLY='-h --help' ;;
     'admin resellers create') REPLY='--db --database --name -h --help' ;;
     'admin migrate') REPLY='--db --database -h --help' ;;
-    'admin copy') REPLY='--from --to -h --help' ;;
+    'admin copy') REPLY='--from --to --database -h --help' ;;
     'api') REPLY='--data --paginate -h --help' ;;
     'completion') REPLY='-h --help' ;;
     *) REPLY='' ;;
@@ -360,6 +360,7 @@ _reseller_option_value() {
     'admin migrate|--database') REPLY='' ;;
     'admin copy|--from') REPLY='@file' ;;
     'admin copy|--to') REPLY='' ;;
+    'admin copy|--database') REPLY='' ;;
     'api|--data') REPLY='' ;;
     *'|--base-url') REPLY='' ;;
     *'|--token') REPLY='' ;;

@@ -32,6 +32,26 @@ export function passwordInArgsWarning(
 }
 
 /**
+ * Refuses (exit 2) a value of `source` that is not a PostgreSQL URL node-postgres can read: the
+ * wrong scheme, or one that does not parse (`postgres://[bad`, a port that is no number), which
+ * would otherwise surface as an unexpected error once the service starts.
+ */
+export function requirePostgresUrl(url: string, source: string, hint: string): void {
+  if (!isPostgresUrl(url)) {
+    throw usageError(
+      `${source} expects a postgres:// or postgresql:// URL; got '${redactedUrl(url)}'.`,
+      hint,
+    );
+  }
+  if (!URL.canParse(url)) {
+    throw usageError(
+      `${source} is not a URL that can be read: '${redactedUrl(url)}'.`,
+      "Write it as postgres://user@host:5432/database (a port in digits; characters such as @, :, / or [ in the user or password percent-encoded).",
+    );
+  }
+}
+
+/**
  * The database of `serve` and the admin commands: `--database <postgres url>`, else `--db
  * <file>`, else DATABASE_URL, else `fallback` (serve's ./reseller.db). Both flags at once are
  * refused, and `--database` takes only a PostgreSQL URL, so a typo never silently creates a
@@ -48,12 +68,7 @@ export function databaseTarget(
     throw usageError("Give either --database (PostgreSQL) or --db (SQLite file), not both.");
   }
   if (url !== undefined) {
-    if (!isPostgresUrl(url)) {
-      throw usageError(
-        `--database expects a postgres:// or postgresql:// URL; got '${redactedUrl(url)}'.`,
-        "For an embedded SQLite file, use --db FILE.",
-      );
-    }
+    requirePostgresUrl(url, "--database", "For an embedded SQLite file, use --db FILE.");
     const warning = passwordInArgsWarning(
       url,
       "--database",
@@ -80,12 +95,11 @@ export function databaseTarget(
   }
   const fromEnv = env.DATABASE_URL;
   if (fromEnv) {
-    if (!isPostgresUrl(fromEnv)) {
-      throw usageError(
-        `DATABASE_URL expects a postgres:// or postgresql:// URL; got '${redactedUrl(fromEnv)}'.`,
-        "Unset it to use the embedded SQLite database, or use --db FILE.",
-      );
-    }
+    requirePostgresUrl(
+      fromEnv,
+      "DATABASE_URL",
+      "Unset it to use the embedded SQLite database, or use --db FILE.",
+    );
     return { target: fromEnv, label: redactedUrl(fromEnv), engine: "postgres", given: true };
   }
   if (fallback === null) return null;

@@ -82,6 +82,18 @@ describe("admin commands: which database", () => {
     const missing = await runCli(["admin", "migrate", "--db", join(scratch(), "typo.db")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/No database at/);
+    // A URL that does not parse is said so at once, not an unexpected error once it is used.
+    for (const [flags, env] of [
+      [["--database", "postgres://[bad"], {}],
+      [[], { DATABASE_URL: "postgres://postgres@127.0.0.1:notaport/x" }],
+    ] as const) {
+      const run = await runCli(["admin", "migrate", ...flags], { env: { ...env } });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/is not a URL that can be read: 'postgres:\/\/…'/);
+    }
+    const serve = await runCli(["serve", "--port", "0", "--database", "postgres://[bad"]);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/--database is not a URL that can be read/);
     const secretUrl = await runCli(["admin", "migrate", "--db", "mysql://u:secret@x/db"]);
     expect(secretUrl.stderr).toContain("No database at mysql://u:***@x/db");
     expect(secretUrl.stderr).not.toContain("secret");
@@ -180,7 +192,16 @@ describe("admin copy: what it refuses before touching the target", () => {
       [["--from", nowhere, "--to", nowhere], /--from takes the SQLite database file/],
       [["--from", join(scratch(), "typo.db"), "--to", nowhere], /No database at/],
       [["--from", file], /Missing --to/],
-      [["--from", file, "--to", "other.db"], /--to takes a postgres:\/\//],
+      [["--from", file, "--to", "other.db"], /--to expects a postgres:\/\//],
+      [
+        ["--from", file, "--to", "postgres://u:secret@127.0.0.1:notaport/x"],
+        /^(?![\s\S]*secret)Error: --to is not a URL that can be read/,
+      ],
+      [
+        ["--from", file, "--to", nowhere, "--database", "postgres://elsewhere/db"],
+        /--to or --database, not two different URLs/,
+      ],
+      [["--from", file, "--database", "other.db"], /--database expects a postgres:\/\//],
       [["--from", file, "--to", "mysql://u:secret@x/db"], /^(?![\s\S]*(--database|secret))/],
       [
         ["--from", "mysql://u:secret@x/db", "--to", nowhere],

@@ -57,6 +57,10 @@ export const adminCommands: GroupSpec = {
           description:
             "an empty PostgreSQL database (postgres://user:pass@host/db); required, DATABASE_URL is not used",
         },
+        {
+          flags: "--database <url>",
+          description: "the same as --to, as other admin commands name it",
+        },
       ],
       examples: [
         "reseller admin copy --from reseller.db --to postgres://reseller@db.internal/reseller",

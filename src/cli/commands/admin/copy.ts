@@ -4,7 +4,7 @@ import { CopyRefusedError, copyDatabase } from "../../../service/db/copy-databas
 import { isPostgresUrl } from "../../../service/db/engine.js";
 import { CliError, exitCodes, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { passwordInArgsWarning } from "../../database-target.js";
+import { passwordInArgsWarning, requirePostgresUrl } from "../../database-target.js";
 import { requiredString, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { tableView } from "../../output/view.js";
@@ -25,17 +25,23 @@ export const run: Handler = async (ctx, { options }) => {
   if (!existsSync(from)) {
     throw usageError(`No database at ${redactedUrl(from)}.`, sourceHint);
   }
-  // --to only, never DATABASE_URL: a copy must name its target, not find it in the environment.
-  const to = stringOption(options, "to");
-  if (to === undefined) throw usageError("Missing --to <postgres url>.");
-  if (!isPostgresUrl(to)) {
-    throw usageError(
-      `--to takes a postgres:// or postgresql:// URL; got '${redactedUrl(to)}'.`,
-      "The copy goes from the SQLite file in --from into an empty PostgreSQL database.",
-    );
+  // A flag only, never DATABASE_URL: a copy must name its target, not find it in the environment.
+  // --database is the target too, as every admin command takes it.
+  const named = stringOption(options, "to");
+  const database = stringOption(options, "database");
+  if (named !== undefined && database !== undefined && named !== database) {
+    throw usageError("Give the target once: --to or --database, not two different URLs.");
   }
-  // --to only: a copy names its target, so PGPASSWORD is where a password stays off the list.
-  const warning = passwordInArgsWarning(to, "--to", "put the password in PGPASSWORD instead");
+  const to = named ?? database;
+  const flag = named !== undefined ? "--to" : "--database";
+  if (to === undefined) throw usageError("Missing --to <postgres url>.");
+  requirePostgresUrl(
+    to,
+    flag,
+    "The copy goes from the SQLite file in --from into an empty PostgreSQL database.",
+  );
+  // A flag only: a copy names its target, so PGPASSWORD is where a password stays off the list.
+  const warning = passwordInArgsWarning(to, flag, "put the password in PGPASSWORD instead");
   if (warning) ctx.info(warning);
   const progress = ctx.output !== "quiet";
   let report: Awaited<ReturnType<typeof copyDatabase>>;
