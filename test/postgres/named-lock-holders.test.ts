@@ -1,7 +1,6 @@
-import { hostname } from "node:os";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectionNameOf } from "../../src/service/db/connection-names.js";
+import { connectionNameOf, processSpace } from "../../src/service/db/connection-names.js";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { withNamedLock } from "../../src/service/db/write-conflicts.js";
 import { createTestDatabase } from "../helpers/postgres-databases.js";
@@ -31,7 +30,7 @@ describe("a named lock held by another instance's connection", () => {
   async function holder(pid: number, name: string, started = startedMs): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: target.url,
-      application_name: connectionNameOf(pid, started, hostname()),
+      application_name: connectionNameOf(pid, started, processSpace),
     });
     // Ended by the server in the test that expects it: not an error of the test.
     client.on("error", () => {});
@@ -45,7 +44,7 @@ describe("a named lock held by another instance's connection", () => {
       .insertInto("instances")
       .values({
         id,
-        host: hostname(),
+        host: processSpace,
         pid,
         started_at: ago(50_000),
         last_seen_at: ago(lastSeenMsAgo),

@@ -1,8 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { processSpace } from "../../src/service/db/connection-names.js";
 import { type DatabaseHandle, openDatabase } from "../../src/service/db/database.js";
 import { sqliteHandleOf } from "../../src/service/db/engine.js";
 import {
@@ -131,13 +132,16 @@ describe("durable jobs", () => {
   });
 
   /** Records an instance as another `serve` would, last seen `agoMs` before the clock's now. */
-  const instance = async (id: string, options: { pid?: number; agoMs?: number } = {}) => {
+  const instance = async (
+    id: string,
+    options: { pid?: number; agoMs?: number; host?: string } = {},
+  ) => {
     const seen = new Date(clock.now().getTime() - (options.agoMs ?? 0)).toISOString();
     await database.db
       .insertInto("instances")
       .values({
         id,
-        host: hostname(),
+        host: options.host ?? processSpace,
         pid: options.pid ?? process.pid,
         started_at: seen,
         last_seen_at: seen,
@@ -159,6 +163,36 @@ describe("durable jobs", () => {
     await runner.stop();
     expect(await runner.runDue()).toBe(1);
     expect((await state(id)).state).toBe("done");
+  });
+
+  it("never judges by pid an instance in a container of the same host name but other pids, and leaves its jobs alone", async () => {
+    // Docker's host network gives containers the host's name; each counts pids of its own.
+    await instance("ins_next_container", {
+      pid: 999_999_999,
+      host: `${hostname()} another-boot-id pid:[1]`,
+    });
+    const id = await enqueueJob(database.db, clock, { kind: "work", payload: {} });
+    await claimJob(database.db, clock, "ins_next_container", 30_000);
+    const runner = new JobRunner({
+      db: database.db,
+      clock,
+      handlers: { work: async () => ({ state: "done" }) },
+    });
+    await runner.start();
+    // Its own row names its space: the host, the machine's boot and its pid namespace.
+    const own = await database.db
+      .selectFrom("instances")
+      .select("host")
+      .where("id", "=", runner.instanceId)
+      .executeTakeFirstOrThrow();
+    expect(own.host.startsWith(hostname())).toBe(true);
+    if (existsSync("/proc/self/ns/pid")) {
+      expect(own.host).toContain(readlinkSync("/proc/self/ns/pid"));
+      expect(own.host).toContain(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+    }
+    await runner.stop();
+    expect(await runner.runDue()).toBe(0);
+    expect((await state(id)).lease_owner).toBe("ins_next_container");
   });
 
   it("takes over the jobs of an instance that stopped sending heartbeats, before its lease ends", async () => {

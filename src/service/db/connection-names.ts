@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 
 /**
@@ -6,6 +7,29 @@ import { hostname } from "node:os";
  * this process apart from an earlier one that had the same pid.
  */
 const startedMs = Math.round(Date.now() - process.uptime() * 1000);
+
+/** What `read` gives, or "" where this system has no such thing (no /proc outside Linux). */
+function orNothing(read: () => string): string {
+  try {
+    return read().trim();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Where this process's pid means something, as the instances table's `host` records it: the host
+ * name, the machine's boot id and the pid namespace. An instance judges another dead by its pid
+ * only within the same space: containers that share a host name (Docker's host network, one
+ * `--hostname` on two machines) each count pids of their own, where a pid not found is no sign.
+ */
+export const processSpace = [
+  hostname(),
+  orNothing(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8")),
+  orNothing(() => readlinkSync("/proc/self/ns/pid")),
+]
+  .filter((part) => part !== "")
+  .join(" ");
 
 /**
  * The host as the connection name carries it: the start of the MD5 of its name (as PostgreSQL's
@@ -31,10 +55,10 @@ export const hostKeyLength = 12;
  * the instances' heartbeats, whether the holder's process is a dead instance (write-conflicts.ts).
  */
 export function connectionName(): string {
-  return connectionNameOf(process.pid, startedMs, hostname());
+  return connectionNameOf(process.pid, startedMs, processSpace);
 }
 
-/** The connection name of a process: its pid, start (ms since the epoch) and host. */
+/** The connection name of a process: its pid, start (ms since the epoch) and processSpace. */
 export function connectionNameOf(pid: number, started: number, host: string): string {
   return `reseller ${pid} ${started} ${hostKey(host)}`;
 }

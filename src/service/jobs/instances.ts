@@ -1,4 +1,4 @@
-import { hostname } from "node:os";
+import { processSpace } from "../db/connection-names.js";
 import type { Db } from "../db/database.js";
 import type { Clock } from "../domain/clock.js";
 import { newId } from "../domain/ids.js";
@@ -12,7 +12,7 @@ const forgetAfterMs = 24 * 60 * 60 * 1000;
 /** The beginning of time: a heartbeat set to it marks an instance dead at once. */
 const longAgo = new Date(0).toISOString();
 
-/** Whether a process with this id runs on this machine. */
+/** Whether a process with this id runs in this process's space (see processSpace). */
 function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -29,7 +29,7 @@ function processRuns(pid: number): boolean {
  */
 export class InstanceRegistry {
   readonly id = newId("ins");
-  private readonly host = hostname();
+  private readonly host = processSpace;
 
   constructor(
     private readonly db: Db,
@@ -53,9 +53,9 @@ export class InstanceRegistry {
   }
 
   /**
-   * Marks dead the instances on this machine whose process is gone (a crash or SIGKILL), so a
-   * restart takes over their jobs at once instead of after the heartbeat timeout; forgets
-   * instances gone for a day.
+   * Marks dead the instances in this process's space (this machine, this pid namespace) whose
+   * process is gone (a crash or SIGKILL), so a restart takes over their jobs at once instead of
+   * after the heartbeat timeout; forgets instances gone for a day.
    */
   async sweep(): Promise<void> {
     const local = await this.db
