@@ -50,6 +50,7 @@ function fakeResponse() {
   let ended = false;
   const out = {
     writeHead: () => out,
+    on: () => out,
     write: (chunk: string) => written.push(chunk),
     end: () => {
       ended = true;

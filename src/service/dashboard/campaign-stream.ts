@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { parseRetryAfter } from "../../contract/retry-after.js";
 import { finalCampaignStatuses } from "../../contract/vocabulary.js";
 import type { App } from "../app-types.js";
+import { openSse, type SseEvent } from "../server-sent-events.js";
 import { callApi } from "./api-proxy.js";
 
 /** How often the stream reads the campaign's stats from the API while the campaign runs. */
@@ -17,8 +18,6 @@ export const settleQuietMs = 30_000;
 export const settleMaxMs = 10 * 60_000;
 /** A 429 without a usable Retry-After waits this long; a longer Retry-After is cut to the max. */
 const rateLimitedWaitMs = { default: 5000, max: 60_000 };
-/** A comment line this often keeps proxies from closing an idle stream. */
-const keepAliveMs = 15_000;
 
 /** How long a 429 asks to wait, from its Retry-After (seconds), bounded. */
 function retryAfterMs(header: string | undefined): number {
@@ -43,59 +42,40 @@ export function streamCampaignStats(
   out: ServerResponse,
   ids: { workspaceId: string; campaignId: string },
 ): () => void {
-  out.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-store",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  out.write("retry: 2000\n\n");
+  const stream = openSse(out, {});
+  stream.send({ retryMs: 2000 });
   const base = `/api/v1/workspaces/${encodeURIComponent(ids.workspaceId)}/campaigns/${encodeURIComponent(ids.campaignId)}`;
   let last = "";
-  let closed = false;
-  let lastWrite = Date.now();
   let timer: NodeJS.Timeout | undefined;
   /** When the stream first saw the campaign final, and when its stats last changed. */
   let finalSince: number | null = null;
   let changedAt = Date.now();
 
-  const send = (event: string, data: string) => {
-    out.write(`event: ${event}\ndata: ${data}\n\n`);
-    lastWrite = Date.now();
-  };
-  const keepAlive = setInterval(() => {
-    if (Date.now() - lastWrite >= keepAliveMs) {
-      out.write(": keep-alive\n\n");
-      lastWrite = Date.now();
-    }
-  }, keepAliveMs);
-  const stop = () => {
-    closed = true;
+  const end = (event?: SseEvent) => {
+    if (event) stream.send(event);
     clearTimeout(timer);
-    clearInterval(keepAlive);
-  };
-  const end = (event: string, data: string) => {
-    send(event, data);
-    stop();
-    out.end();
+    stream.end();
   };
   /** Reads once; answers how long to wait before the next read, or null when the stream ended. */
   const poll = async (): Promise<number | null> => {
     const bearer = await token();
     if (bearer === null) {
-      end("problem", JSON.stringify({ error_code: "unauthenticated", message: "Signed out." }));
+      end({
+        event: "problem",
+        data: JSON.stringify({ error_code: "unauthenticated", message: "Signed out." }),
+      });
       return null;
     }
     const [campaign, stats] = await Promise.all([
       callApi(app, bearer, { method: "GET", url: base }),
       callApi(app, bearer, { method: "GET", url: `${base}/stats` }),
     ]);
-    if (closed) return null;
+    if (stream.ended) return null;
     const limited = [campaign, stats].find((answer) => answer.status === 429);
     if (limited) return retryAfterMs(limited.headers["retry-after"]);
     const failed = campaign.status >= 400 ? campaign : stats.status >= 400 ? stats : null;
     if (failed) {
-      end("problem", failed.body);
+      end({ event: "problem", data: failed.body });
       return null;
     }
     const record = (JSON.parse(campaign.body) as { data: { status?: string } }).data;
@@ -107,7 +87,7 @@ export function streamCampaignStats(
     if (data !== last) {
       last = data;
       changedAt = now;
-      send("stats", data);
+      stream.send({ event: "stats", data });
     }
     if (!finalCampaignStatuses.includes(record.status ?? "")) {
       finalSince = null;
@@ -115,27 +95,22 @@ export function streamCampaignStats(
     }
     finalSince ??= now;
     if (now - changedAt >= settleQuietMs || now - finalSince >= settleMaxMs) {
-      end("settled", JSON.stringify({ status: record.status }));
+      end({ event: "settled", data: JSON.stringify({ status: record.status }) });
       return null;
     }
     return settlingPollMs;
   };
   const tick = () => {
-    if (closed) return;
+    if (stream.ended) return;
     poll()
       .then((wait) => {
-        if (wait !== null && !closed) timer = setTimeout(tick, wait);
+        if (wait !== null && !stream.ended) timer = setTimeout(tick, wait);
       })
       .catch((error: unknown) => {
         app.log.error({ err: error }, "dashboard campaign stream");
-        stop();
-        out.end();
+        end();
       });
   };
   tick();
-  return () => {
-    if (closed) return;
-    stop();
-    out.end();
-  };
+  return () => end();
 }

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import { z } from "zod";
 import {
   EventIdParams,
@@ -26,14 +25,14 @@ import { invalidField, ServiceError } from "../domain/service-error.js";
 import { type Principal, stillAuthorised } from "../domain/tokens.js";
 import { redeliverEvent } from "../domain/webhook-delivery.js";
 import { principalOf } from "../plugins/authentication.js";
+import { openSse, type SseStream } from "../server-sent-events.js";
 import type { JobScheduler } from "../services.js";
 import { authErrors, bodyErrors, errorResponses } from "./responses.js";
 
 const tags = ["Events"];
 
-/** How often an open stream looks for new events, and how often it says it is alive. */
+/** How often an open stream looks for new events. */
 const streamPollMs = 500;
-const streamKeepAliveMs = 15_000;
 /** Open streams per token on one instance: each polls the database twice a second. */
 const maxStreamsPerToken = 5;
 
@@ -50,28 +49,27 @@ function parseTypes(text: string | undefined): string[] {
 }
 
 /**
- * Writes the caller's new events to `out` as Server-Sent Events until `end` is called: polls
- * the event log, so it sees events of every instance sharing the database.
+ * Writes the caller's new events to `stream` until it ends: polls the event log, so it sees
+ * events of every instance sharing the database.
  */
 function streamEvents(
   deps: { db: Db; clock: Clock },
   principal: Principal,
-  out: ServerResponse,
+  stream: SseStream,
   startAfter: StreamPosition,
   types: readonly string[],
 ): () => void {
   const { db, clock } = deps;
   let after = startAfter;
   let busy = false;
-  let ended = false;
   const poll = async () => {
-    if (busy || ended) return;
+    if (busy || stream.ended) return;
     busy = true;
     try {
       // A token revoked (or expired) while the stream is open ends it within a poll: the
       // client's reconnect then gets its 401.
       if (!(await stillAuthorised(db, clock, principal))) {
-        out.write(": the token no longer works\n\n");
+        stream.send({ comment: "the token no longer works" });
         end();
         return;
       }
@@ -79,7 +77,7 @@ function streamEvents(
       // placed already still go out now.
       await sequenceEvents(db).catch(() => undefined);
       for (const { event, position } of await eventsAfter(db, principal, after.seq, types)) {
-        out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        stream.send({ id: event.id, event: event.type, data: JSON.stringify(event) });
         after = position;
       }
     } catch {
@@ -89,13 +87,9 @@ function streamEvents(
     }
   };
   const pollTimer = setInterval(() => void poll(), streamPollMs);
-  const aliveTimer = setInterval(() => out.write(": keep-alive\n\n"), streamKeepAliveMs);
   const end = () => {
-    if (ended) return;
-    ended = true;
     clearInterval(pollTimer);
-    clearInterval(aliveTimer);
-    out.end();
+    stream.end();
   };
   return end;
 }
@@ -170,20 +164,14 @@ export function eventRoutes(app: App, deps: { db: Db; clock: Clock; jobs: JobSch
         ),
       );
       reply.hijack();
-      reply.raw.writeHead(200, {
-        ...earlier,
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-        "x-request-id": request.id,
-      });
+      const stream = openSse(reply.raw, { ...earlier, "x-request-id": request.id });
       // Where the stream starts, as an SSE id without data (EventSource keeps it as the last
       // event id): a client that must reconnect before any event came resumes from here, not
       // from the moment of its reconnect. Not for a workspace token: the reseller's newest
       // event may be another workspace's.
-      const position = principal.workspaceId === null ? startAfter.id || "evt_0" : null;
-      reply.raw.write(position ? `: connected\nid: ${position}\n\n` : ": connected\n\n");
-      const end = streamEvents({ db, clock }, principal, reply.raw, startAfter, types);
+      const position = principal.workspaceId === null ? startAfter.id || "evt_0" : undefined;
+      stream.send({ comment: "connected", ...(position ? { id: position } : {}) });
+      const end = streamEvents({ db, clock }, principal, stream, startAfter, types);
       streams.add(end);
       openPerToken.set(principal.tokenId, (openPerToken.get(principal.tokenId) ?? 0) + 1);
       reply.raw.on("close", () => {
