@@ -1,4 +1,7 @@
 import type { Generated } from "kysely";
+import type { Feature } from "../../contract/plans.js";
+import type { Scope } from "../../contract/scopes.js";
+import type { JsonText } from "./json-text.js";
 import type { CampaignTables } from "./tables/campaigns.js";
 import type { ContactTables } from "./tables/contacts.js";
 import type { EventTables } from "./tables/events.js";
@@ -42,7 +45,7 @@ export interface TokenTable {
   name: string;
   token_hash: string;
   token_hint: string;
-  scopes: string;
+  scopes: JsonText<Scope[]>;
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
@@ -59,7 +62,7 @@ export interface PlanTable {
   trial_days: number | null;
   price: number | null;
   billing_period: string;
-  features: string;
+  features: JsonText<Feature[]>;
   position: number;
   created_at: string;
   updated_at: string;
@@ -111,7 +114,7 @@ export interface IdempotencyKeyTable {
   /** `in_progress` while the first request runs, then `completed`. */
   state: string;
   response_status: number | null;
-  response_headers: string | null;
+  response_headers: JsonText<Record<string, string>> | null;
   response_body: string | null;
   /** Until when an in-progress claim holds off others; a crashed claim is taken over after it. */
   locked_until: string;

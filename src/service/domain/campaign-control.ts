@@ -1,6 +1,7 @@
 import { sql } from "kysely";
-import type { Audience, Campaign } from "../../contract/campaigns.js";
+import type { Campaign } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
@@ -307,7 +308,7 @@ export async function cancelCampaign(
   const { db, clock } = services;
   const campaign = await onFreshRead(async () => {
     const { row } = await loadForMove(db, principal, workspaceId, campaignId, "cancel");
-    const audience = JSON.parse(row.audience) as Audience;
+    const audience = parseJson(row.audience);
     // Counted before the transaction, which on SQLite holds the one write lock: a million-contact
     // audience is not counted while every other write waits.
     const counted =

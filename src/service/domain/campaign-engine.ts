@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { writeRecipientOutcomes } from "../db/recipient-outcomes/recipient-outcomes.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import type { JobResult } from "../jobs/job-runner.js";
@@ -161,7 +161,7 @@ export async function start(
   checkpoint: (trx: Db) => Promise<void>,
 ) {
   const { db, clock } = deps;
-  const audience = JSON.parse(campaign.audience) as Audience;
+  const audience = parseJson(campaign.audience);
   const now = isoSeconds(clock.now());
   await db.transaction().execute(async (trx) => {
     const counts = await countAudience(trx, campaign.workspace_id, audience);
@@ -562,7 +562,7 @@ export async function sendBatch(
         .executeTakeFirstOrThrow()
     ).components,
   );
-  const mapping = JSON.parse(campaign.variable_mapping) as Record<string, string>;
+  const mapping = parseJson(campaign.variable_mapping);
   const allowance = await planAllowance(
     db,
     clock,

@@ -1,5 +1,5 @@
-import type { Audience } from "../../contract/campaigns.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
 import { audienceTaken, countAudience } from "./campaign-audience.js";
 import type { Clock } from "./clock.js";
@@ -12,8 +12,7 @@ import type { WorkspaceRow } from "./workspace-access.js";
  */
 export async function stillToSend(db: Db, row: CampaignTable): Promise<number> {
   if (await audienceTaken(db, row.id)) return row.queued;
-  return (await countAudience(db, row.workspace_id, JSON.parse(row.audience) as Audience))
-    .with_consent;
+  return (await countAudience(db, row.workspace_id, parseJson(row.audience))).with_consent;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { ownValue } from "../../contract/own-value.js";
 import { replaceVariables, variableNumbers } from "../../contract/template-rules.js";
+import { parseJson } from "../db/json-text.js";
+import type { ContactTable } from "../db/tables/contacts.js";
 
 /** The contact fields a message can use. */
 export interface ContactFields {
@@ -16,16 +18,14 @@ export function contactFieldsOf(row: {
   first_name: string | null;
   last_name: string | null;
   email: string | null;
-  custom_fields: string | null;
+  custom_fields: ContactTable["custom_fields"] | null;
 }): ContactFields {
   return {
     phone: row.phone,
     first_name: row.first_name,
     last_name: row.last_name,
     email: row.email,
-    custom_fields: row.custom_fields
-      ? (JSON.parse(row.custom_fields) as Record<string, unknown>)
-      : {},
+    custom_fields: row.custom_fields ? parseJson(row.custom_fields) : {},
   };
 }
 

@@ -1,16 +1,13 @@
-import type {
-  Audience,
-  Campaign,
-  CampaignStats,
-  CreateCampaignBody,
-} from "../../contract/campaigns.js";
+import type { Campaign, CampaignStats, CreateCampaignBody } from "../../contract/campaigns.js";
 import type { ErrorDetail, Notice } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
-import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
+import { variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import type { PageRequest } from "../db/keyset-paging.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { CampaignTable } from "../db/tables/campaigns.js";
+import type { TemplateTable } from "../db/tables/templates.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import { campaignRunJob } from "../jobs/job-kinds.js";
 import type { JobScheduler } from "../services.js";
@@ -49,8 +46,8 @@ export function toCampaign(row: CampaignTable): Campaign {
     channel_id: row.channel_id,
     template_name: row.template_name,
     template_language: row.template_language,
-    audience: JSON.parse(row.audience) as Audience,
-    variable_mapping: JSON.parse(row.variable_mapping) as Record<string, string>,
+    audience: parseJson(row.audience),
+    variable_mapping: parseJson(row.variable_mapping),
     status: row.status as Campaign["status"],
     scheduled_at: row.scheduled_at,
     started_at: row.started_at,
@@ -64,8 +61,8 @@ export function toCampaign(row: CampaignTable): Campaign {
 const mediaFormats = new Set(["IMAGE", "VIDEO", "DOCUMENT"]);
 
 /** The per-message parts of stored template components: texts, variable buttons, media header. */
-export function templateTexts(componentsJson: string): TemplateTexts {
-  const components = JSON.parse(componentsJson) as TemplateComponent[];
+export function templateTexts(componentsJson: TemplateTable["components"]): TemplateTexts {
+  const components = parseJson(componentsJson);
   let header: string | null = null;
   let body = "";
   const buttons: VariableButton[] = [];
@@ -392,7 +389,7 @@ export async function launchCampaign(
   }
   // The template may have been paused or rejected since the campaign was created.
   await approvedTemplate(db, workspace.id, campaign.template_name, campaign.template_language);
-  const counts = await countAudience(db, workspace.id, JSON.parse(campaign.audience) as Audience);
+  const counts = await countAudience(db, workspace.id, parseJson(campaign.audience));
   const now = isoSeconds(clock.now());
   const launched = await db.transaction().execute(async (trx) => {
     // Checked under the workspace's lock, with the write: two launches at once would otherwise

@@ -17,13 +17,14 @@ import {
   notUtf8Reason,
   utf16WithoutMarkReason,
 } from "../../contract/csv-decoding.js";
-import { type CsvMapping, parseDelimiter } from "../../contract/csv-options.js";
+import { parseDelimiter } from "../../contract/csv-options.js";
 import { CsvHeaderError, readCsvHead, startsWithSeparatorLine } from "../../contract/csv-reader.js";
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { countryCode, defaultCountryProblem } from "../../contract/phones.js";
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ContactImportTable } from "../db/tables/contacts.js";
 import { contactImportJobKind } from "../jobs/job-kinds.js";
@@ -79,8 +80,8 @@ export async function toImport(db: Db, row: ContactImportTable): Promise<Contact
     error_count: row.error_count,
     opt_outs_kept: row.opt_outs_kept,
     errors: row.error_count === 0 ? [] : await errorsOf(db, row.id, importLimits.errorsShown),
-    ignored_columns: JSON.parse(row.ignored_columns) as string[],
-    mapping: row.mapping === null ? {} : (JSON.parse(row.mapping) as CsvMapping),
+    ignored_columns: parseJson(row.ignored_columns),
+    mapping: row.mapping === null ? {} : parseJson(row.mapping),
     delimiter: (parseDelimiter(row.delimiter) ?? ",") as ContactImport["delimiter"],
     encoding: row.encoding as ContactImport["encoding"],
     failure_reason: row.failure_reason,

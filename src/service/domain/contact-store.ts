@@ -8,6 +8,7 @@ import {
 } from "../db/contact-rows/contact-rows.js";
 import { type SearchDocument, searchDocument } from "../db/contact-rows/contact-search.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import type { ContactTable } from "../db/tables/contacts.js";
 import { newId } from "./ids.js";
 
@@ -88,7 +89,7 @@ export function nextRow(
   if (changes.email !== undefined) row.email = changes.email;
   if (changes.tags !== undefined) row.tags = JSON.stringify(changes.tags);
   if (changes.custom_fields !== undefined) {
-    const merged = JSON.parse(row.custom_fields) as Record<string, string>;
+    const merged = parseJson(row.custom_fields);
     for (const [key, value] of Object.entries(changes.custom_fields)) {
       if (value === null) delete merged[key];
       else merged[key] = value;
@@ -372,7 +373,7 @@ export class ContactWriter {
       const was = before === null ? "[]" : before.tags;
       if (was === row.tags) continue;
       const had = JSON.parse(was) as string[];
-      const has = JSON.parse(row.tags) as string[];
+      const has = parseJson(row.tags);
       const kept = new Set(has);
       for (const name of had) if (!kept.has(name)) dropped.push([row.seq, name]);
       const old = new Set(had);

@@ -13,6 +13,7 @@ import type { ListMeta, PageQuery } from "../../contract/pagination.js";
 import { checkE164 } from "../../contract/phones.js";
 import { cursorSeal } from "../db/cursor-seal.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { ContactTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
@@ -47,8 +48,8 @@ export function toContact(row: ContactTable): Contact {
     first_name: row.first_name,
     last_name: row.last_name,
     email: row.email,
-    tags: JSON.parse(row.tags) as string[],
-    custom_fields: JSON.parse(row.custom_fields) as Record<string, string>,
+    tags: parseJson(row.tags),
+    custom_fields: parseJson(row.custom_fields),
     opt_in_status: row.opt_in_status as OptInStatus,
     opt_in_source: row.opt_in_source,
     opted_in_at: row.opted_in_at,

@@ -3,6 +3,7 @@ import { quoted } from "../../contract/errors.js";
 import type { Event, EventType } from "../../contract/events.js";
 import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { EventTable } from "../db/tables/events.js";
 import { tryLockNamed } from "../db/write-conflicts.js";
@@ -31,7 +32,7 @@ export function toEvent(row: EventTable): Event {
     type: row.type as EventType,
     created_at: row.created_at,
     workspace_id: row.workspace_id,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    data: parseJson(row.data),
   };
 }
 

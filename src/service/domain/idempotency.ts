@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { type Clock, isoSeconds } from "./clock.js";
 
 /** How long a key replays its first response. */
@@ -91,7 +92,7 @@ export async function claimIdempotencyKey(
       outcome: "replay",
       response: {
         status: row.response_status,
-        headers: JSON.parse(row.response_headers ?? "{}") as Record<string, string>,
+        headers: row.response_headers === null ? {} : parseJson(row.response_headers),
         body: row.response_body ?? "",
       },
     };

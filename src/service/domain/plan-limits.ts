@@ -1,6 +1,7 @@
 import type { Feature } from "../../contract/plans.js";
 import { isUnlimited } from "../../contract/vocabulary.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
 import type { Clock } from "./clock.js";
 import { ServiceError } from "./service-error.js";
@@ -25,7 +26,7 @@ export async function planFeatures(db: Db, planId: number | null): Promise<Featu
     .select("features")
     .where("id", "=", planId)
     .executeTakeFirst();
-  return row ? (JSON.parse(row.features) as Feature[]) : [];
+  return row ? parseJson(row.features) : [];
 }
 
 /** A plan's ceiling for one feature and the workspace's use of it. */

@@ -8,12 +8,12 @@ import type {
   BillingPeriod,
   CatalogueFile,
   Currency,
-  Feature,
   Plan,
   PlanMeta,
   PlansByPeriod,
 } from "../../contract/plans.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { integerKeyMax, type PlanTable } from "../db/schema.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { ServiceError } from "./service-error.js";
@@ -40,7 +40,7 @@ function toPlan(row: PlanRow, options: CatalogueOptions): Plan {
     registration_url: isPublic
       ? `${options.publicUrl().replace(/\/+$/, "")}/register?plan=${encodeURIComponent(row.slug)}`
       : null,
-    features: JSON.parse(row.features) as Feature[],
+    features: parseJson(row.features),
   };
 }
 

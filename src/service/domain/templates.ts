@@ -17,6 +17,7 @@ import type {
   TemplateStatus,
 } from "../../contract/templates.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { paginate } from "../db/keyset-paging.js";
 import type { Database } from "../db/schema.js";
 import type { TemplateTable } from "../db/tables/templates.js";
@@ -51,7 +52,7 @@ function toTemplate(row: TemplateTable): Template {
     name: row.name,
     category: row.category as TemplateCategory,
     language: row.language,
-    components: JSON.parse(row.components) as TemplateComponent[],
+    components: parseJson(row.components),
     status: row.status as TemplateStatus,
     rejection_reason: row.rejection_reason as RejectionReason | null,
     rejection_detail: row.rejection_detail,

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { scopes as allScopes, type Scope, tokenPrefixes } from "../../contract/scopes.js";
 import type { Token } from "../../contract/tokens.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import type { TokenTable } from "../db/schema.js";
 import { type Clock, isoSeconds } from "./clock.js";
 import { newId } from "./ids.js";
@@ -149,7 +150,7 @@ export async function authenticate(
     tokenId: row.id,
     resellerId: row.reseller_id,
     workspaceId: row.workspace_id,
-    scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+    scopes: new Set(parseJson(row.scopes)),
     expiresAt: row.expires_at,
   };
 }
@@ -163,7 +164,7 @@ export function toToken(row: TokenTable): Token {
     name: row.name,
     kind: row.workspace_id === null ? "reseller" : "workspace",
     workspace_id: row.workspace_id,
-    scopes: JSON.parse(row.scopes) as Scope[],
+    scopes: parseJson(row.scopes),
     token_hint: row.token_hint,
     created_at: row.created_at,
     last_used_at: row.last_used_at,

@@ -7,6 +7,7 @@ import type {
   WebhookEndpoint,
 } from "../../contract/webhooks.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { WebhookAttemptTable, WebhookEndpointTable } from "../db/tables/events.js";
 import { type Clock, isoSeconds } from "./clock.js";
@@ -45,7 +46,7 @@ function toWebhookEndpoint(row: WebhookEndpointTable, health: EndpointHealth): W
   return {
     id: row.id,
     url: row.url,
-    events: JSON.parse(row.events) as string[],
+    events: parseJson(row.events),
     description: row.description,
     enabled: row.enabled === 1,
     secret_hint: signingSecretHint(row.secret),

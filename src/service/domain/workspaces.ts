@@ -1,6 +1,5 @@
 import { quoted } from "../../contract/errors.js";
 import type { ListMeta } from "../../contract/pagination.js";
-import type { Feature } from "../../contract/plans.js";
 import { isUnlimited } from "../../contract/vocabulary.js";
 import type {
   CreateWorkspaceBody,
@@ -10,6 +9,7 @@ import type {
   WorkspaceWithUsage,
 } from "../../contract/workspaces.js";
 import type { Db } from "../db/database.js";
+import { parseJson } from "../db/json-text.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
 import type { PlanTable, WorkspaceTable } from "../db/schema.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
@@ -231,7 +231,7 @@ async function requirePlanFits(
   plan: Pick<PlanTable, "features" | "name">,
 ): Promise<void> {
   const over: { field: string; message: string; limit: number; used: number }[] = [];
-  for (const feature of (JSON.parse(plan.features) as Feature[]).filter(isMetered)) {
+  for (const feature of parseJson(plan.features).filter(isMetered)) {
     const limit = feature.value;
     if (limit === null || isUnlimited(limit)) continue;
     const used = await meteredUsage(db, clock, workspaceId, feature.key);

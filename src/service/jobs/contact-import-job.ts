@@ -5,10 +5,10 @@
  */
 import type { ExpressionBuilder, QueryCreator } from "kysely";
 import type { Contact } from "../../contract/contacts.js";
-import type { CsvMapping } from "../../contract/csv-options.js";
 import { refreshContactStatistics } from "../db/contact-rows/contact-rows.js";
 import { othersWaitToWrite } from "../db/database.js";
 import { capabilitiesOf } from "../db/engine-capabilities.js";
+import { parseJson } from "../db/json-text.js";
 import type { Database } from "../db/schema.js";
 import type { ContactImportErrorTable, ContactImportTable } from "../db/tables/contacts.js";
 import { lockWorkspaceRow } from "../db/write-conflicts.js";
@@ -345,7 +345,7 @@ export async function runContactImport(
 
   const reading: RowReading = {
     workspaceId: imported.workspace_id,
-    mapping: imported.mapping === null ? null : (JSON.parse(imported.mapping) as CsvMapping),
+    mapping: imported.mapping === null ? null : parseJson(imported.mapping),
     delimiter: imported.delimiter,
     defaultCountry: imported.default_country,
     done: (job.checkpoint as ImportCheckpoint | null)?.rows ?? 0,

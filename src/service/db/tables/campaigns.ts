@@ -1,3 +1,5 @@
+import type { Audience } from "../../../contract/campaigns.js";
+import type { JsonText } from "../json-text.js";
 /** Channels, campaigns, their recipients and the sandbox operator's message log (migration 0006). */
 export interface CampaignTables {
   channels: ChannelTable;
@@ -37,9 +39,9 @@ export interface CampaignTable {
   template_name: string;
   template_language: string;
   /** JSON of the audience option. */
-  audience: string;
+  audience: JsonText<Audience>;
   /** JSON of variable number → contact field. */
-  variable_mapping: string;
+  variable_mapping: JsonText<Record<string, string>>;
   status: string;
   scheduled_at: string | null;
   started_at: string | null;

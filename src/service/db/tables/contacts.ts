@@ -1,3 +1,5 @@
+import type { CsvMapping } from "../../../contract/csv-options.js";
+import type { JsonText } from "../json-text.js";
 /** Contacts, their tags and imports (migration 0004). */
 export interface ContactTables {
   contacts: ContactTable;
@@ -22,9 +24,9 @@ export interface ContactTable {
   last_name: string | null;
   email: string | null;
   /** JSON array of tag names, in the contact's order. */
-  tags: string;
+  tags: JsonText<string[]>;
   /** JSON object of string values. */
-  custom_fields: string;
+  custom_fields: JsonText<Record<string, string>>;
   opt_in_status: string;
   opt_in_source: string | null;
   opted_in_at: string | null;
@@ -80,9 +82,9 @@ export interface ContactImportTable {
   /** Rows saying opted_in for a contact who had opted out, who stayed opted out. */
   opt_outs_kept: number;
   /** JSON array of header names the import does not read. */
-  ignored_columns: string;
+  ignored_columns: JsonText<string[]>;
   /** JSON object: every header name and the field it fills (null: ignored); null before 0012. */
-  mapping: string | null;
+  mapping: JsonText<CsvMapping> | null;
   /** The separator the file was read with. */
   delimiter: string;
   /** The encoding the file was decoded from (it is stored as UTF-8). */

@@ -1,3 +1,4 @@
+import type { JsonText } from "../json-text.js";
 /** Events, webhook endpoints, their deliveries and delivery attempts (migration 0009). */
 export interface EventTables {
   events: EventTable;
@@ -13,7 +14,7 @@ export interface EventTable {
   workspace_id: string | null;
   type: string;
   /** JSON of the resource as the API shows it. */
-  data: string;
+  data: JsonText<Record<string, unknown>>;
   created_at: string;
   /** Its place in the live stream's order, given after its transaction committed; null until then. */
   seq: number | null;
@@ -24,7 +25,7 @@ export interface WebhookEndpointTable {
   reseller_id: string;
   url: string;
   /** JSON array of event types, or `["*"]`. */
-  events: string;
+  events: JsonText<string[]>;
   description: string | null;
   enabled: number;
   /** The signing secret (`whsec_…`); the service needs it in clear to sign. */

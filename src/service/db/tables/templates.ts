@@ -1,3 +1,5 @@
+import type { TemplateComponent } from "../../../contract/template-rules/shapes.js";
+import type { JsonText } from "../json-text.js";
 /** The message templates tables (migrations 0005, 0022). */
 export interface TemplateTables {
   templates: TemplateTable;
@@ -22,7 +24,7 @@ export interface TemplateTable {
   category: string;
   language: string;
   /** JSON array of the normalised components (see contract/template-rules.ts). */
-  components: string;
+  components: JsonText<TemplateComponent[]>;
   /** draft, pending, approved, rejected, paused or disabled. */
   status: string;
   /** One of the operator's rejection reasons, while rejected. */
