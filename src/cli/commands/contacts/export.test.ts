@@ -156,4 +156,14 @@ describe("reseller contacts export", () => {
     expect(JSON.parse(run.stdout)).toEqual([ben, anna]);
     expect(run.stderr).toBe("");
   });
+
+  it("prints only the contacts' ids with --quiet, in the file's order", async () => {
+    stubPages();
+    const run = await runCli(["contacts", "export", "--quiet", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${ben.id}\n${anna.id}\n`);
+  });
 });

@@ -17,7 +17,7 @@ import { workspacePath } from "../workspaces/workspace-path.js";
  * export is identical. The custom-field columns are known only after the last page, so pages
  * go to a temporary file first and the CSV is written from it, last page first: memory stays
  * flat at any size. With --json the same contacts, in the same order, are one JSON array of the
- * service's records as sent.
+ * service's records as sent; with --quiet, their ids.
  */
 export const run: Handler = async (ctx, { options }) => {
   const workspaceId = await ctx.workspaceId();
@@ -73,9 +73,13 @@ export const run: Handler = async (ctx, { options }) => {
       else if (!ctx.io.stdout.write(text)) await new Promise((r) => ctx.io.stdout.once("drain", r));
     };
     const json = ctx.output === "json";
+    // --quiet prints ids only, as everywhere: the contacts' ids, in the file's order.
+    const quiet = ctx.output === "quiet";
     const reader = await open(spool, "r");
     try {
-      await write(json ? "[" : `${bom ? "\ufeff" : ""}${stringify([exportHeader(customKeys)])}`);
+      if (!quiet) {
+        await write(json ? "[" : `${bom ? "\ufeff" : ""}${stringify([exportHeader(customKeys)])}`);
+      }
       let first = true;
       for (const page of pages.reverse()) {
         const buffer = Buffer.alloc(page.bytes);
@@ -86,7 +90,9 @@ export const run: Handler = async (ctx, { options }) => {
           .filter((line) => line !== "")
           .reverse();
         if (lines.length === 0) continue;
-        if (json) {
+        if (quiet) {
+          await write(lines.map((line) => `${(JSON.parse(line) as Contact).id}\n`).join(""));
+        } else if (json) {
           await write(`${first ? "" : ","}${lines.join(",")}`);
         } else {
           await write(

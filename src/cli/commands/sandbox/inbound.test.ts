@@ -31,6 +31,27 @@ describe("reseller sandbox inbound", () => {
     expect(run.stderr).toBe("Contact ct_01ada is now opted_out.\n");
   });
 
+  it("prints the contact's id with --quiet, and nothing when no contact has the number", async () => {
+    const answer = { contact_id: "ct_01ada", action: "opted_out", opt_in_status: "opted_out" };
+    stubRequest(api, "POST", path, envelope(answer));
+    const quiet = await runCli(["sandbox", "inbound", "--from", from, "--text", "STOP", "-q"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(quiet.stdout).toBe("ct_01ada\n");
+    stubRequest(
+      api,
+      "POST",
+      path,
+      envelope({ contact_id: null, action: "none", opt_in_status: null }),
+    );
+    const none = await runCli(["sandbox", "inbound", "--from", from, "--text", "STOP", "-q"], {
+      env: env(),
+      dispatcher: api.agent,
+    });
+    expect(none.stdout).toBe("");
+  });
+
   it("says when the text is no keyword or the number no contact; --json passes the data", async () => {
     stubRequest(
       api,

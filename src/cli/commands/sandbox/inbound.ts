@@ -35,21 +35,26 @@ export const run: Handler = async (ctx, { options }) => {
         : `Contact ${result.contact_id} is now ${result.opt_in_status}.`;
   return {
     data: response.raw.data,
-    view: recordView(result, [
-      { header: "Contact", key: "contact_id", value: (r) => r.contact_id },
-      {
-        header: "Action",
-        key: "action",
-        value: (r) => r.action,
-        display: (r, paint) => (r.action === "none" ? paint.dim("none") : paint.status(r.action)),
-      },
-      {
-        header: "Opt-in status",
-        key: "opt_in_status",
-        value: (r) => r.opt_in_status,
-        display: (r, paint) => (r.opt_in_status ? paint.status(r.opt_in_status) : "—"),
-      },
-    ]),
+    view: recordView(
+      result,
+      [
+        { header: "Contact", key: "contact_id", value: (r) => r.contact_id },
+        {
+          header: "Action",
+          key: "action",
+          value: (r) => r.action,
+          display: (r, paint) => (r.action === "none" ? paint.dim("none") : paint.status(r.action)),
+        },
+        {
+          header: "Opt-in status",
+          key: "opt_in_status",
+          value: (r) => r.opt_in_status,
+          display: (r, paint) => (r.opt_in_status ? paint.status(r.opt_in_status) : "—"),
+        },
+      ],
+      // --quiet: the contact the reply was from, none when no contact has the number.
+      result.contact_id === null ? [] : [result.contact_id],
+    ),
     message,
   };
 };
