@@ -1,4 +1,5 @@
 import { customKeyProblem, tagProblem } from "../../../contract/contact-rules.js";
+import { UpdateContactBody } from "../../../contract/contacts.js";
 import { normaliseTimestamp } from "../../../contract/timestamps.js";
 import { usageError } from "../../cli-error.js";
 import { listOption, stringOption } from "../../options.js";
@@ -61,5 +62,26 @@ export function contactFields(options: Options): Record<string, unknown> {
     }
     body.opted_in_at = optedInAt;
   }
+  // Each field by the service's own rule (contract/contacts.ts): a bad value is said of its flag
+  // before any request, not as the service's field name after one.
+  for (const [field, value] of Object.entries(body)) {
+    const rule = UpdateContactBody.shape[field as keyof typeof UpdateContactBody.shape];
+    const checked = rule?.safeParse(value);
+    if (checked && !checked.success) {
+      throw usageError(`${flagOfField[field] ?? field}: ${checked.error.issues[0]?.message}.`);
+    }
+  }
   return body;
 }
+
+/** The flag that gives each field of a contact's body. */
+const flagOfField: Readonly<Record<string, string>> = {
+  first_name: "--first-name",
+  last_name: "--last-name",
+  email: "--email",
+  tags: "--tag",
+  custom_fields: "--field",
+  opt_in_status: "--opt-in",
+  opt_in_source: "--opt-in-source",
+  opted_in_at: "--opted-in-at",
+};

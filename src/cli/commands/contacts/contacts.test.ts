@@ -374,6 +374,18 @@ describe("reseller contacts list, get, upsert, update and tags list", () => {
     expect(run.stderr).toContain("Nothing to change");
   });
 
+  it("refuses a field the service would refuse before any request, naming its flag (exit 2)", async () => {
+    for (const args of [
+      ["contacts", "upsert", "--phone", "+4915112345678", "--email", "notanemail"],
+      ["contacts", "update", "ct_01anna", "--email", "bad@"],
+      ["contacts", "update", "ct_01anna", "--first-name", "x".repeat(5000)],
+    ]) {
+      const run = await runCli(args, { env: env(), dispatcher: api.agent });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/^Error: --(email|first-name): /);
+    }
+  });
+
   it("exits 5 with the service's message on a plan limit", async () => {
     api.pool.intercept({ path: `${base}/contacts`, method: "POST" }).reply(
       409,

@@ -40,6 +40,23 @@ describe("reseller webhooks create", () => {
     expect(run.stderr).toBe(`Signing secret of ${created.id} (shown only this once): ${secret}\n`);
   });
 
+  it("refuses a URL or an event type the service would refuse before any request, naming the flag (exit 2)", async () => {
+    for (const [args, message] of [
+      [["webhooks", "create", "--url", "notaurl"], /^Error: --url /],
+      [["webhooks", "create", "--url", "ftp://x/y"], /^Error: --url /],
+      [
+        ["webhooks", "create", "--url", created.url, "--events", "contact.opted_out,bogus.event"],
+        /^Error: --events: unknown event type bogus.event\.\n.*Known: /s,
+      ],
+      [["webhooks", "update", "we_01endpoint", "--url", "notaurl"], /^Error: --url /],
+      [["webhooks", "update", "we_01endpoint", "--events", "bogus"], /^Error: --events: /],
+    ] as const) {
+      const run = await runCli([...args], { env: api.env, dispatcher: api.agent });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr, args.join(" ")).toMatch(message);
+    }
+  });
+
   it("asks for a missing --url at a terminal, and names it where nothing is asked", async () => {
     api.pool
       .intercept({

@@ -1,4 +1,5 @@
 import { CreatedWebhookEndpointResponse } from "../../../contract/webhooks.js";
+import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
@@ -15,12 +16,16 @@ export const run: Handler = async (ctx, input) => {
       validate: (v) => webhookUrlProblem(v, "The URL") ?? true,
     },
   ]);
+  const url = requiredString(options, "url");
+  const problem = webhookUrlProblem(url, "--url");
+  if (problem) throw usageError(`${problem}.`);
+  const events = eventList(stringOption(options, "events") ?? "*");
   const client = await ctx.client();
   const description = stringOption(options, "description");
   const response = await client.call("POST", endpointsPath(), CreatedWebhookEndpointResponse, {
     body: {
-      url: requiredString(options, "url"),
-      events: eventList(stringOption(options, "events") ?? "*"),
+      url,
+      events,
       ...(description === undefined ? {} : { description }),
     },
   });

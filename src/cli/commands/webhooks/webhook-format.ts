@@ -1,3 +1,4 @@
+import { eventTypes } from "../../../contract/vocabulary.js";
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from "../../../contract/webhooks.js";
 import { usageError } from "../../cli-error.js";
 import { when } from "../../output/time.js";
@@ -15,6 +16,13 @@ export function eventList(text: string): string[] {
     .map((t) => t.trim())
     .filter((t) => t !== "");
   if (types.length === 0) throw usageError("--events needs at least one event type, or *.");
+  const unknown = types.filter((t) => t !== "*" && !(eventTypes as readonly string[]).includes(t));
+  if (unknown.length > 0) {
+    throw usageError(
+      `--events: unknown event type ${unknown.join(", ")}.`,
+      `Known: ${eventTypes.join(", ")}, or * for all.`,
+    );
+  }
   return types;
 }
 

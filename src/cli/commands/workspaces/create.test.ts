@@ -194,6 +194,21 @@ describe("reseller workspaces create", () => {
     expect(noEmail.stderr).toContain("Error: Missing --email.");
   });
 
+  it("refuses an email or a name the service would refuse before any request, naming the flag (exit 2)", async () => {
+    const badEmail = await runCli(
+      ["workspaces", "create", "--name", "Acme", "--email", "notanemail"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(badEmail.code).toBe(2);
+    expect(badEmail.stderr).toContain("--email is not an email address: 'notanemail'.");
+    const longName = await runCli(
+      ["workspaces", "create", "--name", "x".repeat(500), "--email", "owner@acme.test"],
+      { env: api.env, dispatcher: api.agent },
+    );
+    expect(longName.code).toBe(2);
+    expect(longName.stderr).toContain("Invalid --name:");
+  });
+
   it("never asks when CI is set, even at a terminal (to any value)", async () => {
     for (const ci of ["true", "1", "false"]) {
       const run = await runCli(["workspaces", "create"], {

@@ -7,7 +7,7 @@ import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { planIdOf } from "../plans/plan-lookup.js";
 import { workspaceFields } from "./workspace-format.js";
-import { emailProblem, nameProblem } from "./workspace-input.js";
+import { checkEmailFlag, checkNameFlag, emailProblem, nameProblem } from "./workspace-input.js";
 
 /** `reseller workspaces create`: a workspace for a client, invitation included unless --no-invite. */
 export const run: Handler = async (ctx, { options }) => {
@@ -29,6 +29,8 @@ export const run: Handler = async (ctx, { options }) => {
     { message: "Contact email", validate: (v) => emailProblem(v) ?? true },
     missing("--email"),
   );
+  checkNameFlag(name);
+  checkEmailFlag(email);
   const plan = stringOption(options, "plan");
   const body: CreateWorkspaceBody = {
     name,

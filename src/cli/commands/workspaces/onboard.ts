@@ -26,7 +26,7 @@ import { createToken, secretShown } from "../tokens/token-actions.js";
 import { commandTree } from "../tree.js";
 import { run as createWorkspace } from "./create.js";
 import { workspaceFields } from "./workspace-format.js";
-import { emailProblem, nameProblem } from "./workspace-input.js";
+import { checkEmailFlag, checkNameFlag, emailProblem, nameProblem } from "./workspace-input.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -242,8 +242,7 @@ export const run: Handler = async (command, { options }) => {
     { message: "Client business name", validate: (v) => nameProblem(v) ?? true },
     missing("--name"),
   );
-  const badName = nameProblem(name);
-  if (badName) throw usageError(`Invalid --name: ${badName}`);
+  checkNameFlag(name);
   const email = await flagOrAsk(
     ctx,
     stringOption(options, "email"),
@@ -253,12 +252,7 @@ export const run: Handler = async (command, { options }) => {
     },
     missing("--email"),
   );
-  if (emailProblem(email)) {
-    throw usageError(
-      `--email is not an email address: '${email}'.`,
-      "Give one such as owner@example.com (internationalised addresses are fine).",
-    );
-  }
+  checkEmailFlag(email);
   if (!stringOption(options, "plan")?.trim() && !ctx.canPrompt) {
     throw usageError("Missing --plan.", "Pick a plan id or slug from `reseller plans list`.");
   }
