@@ -86,7 +86,12 @@ export interface Context {
    * The API client for the resolved base URL and token (or the ones given, as `login` does);
    * a usage error pointing at `reseller login` when there is no token.
    */
-  client(overrides?: { baseUrl?: string; token?: string }): Promise<ApiClient>;
+  client(overrides?: {
+    baseUrl?: string;
+    token?: string;
+    /** The command stores into the named profile (creating it), so it need not exist yet. */
+    profileMayBeNew?: boolean;
+  }): Promise<ApiClient>;
   /** The workspace a command works in: -w, RESELLER_WORKSPACE, a workspace token's own, the profile's. */
   workspaceId(): Promise<string>;
   /**
@@ -226,9 +231,13 @@ export function createContext(deps: MainDeps, globals: GlobalOptions): Context {
     client: async (overrides = {}) => {
       const resolved = await ctx.settings();
       const token = overrides.token ?? resolved.token.value;
-      if (!token) {
-        // A profile named by flag or environment that does not exist is the likelier mistake.
+      // A profile named by flag or environment must exist, even when the token comes from
+      // elsewhere: a mistyped --profile would otherwise send to another base URL or workspace
+      // than the one meant. `login` and `workspaces use` name the profile they write to.
+      if (overrides.token === undefined && !overrides.profileMayBeNew) {
         await refuseUnknownProfile(resolved);
+      }
+      if (!token) {
         // Exit 3 and the code of the service's 401 for a request without a token, as `auth
         // status` exits: a script tells "log in" apart from a bad flag.
         throw new CliError(

@@ -283,6 +283,12 @@ describe("reseller auth status", () => {
     });
     expect(byEnv.code).toBe(2);
     expect(byEnv.stderr).toContain("No profile named 'nope' (from RESELLER_PROFILE).");
+    // The token from the environment does not make the named profile optional: nothing is sent.
+    const withToken = await runCli(["--profile", "nope", "workspaces", "list"], {
+      env: { RESELLER_TOKEN: "rsk_test_token_0000", RESELLER_BASE_URL: "http://127.0.0.1:9" },
+    });
+    expect(withToken.code).toBe(2);
+    expect(withToken.stderr).toContain("No profile named 'nope' (from --profile).");
   });
 
   it("names the unknown profile before asking for a workspace, which that profile may hold", async () => {

@@ -88,7 +88,7 @@ describe("reseller tokens create", () => {
     const body = {
       name: "ci",
       scopes: ["workspaces:read", "workspaces:write"],
-      expires_at: "2027-01-31T23:59:59Z",
+      expires_at: "2099-01-31T23:59:59Z",
     };
     api.pool
       .intercept({ path: "/api/v1/tokens", method: "POST", body: JSON.stringify(body) })
@@ -101,13 +101,21 @@ describe("reseller tokens create", () => {
     expect(JSON.parse(run.stdout).expires_at).toBe(body.expires_at);
   });
 
-  it("refuses an --expires-at that is not a time before any request, exit 2", async () => {
+  it("refuses an --expires-at that is not a time, or one already past, before any request, exit 2", async () => {
     const run = await runCli([...argv, "--expires-at", "next week"], {
       env: api.env,
       dispatcher: api.agent,
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--expires-at");
+    const past = await runCli([...argv, "--expires-at", "2020-01-01T00:00:00Z"], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain(
+      "--expires-at must be in the future; got '2020-01-01T00:00:00Z'.",
+    );
   });
 
   it("prints only the id with --quiet, as every command does, and the secret on stderr", async () => {

@@ -155,6 +155,13 @@ export async function createToken(
       "For example --expires-at 2027-01-31T23:59:59Z.",
     );
   }
+  // A time already past: the service would refuse it (422), and it could be said now.
+  if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now()) {
+    throw usageError(
+      `--expires-at must be in the future; got '${expiresAt}'.`,
+      "For example --expires-at 2027-01-31T23:59:59Z.",
+    );
+  }
   const body = { name, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) } as CreateTokenBody;
   const client = await ctx.client();
   const response = await client.call("POST", owner.path, CreatedTokenResponse, { body });

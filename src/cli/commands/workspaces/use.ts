@@ -9,7 +9,8 @@ import { workspacePath } from "./workspace-path.js";
  * after checking with the service that it exists and the token can reach it.
  */
 export const run: Handler = async (ctx, { args }) => {
-  const client = await ctx.client();
+  // It writes the workspace into the profile in force, which it creates when named anew.
+  const client = await ctx.client({ profileMayBeNew: true });
   const ws = (
     await client.get(workspacePath(args[0]), WorkspaceWithUsageResponse).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) {
