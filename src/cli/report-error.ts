@@ -107,6 +107,21 @@ function flagsHint(error: ApiError, command: string): string | undefined {
     : `With \`reseller ${command}\`: ${named.map(([field, flag]) => `${field} is ${flag}`).join(", ")}.`;
 }
 
+/** What a failed write to a file or a pipe says of the machine, by its error code. */
+const storageFailures: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  EIO: "the device reported an input/output error",
+  EROFS: "the file system is read-only",
+  EFBIG: "the file is larger than the file system allows",
+};
+
+/** Whether `error` is the machine refusing a write (a full disk, a broken device). */
+function storageFailure(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return error instanceof Error && code !== undefined && Object.hasOwn(storageFailures, code);
+}
+
 /** Ctrl-C at a prompt: @inquirer/prompts rejects with an ExitPromptError. */
 export function isInterrupt(error: unknown): boolean {
   return error instanceof Error && error.name === "ExitPromptError";
@@ -172,6 +187,12 @@ export function reportError(
       details: error.details,
       request_id: null,
     };
+  } else if (storageFailure(error)) {
+    // The machine's disk, not the command: said as such, with no stack to read.
+    const { code, path } = error as NodeJS.ErrnoException;
+    const message = `Could not write${path ? ` '${path}'` : ""}: ${storageFailures[code ?? ""]} (${code}).`;
+    lines.push(`Error: ${message}`);
+    json = { status: null, error_code: "write_failed", message, details: [], request_id: null };
   } else {
     const err = error instanceof Error ? error : new Error(String(error));
     lines.push(`Unexpected error: ${err.message}`);

@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { access, type FileHandle, open } from "node:fs/promises";
+import { access, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { usageError } from "../cli-error.js";
 
@@ -23,6 +23,8 @@ export async function openOutputFile(path: string, flag: string): Promise<FileHa
  */
 export async function checkOutputFile(path: string, flag: string): Promise<void> {
   refuseStandardOutput(path, flag);
+  const found = await stat(path).catch(() => null);
+  if (found?.isDirectory()) throw cannotWrite(path, flag, { code: "EISDIR" });
   try {
     await access(path, constants.W_OK);
   } catch (error) {
@@ -50,6 +52,6 @@ function refuseStandardOutput(path: string, flag: string): void {
 function cannotWrite(path: string, flag: string, error: unknown) {
   const code = (error as NodeJS.ErrnoException).code;
   return usageError(
-    `Cannot write ${flag} file '${path}': ${code === "ENOENT" ? "its folder does not exist" : (code ?? String(error))}.`,
+    `Cannot write ${flag} file '${path}': ${code === "ENOENT" ? "its folder does not exist" : code === "EISDIR" ? "it is a folder; name a file in it" : (code ?? String(error))}.`,
   );
 }

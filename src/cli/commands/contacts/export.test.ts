@@ -106,6 +106,26 @@ describe("reseller contacts export", () => {
     expect(run.stderr).toContain(
       `Cannot write --output file '${output}': its folder does not exist.`,
     );
+    const folder = mkdtempSync(join(tmpdir(), "reseller-export-folder-"));
+    const intoFolder = await runCli(["contacts", "export", "--output", folder, "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(intoFolder.code).toBe(2);
+    expect(intoFolder.stderr).toContain(
+      `Cannot write --output file '${folder}': it is a folder; name a file in it.`,
+    );
+  });
+
+  it("says a disk that refuses the export's writes is full, not an unexpected error", async () => {
+    stubPages();
+    const run = await runCli(["contacts", "export", "--output", "/dev/full", "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Error: Could not write: no space left on the device (ENOSPC).");
+    expect(run.stderr).not.toContain("Unexpected error");
   });
 
   it("streams to standard output and passes the filters", async () => {
