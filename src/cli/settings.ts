@@ -36,7 +36,7 @@ export interface SettingFlags {
 /**
  * The first value given: flag, environment, profile. An empty flag is refused rather than
  * skipped: `-w "$WS"` with WS unset would otherwise act in the profile's workspace, another
- * client's. An empty variable counts as unset, as shells and CI use it.
+ * client's. An empty variable (or one of spaces) counts as unset, as shells and CI use it.
  */
 function pick(
   flag: { name: string; value: string | undefined },
@@ -49,7 +49,7 @@ function pick(
       `Give it a value, or leave ${flag.name} out to use the environment or the profile.`,
     );
   if (flag.value !== undefined) return { value: flag.value, source: "flag" };
-  if (env !== undefined && env !== "") return { value: env, source: "env" };
+  if (env !== undefined && env.trim() !== "") return { value: env, source: "env" };
   if (profile !== undefined && profile !== "") return { value: profile, source: "profile" };
   return { value: undefined, source: "none" };
 }

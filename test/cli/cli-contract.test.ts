@@ -68,6 +68,34 @@ describe("usage errors caught while parsing the command line", () => {
     expect(run.stderr).toContain("unknown option '--bogus'");
   });
 
+  it.each([
+    [
+      ["templates", "create", "-w", "ws_1", "--file", "t.json", "--draft", "--wait"],
+      "--wait waits for a review, and a --draft is not submitted for one.",
+    ],
+    [
+      ["templates", "submit", "tpl_1", "-w", "ws_1", "--timeout", "30"],
+      "--timeout is how long --wait waits; give it with --wait.",
+    ],
+    [
+      ["channels", "add", "-w", "ws_1", "--phone", "+4915112340000", "--phone-number-id", "5"],
+      "--phone-number-id is for --provider whatsapp_cloud only.",
+    ],
+    [
+      ["login", "--token-stdin", "--token", "rsk_x", "--base-url", "http://127.0.0.1:9"],
+      "Give the token once: --token-stdin or --token, not both.",
+    ],
+  ])(
+    "refuses flags that would be dropped without a word: %j (exit 2, nothing sent)",
+    async (argv, said) => {
+      const run = await runCli(argv, {
+        env: { RESELLER_TOKEN: "rsk_x", RESELLER_BASE_URL: "http://127.0.0.1:9" },
+      });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(said);
+    },
+  );
+
   it("does not take a --json that follows `--` (words for another command) as its own", async () => {
     const run = await runCli(["plans", "list", "--bogus", "--", "--json"]);
     expect(run.code).toBe(2);
@@ -280,13 +308,15 @@ describe("retries", () => {
       expect(run.code, argv.join(" ")).toBe(2);
       expect(run.stderr).toMatch(/--(workspace|profile|base-url|token) is empty\./);
     }
-    // An empty variable counts as unset, as shells and CI use it.
-    const unset = await runCli(["contacts", "list"], {
-      env: { ...api.env, RESELLER_WORKSPACE: "" },
-      dispatcher: api.agent,
-    });
-    expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain("No workspace given.");
+    // An empty variable (or one of spaces) counts as unset, as shells and CI use it.
+    for (const blank of ["", "   "]) {
+      const unset = await runCli(["contacts", "list"], {
+        env: { ...api.env, RESELLER_WORKSPACE: blank },
+        dispatcher: api.agent,
+      });
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain("No workspace given.");
+    }
   });
 
   /** An upsert whose next answer is a 409 "still running" (Retry-After 1 s), then its 201. */

@@ -32,8 +32,9 @@ describe("templates command-line parsing", () => {
       example: ["a", "b"],
       button: ["QUICK_REPLY:Yes", "QUICK_REPLY:No"],
       wait: true,
-      timeout: "600",
     });
+    // 600 s unless given: no parsed default, so a --timeout without --wait can be told apart.
+    expect(captured?.options.timeout).toBeUndefined();
   });
 
   it("offers categories and statuses as choices, refusing others", async () => {

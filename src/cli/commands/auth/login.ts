@@ -44,6 +44,9 @@ export const run: Handler = async (ctx, { options }) => {
   }
   let token: string | undefined;
   if (booleanOption(options, "tokenStdin")) {
+    if (ctx.globals.token !== undefined) {
+      throw usageError("Give the token once: --token-stdin or --token, not both.");
+    }
     token = (await readStdin(ctx.io.stdin)).trim();
     if (token === "") throw usageError("--token-stdin was given but standard input is empty.");
   } else if (ctx.globals.token?.trim()) {

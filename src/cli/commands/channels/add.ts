@@ -2,7 +2,7 @@ import { ChannelResponse, type CreateChannelInput } from "../../../contract/chan
 import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import type { Context } from "../../context.js";
-import { e164Answer, e164Flag, missingFlags, stringOption } from "../../options.js";
+import { e164Answer, e164Flag, flagName, missingFlags, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { flagOrAsk } from "../../prompts.js";
 import { readStdin } from "../../read-stdin.js";
@@ -83,6 +83,16 @@ export const run: Handler = async (ctx, { options }) => {
   if (provider === "whatsapp_cloud") {
     body = await cloudBody(ctx, options);
   } else {
+    // A cloud number's flags on a sandbox number would be dropped without a word.
+    const cloudOnly = ["phoneNumberId", "wabaId", "accessTokenStdin"].filter(
+      (key) => options[key] !== undefined && options[key] !== false,
+    );
+    if (cloudOnly.length > 0) {
+      throw usageError(
+        `${cloudOnly.map(flagName).join(", ")} ${cloudOnly.length === 1 ? "is" : "are"} for --provider whatsapp_cloud only.`,
+        "A sandbox number takes --phone; a WhatsApp Cloud API number takes --provider whatsapp_cloud.",
+      );
+    }
     const phone = e164Flag(
       await flagOrAsk(
         ctx,

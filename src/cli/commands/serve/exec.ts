@@ -10,7 +10,7 @@ import type { Context } from "../../context.js";
 import { databaseTarget } from "../../database-target.js";
 import { intOption, stringOption } from "../../options.js";
 import { startServiceOrExplain } from "./serve.js";
-import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, hostOption, serveSettings } from "./serve-settings.js";
 
 /** Signals passed on to the command; Ctrl-C reaches it from the terminal on its own. */
 const forwardedSignals = ["SIGTERM", "SIGHUP"] as const;
@@ -101,7 +101,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   let service: { url: string; close(): Promise<void> } | undefined;
   try {
     const started = await startServiceOrExplain({
-      host: stringOption(options, "host") ?? "127.0.0.1",
+      host: hostOption(options),
       port: intOption(options, "port", { min: 0, max: 65535 }) ?? 0,
       ...settings,
       // A database given with --db is the caller's: used as it is and kept afterwards.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultRateLimit } from "../../../service/config.js";
 import { parseRateLimit, rateLimitText } from "./rate-limit.js";
-import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, hostOption, serveSettings } from "./serve-settings.js";
 
 describe("serve's settings", () => {
   it("takes the SMTP server from RESELLER_SMTP_URL, so its password stays out of the process list", () => {
@@ -56,6 +56,12 @@ describe("serve's settings", () => {
         /--webhook-retry-base expects a number of seconds from 0.001 to 86400/,
       );
     }
+  });
+
+  it("listens on this machine only unless told, and refuses an empty --host that would mean every interface", () => {
+    expect(hostOption({})).toBe("127.0.0.1");
+    expect(hostOption({ host: "0.0.0.0" })).toBe("0.0.0.0");
+    expect(() => hostOption({ host: "  " })).toThrow(/--host is empty/);
   });
 
   it("refuses a rate-limit window of no time, which would turn the limit off", () => {

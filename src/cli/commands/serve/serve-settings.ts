@@ -179,3 +179,19 @@ function whatsappSettings(
     verifyToken: env.RESELLER_WHATSAPP_VERIFY_TOKEN || undefined,
   };
 }
+
+/**
+ * `--host`, 127.0.0.1 when not given; an empty one is refused, since the server would take it
+ * as every interface and open the service to the network unasked.
+ */
+export function hostOption(options: Options): string {
+  const host = stringOption(options, "host");
+  if (host === undefined) return "127.0.0.1";
+  if (host.trim() === "") {
+    throw usageError(
+      "--host is empty.",
+      "Give an address to listen on: 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).",
+    );
+  }
+  return host.trim();
+}

@@ -11,7 +11,7 @@ import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
 import { explainedDatabaseError } from "../admin/database-errors.js";
-import { bootstrapTokenOption, serveSettings } from "./serve-settings.js";
+import { bootstrapTokenOption, hostOption, serveSettings } from "./serve-settings.js";
 
 /** A bootstrap token shorter than this is said to be guessable (a generated one has 52). */
 const weakTokenLength = 32;
@@ -79,7 +79,7 @@ export const run: Handler = async (ctx, { options }) => {
   if (database.warning) ctx.info(database.warning);
   const service = await startServiceOrExplain({
     ...settings,
-    host: stringOption(options, "host") ?? "127.0.0.1",
+    host: hostOption(options),
     port: intOption(options, "port", { min: 0, max: 65535 }) ?? defaultPort,
     database: database.target,
     bootstrapToken,

@@ -12,8 +12,8 @@ const waitOptions: OptionSpec[] = [
   },
   {
     flags: "--timeout <seconds>",
-    description: "with --wait: give up after this many seconds",
-    default: "600",
+    // No commander default: a --timeout given without --wait is refused (checkWaitFlags).
+    description: "with --wait: give up after this many seconds (default: 600)",
   },
 ];
 

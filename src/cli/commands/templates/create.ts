@@ -6,10 +6,10 @@ import {
 import { TemplateResponse } from "../../../contract/templates.js";
 import { CliError, usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
-import { booleanOption, intOption, listOption, stringOption } from "../../options.js";
+import { booleanOption, listOption, stringOption } from "../../options.js";
 import { counted } from "../../output/counts.js";
 import { askForMissing } from "../../prompts.js";
-import { showPreview, submittedResult, templatesPath } from "./template-actions.js";
+import { checkWaitFlags, showPreview, submittedResult, templatesPath } from "./template-actions.js";
 import {
   fieldWithFlag,
   givenDefinitionFlags,
@@ -24,6 +24,7 @@ import {
  */
 export const run: Handler = async (ctx, input) => {
   let options = input.options;
+  checkWaitFlags(options, booleanOption(options, "draft"));
   const file = stringOption(options, "file");
   let definition: unknown;
   let sources: [string, string][] = [];
@@ -71,7 +72,6 @@ export const run: Handler = async (ctx, input) => {
     ({ value: definition, sources } = templateFromFlags(options));
   }
   // Checked before anything is sent: the same rules the service applies.
-  intOption(options, "timeout", { min: 1 });
   const check = checkTemplate(definition);
   if (!check.ok) {
     const n = check.problems.length;

@@ -1,11 +1,10 @@
 import { TemplateResponse } from "../../../contract/templates.js";
 import type { Handler } from "../../command-spec.js";
-import { intOption } from "../../options.js";
-import { submittedResult, templatesPath } from "./template-actions.js";
+import { checkWaitFlags, submittedResult, templatesPath } from "./template-actions.js";
 
 /** `reseller templates submit <id>`: sends a draft to review; --wait waits for the decision. */
 export const run: Handler = async (ctx, { args, options }) => {
-  intOption(options, "timeout", { min: 1 });
+  checkWaitFlags(options);
   const workspaceId = await ctx.workspaceId();
   const client = await ctx.client();
   const response = await client.call(

@@ -1,5 +1,5 @@
 import { type Template, TemplateResponse } from "../../../contract/templates.js";
-import { exitCodes } from "../../cli-error.js";
+import { exitCodes, usageError } from "../../cli-error.js";
 import type { CommandResult } from "../../command-spec.js";
 import type { Context } from "../../context.js";
 import { interruptibleWait } from "../../interruptible-wait.js";
@@ -121,5 +121,23 @@ export async function submittedResult(
         errorCode: "template_not_approved",
         details: [{ field: "status", message: current.data.status }],
       };
+  }
+}
+
+/**
+ * Refuses, before any request, --wait and --timeout where they would be dropped without a word:
+ * --timeout without --wait, and --wait on a draft, which no review decides.
+ */
+export function checkWaitFlags(options: Readonly<Record<string, unknown>>, draft = false): void {
+  intOption(options, "timeout", { min: 1 });
+  const wait = booleanOption(options, "wait");
+  if (options.timeout !== undefined && !wait) {
+    throw usageError("--timeout is how long --wait waits; give it with --wait.");
+  }
+  if (draft && wait) {
+    throw usageError(
+      "--wait waits for a review, and a --draft is not submitted for one.",
+      "Drop --wait, or submit the draft later with `reseller templates submit <id> --wait`.",
+    );
   }
 }
