@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { smtpMailer } from "../../src/service/mail/smtp-mailer.js";
+import { smtpMailer, transportUrl } from "../../src/service/mail/smtp-mailer.js";
 
 /** A minimal SMTP server on a free port that accepts every message and keeps its data. */
 async function fakeSmtpServer(): Promise<{ server: Server; port: number; messages: string[] }> {
@@ -63,6 +63,17 @@ describe("SMTP mailer", () => {
     await new Promise((resolve) => smtp.server.close(resolve));
     const mailer = smtpMailer({ url: `smtp://127.0.0.1:${port}` });
     await expect(mailer.send({ to: "a@b.test", subject: "s", text: "t" })).rejects.toThrow();
+  });
+
+  it("requires STARTTLS from a server on another machine, so the password never crosses in clear", () => {
+    const params = (url: string) => new URL(transportUrl(new URL(url))).searchParams;
+    expect(params("smtp://u:p@mail.example.com:587").get("requireTLS")).toBe("true");
+    // On this machine the password crosses no network; a URL's own word is kept.
+    expect(params("smtp://u:p@127.0.0.1:2525").has("requireTLS")).toBe(false);
+    expect(params("smtp://u:p@localhost:2525").has("requireTLS")).toBe(false);
+    expect(params("smtp://relay.lan:25?requireTLS=false").get("requireTLS")).toBe("false");
+    // smtps:// is TLS from the first byte.
+    expect(params("smtps://u:p@mail.example.com:465").has("requireTLS")).toBe(false);
   });
 
   it("refuses a URL that is not smtp:// or smtps://", () => {

@@ -15,9 +15,22 @@ export interface SmtpSettings {
  */
 const defaultTimeouts = { connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 };
 
-function withDefaultTimeouts(url: URL): string {
+/** Hosts on this machine, where the password never crosses a network. */
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The URL nodemailer is given: the default timeouts, and, for `smtp://` to another machine,
+ * `requireTLS`: nodemailer otherwise sends the password in clear to a server that does not offer
+ * STARTTLS, which anyone on the path can arrange by removing the offer. A URL that says
+ * `requireTLS=false` (a relay on a private network without TLS) keeps its word.
+ */
+export function transportUrl(url: URL): string {
   for (const [name, ms] of Object.entries(defaultTimeouts)) {
     if (!url.searchParams.has(name)) url.searchParams.set(name, String(ms));
+  }
+  const local = loopbackHosts.has(url.hostname) || url.hostname.startsWith("127.");
+  if (url.protocol === "smtp:" && !local && !url.searchParams.has("requireTLS")) {
+    url.searchParams.set("requireTLS", "true");
   }
   return url.toString();
 }
@@ -34,7 +47,7 @@ export function smtpMailer(settings: SmtpSettings): Mailer {
     throw new Error(`the SMTP URL must start with smtp:// or smtps://; got '${url.protocol}'`);
   }
   const from = settings.from ?? defaultFrom(url);
-  const transport = nodemailer.createTransport(withDefaultTimeouts(url));
+  const transport = nodemailer.createTransport(transportUrl(url));
   return {
     send: async (mail: OutgoingMail) => {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
