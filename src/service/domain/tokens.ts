@@ -37,9 +37,14 @@ export function generateSecret(kind: TokenKind): string {
   return `${tokenPrefixes[kind]}${randomBytes(24).toString("base64url")}`;
 }
 
-/** How a token shows in listings: its prefix and last four characters. */
+/**
+ * How a token shows in listings: its prefix and last four characters, but never more than a
+ * third of it: a short token chosen by hand (a RESELLER_BOOTSTRAP_TOKEN) would otherwise be
+ * shown whole, or nearly, to every token that may list tokens.
+ */
 export function tokenHint(secret: string): string {
-  return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+  const shown = Math.min(4, Math.floor(secret.length / 6));
+  return `${secret.slice(0, shown)}…${shown === 0 ? "" : secret.slice(-shown)}`;
 }
 
 /** Stores a token (as a hash) and returns its id and secret, which is shown once. */

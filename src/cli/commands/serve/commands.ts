@@ -110,7 +110,7 @@ export const serveCommand: CommandSpec = {
   ],
   examples: [
     "reseller serve",
-    "RESELLER_BOOTSTRAP_TOKEN=rsk_dev_token reseller serve --port 8420 --db dev.db",
+    "RESELLER_BOOTSTRAP_TOKEN=rsk_dev_token_for_this_laptop reseller serve --port 8420 --db dev.db",
     "reseller serve --plans plans.json --public-url https://example.com --rate-limit 100/s",
   ],
   handler: "serve/serve",
