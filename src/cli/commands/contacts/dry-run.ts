@@ -40,16 +40,17 @@ export interface DryRunReport {
 }
 
 /**
- * A file the service would refuse whole: exit 6 with the service's own error code (a 422's
- * `validation_failed`, a 413's `payload_too_large`), so `--json` reads alike before and after.
+ * A file the service would refuse whole, found before any request: exit 2 (cli-contract.md's
+ * code for an invalid value caught before any request), with the service's own error code (a
+ * 422's `validation_failed`, a 413's `payload_too_large`), so `--json` names the same problem.
  */
 function refusedFile(message: string, errorCode = "validation_failed"): CliError {
-  return new CliError("refused", message, undefined, [], errorCode);
+  return new CliError("usage", message, undefined, [], errorCode);
 }
 
 /**
  * Refuses bytes the import would read as UTF-8 (no other encoding given, or a UTF-8 byte order
- * mark) that are not UTF-8, as the service does: exit 6, saying to name the encoding.
+ * mark) that are not UTF-8, as the service does: exit 2, saying to name the encoding.
  */
 export function refuseIfNotUtf8(bytes: Buffer, encoding: CsvEncoding | undefined): void {
   // Read as the service reads it: a byte order mark wins over --encoding.

@@ -308,7 +308,7 @@ describe("reseller contacts import", () => {
         env: env(),
         dispatcher: api.agent,
       });
-      expect(run.code, run.stderr).toBe(6);
+      expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(message);
       // With --json, the service's own error code, as the real import's 422 would print.
       const json = await runCli(
@@ -374,7 +374,7 @@ describe("reseller contacts import", () => {
     const file = tempFile("book.xlsx");
     writeFileSync(file, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]));
     const run = await runCli(["contacts", "import", file, "--dry-run"], { env: env() });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain("is a ZIP archive (an Excel .xlsx");
     expect(run.stderr).toContain('save it as "CSV UTF-8"');
   });
@@ -392,7 +392,7 @@ describe("reseller contacts import", () => {
       ["contacts", "import", file, "--dry-run", "--encoding", "windows-1252"],
       { env: env() },
     );
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       "starts with a UTF-8 byte order mark but is not UTF-8 text: byte 0xFC (byte 37 of the file) is no UTF-8, so --encoding does not apply",
     );
@@ -403,7 +403,7 @@ describe("reseller contacts import", () => {
       ["contacts", "import", tempFile("c.csv", "name\nAnna\n"), "--dry-run"],
       { env: env() },
     );
-    expect(dry.code).toBe(6);
+    expect(dry.code).toBe(2);
     expect(dry.stderr).toContain("no 'phone' column");
     const missing = await runCli(["contacts", "import", "/nonexistent/file.csv"], { env: env() });
     expect(missing.code).toBe(2);

@@ -231,8 +231,9 @@ export const run: Handler = async (ctx, { args, options }) => {
   const input = await spooledInput(args[0] ?? "", ctx.io.stdin, {
     bytes: importLimits.csvBytes,
     tooLarge: () =>
+      // Found while the file is copied, before any request: exit 2, with the 413's code.
       new CliError(
-        "refused",
+        "usage",
         tooLargeMessage(args[0] === "-" ? "Standard input" : `'${args[0]}'`),
         undefined,
         [],

@@ -120,7 +120,7 @@ export const templateCommands: GroupSpec = {
       name: "lint",
       summary: "Check a template file against WhatsApp's rules offline",
       description:
-        "Checks a JSON template file (- for stdin) with the same rules the service applies, without a request. Exit 0 when valid, saying (and in --json `review`) what the review's content rules would still reject: a URL shortener, a request for secrets, marketing wording in a utility template (docs/sandbox.md); otherwise every problem is listed with its field and rule, and the exit code is 6 (what the service would answer with a 422); with --json, as the details of the error (error_code validation_failed). A file that cannot be read or is not JSON is a usage error (2).",
+        "Checks a JSON template file (- for stdin) with the same rules the service applies, without a request. Exit 0 when valid, saying (and in --json `review`) what the review's content rules would still reject: a URL shortener, a request for secrets, marketing wording in a utility template (docs/sandbox.md); otherwise every problem is listed with its field and rule, and the exit code is 2 (an invalid value caught before any request, as templates create's own check); with --json, as the details of the error (error_code validation_failed, what the service would answer). A file that cannot be read or is not JSON is a usage error (2).",
       arguments: [
         { name: "file", description: "the template as JSON (- for stdin)", required: false },
       ],

@@ -61,7 +61,7 @@ describe("reseller templates lint", () => {
     expect(none.stderr).toContain("Missing the file to check.");
   });
 
-  it("lists every problem with field and rule and exits 6", async () => {
+  it("lists every problem with field and rule and exits 2, caught before any request", async () => {
     const file = fileWith({
       ...orderUpdateDefinition,
       name: "Order Update",
@@ -71,7 +71,7 @@ describe("reseller templates lint", () => {
       ],
     });
     const run = await runCli(["templates", "lint", file], { tty: true, env: { NO_COLOR: "1" } });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     const lines = run.stdout.split("\n");
     expect(lines[0]).toMatch(/^FIELD\s+RULE\s+PROBLEM$/);
     expect(run.stdout).toMatch(/name\s+name_format\s+must be lowercase letters/);
@@ -85,7 +85,7 @@ describe("reseller templates lint", () => {
   it("prints each problem as a detail of the error with --json, as the service would refuse it", async () => {
     const file = fileWith({ ...orderUpdateDefinition, language: "english" });
     const run = await runCli(["templates", "lint", file, "--json"]);
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
         status: null,

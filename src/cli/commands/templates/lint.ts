@@ -11,8 +11,9 @@ import { readTemplateFile } from "./template-input.js";
 /**
  * `reseller templates lint FILE`: the service's template rules, offline. Exit 0 when valid (the
  * verdict on stderr, with what the review's content rules would still reject); otherwise every
- * problem (field, rule, message) on stdout and exit 6, what the service would answer. A file
- * that cannot be read or is not JSON is a usage error (2).
+ * problem (field, rule, message) on stdout and exit 2 (caught before any request, as templates
+ * create's own check), with the service's error code. So is a file that cannot be read or is
+ * not JSON.
  */
 export const run: Handler = async (ctx, { args, options }) => {
   // `--file` as `templates create` takes it, or the file's name alone.
@@ -49,8 +50,9 @@ export const run: Handler = async (ctx, { args, options }) => {
     data: { file, valid: false, problems },
     view: problemTable(problems),
     message: `${file}: ${counted(n, "problem")}; the service would refuse this template.`,
-    exitCode: exitCodes.refused.code,
-    // As the service would refuse it: its code, and each problem as a detail.
+    // Caught before any request, as templates create's own check: exit 2, with the code the
+    // service would answer and each problem as a detail.
+    exitCode: exitCodes.usage.code,
     errorCode: "validation_failed",
     details: problems,
   };

@@ -145,11 +145,19 @@ async function checkedImport(
     dryRun(bytes, country, ctx.now(), read);
     return { path, country, read };
   } catch (error) {
-    // The dry run's exit 6 mirrors the service's refusal; here nothing was sent, so it is exit 2.
-    if (error instanceof CliError && error.exitCode === exitCodes.refused.code) {
-      throw usageError(
+    // A file the service would refuse (the dry run's exit 2 with the service's error code): said
+    // with what onboarding did not do, and how to go on.
+    if (
+      error instanceof CliError &&
+      error.errorCode !== "usage" &&
+      error.exitCode === exitCodes.usage.code
+    ) {
+      throw new CliError(
+        "usage",
         error.message,
         `Nothing was created. Fix ${path}, or onboard without it and import it afterwards with \`reseller contacts import\` (--map and --preset say which column holds what).`,
+        error.details,
+        error.errorCode,
       );
     }
     throw error;
