@@ -107,7 +107,7 @@ function flagsHint(error: ApiError, command: string): string | undefined {
     : `With \`reseller ${command}\`: ${named.map(([field, flag]) => `${field} is ${flag}`).join(", ")}.`;
 }
 
-/** What a failed write to a file or a pipe says of the machine, by its error code. */
+/** What a failed read or write of a file says of the machine, by its error code. */
 const storageFailures: Readonly<Record<string, string>> = {
   ENOSPC: "no space left on the device",
   EDQUOT: "the disk quota is used up",
@@ -116,7 +116,7 @@ const storageFailures: Readonly<Record<string, string>> = {
   EFBIG: "the file is larger than the file system allows",
 };
 
-/** Whether `error` is the machine refusing a write (a full disk, a broken device). */
+/** Whether `error` is the machine refusing a read or write (a full disk, a broken device). */
 function storageFailure(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return error instanceof Error && code !== undefined && Object.hasOwn(storageFailures, code);
@@ -189,8 +189,9 @@ export function reportError(
     };
   } else if (storageFailure(error)) {
     // The machine's disk, not the command: said as such, with no stack to read.
-    const { code, path } = error as NodeJS.ErrnoException;
-    const message = `Could not write${path ? ` '${path}'` : ""}: ${storageFailures[code ?? ""]} (${code}).`;
+    const { code, path, syscall } = error as NodeJS.ErrnoException;
+    const verb = syscall === "read" ? "read" : "write";
+    const message = `Could not ${verb}${path ? ` '${path}'` : ""}: ${storageFailures[code ?? ""]} (${code}).`;
     lines.push(`Error: ${message}`);
     json = { status: null, error_code: "write_failed", message, details: [], request_id: null };
   } else {

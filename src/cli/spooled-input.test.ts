@@ -40,6 +40,13 @@ describe("a file read from standard input or a pipe", () => {
     }
   });
 
+  it("refuses a named file over the limit by its size, before reading it", async () => {
+    const tooLarge = new Error("more than 10 bytes");
+    await expect(
+      spooledInput(import.meta.filename, piped(""), { bytes: 10, tooLarge: () => tooLarge }),
+    ).rejects.toBe(tooLarge);
+  });
+
   it("reads a named file in place, with nothing to delete", async () => {
     const input = await spooledInput(import.meta.filename, piped(""));
     expect(input).toMatchObject({ path: import.meta.filename, label: import.meta.filename });

@@ -54,7 +54,11 @@ export async function spooledInput(
   const found = await stat(path).catch((error: unknown) => {
     throw cannotRead(named, error);
   });
-  if (found.isFile()) return { path, label: path, remove: async () => {} };
+  if (found.isFile()) {
+    // Known from its size at once: refused before any request, as a stream is while copied.
+    if (limit !== undefined && found.size > limit.bytes) throw limit.tooLarge();
+    return { path, label: path, remove: async () => {} };
+  }
   if (found.isDirectory()) throw cannotRead(named, { code: "EISDIR" });
   return copied(createReadStream(path), path, named, limit);
 }

@@ -12,7 +12,11 @@ export const Token = z
     kind: z.enum(["reseller", "workspace"]),
     workspace_id: z.string().nullable(),
     scopes: z.array(Scope),
-    token_hint: z.string().describe("Prefix and last four characters, e.g. `rsk_…9f2c`."),
+    token_hint: z
+      .string()
+      .describe(
+        "Prefix and last four characters, e.g. `rsk_…9f2c`; never more than a third of a short token chosen by hand (hints stored before that rule keep their form).",
+      ),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     expires_at: z
@@ -48,7 +52,7 @@ export const CreateTokenBody = z.strictObject({
     })
     .min(1, { error: "scopes must name at least one scope" })
     .describe("Scopes of the new token; each must be one the creating token holds."),
-  expires_at: timestampField("expires_at", "2027-01-31T23:59:59Z")
+  expires_at: timestampField("expires_at", "2030-01-31T23:59:59Z")
     .nullish()
     .describe(
       "When the token stops working, ISO 8601 in the future (kept to the second), and no later than the creating token's own expiry; left out or null, the creating token's expiry (never, when it has none).",

@@ -42,18 +42,17 @@ export function openSse(
     "x-accel-buffering": "no",
   });
   let ended = false;
-  let quietSince = Date.now();
+  // Started again by every write (refresh), so it fires only after keepAliveMs of quiet, and
+  // its own write starts the next wait.
+  const keepAlive = setTimeout(() => write(frameOf({ comment: "keep-alive" })), keepAliveMs);
   const write = (text: string) => {
     if (ended) return;
     out.write(text);
-    quietSince = Date.now();
+    keepAlive.refresh();
   };
-  const keepAlive = setInterval(() => {
-    if (Date.now() - quietSince >= keepAliveMs) write(frameOf({ comment: "keep-alive" }));
-  }, keepAliveMs);
   const stop = () => {
     ended = true;
-    clearInterval(keepAlive);
+    clearTimeout(keepAlive);
   };
   out.on("close", stop);
   return {

@@ -50,15 +50,18 @@ describe("server-sent events", () => {
     stream.end();
   });
 
-  it("says it is alive only after a quiet stretch, so a busy stream carries no keep-alive lines", () => {
+  it("says it is alive after each quiet stretch of 15 s, so a busy stream carries no keep-alive lines", () => {
     const response = fakeResponse();
     const stream = openSse(response.out, {});
     vi.advanceTimersByTime(sseKeepAliveMs - 1000);
     stream.send({ event: "stats", data: "{}" });
     vi.advanceTimersByTime(1000);
     expect(response.text()).not.toContain("keep-alive");
-    vi.advanceTimersByTime(sseKeepAliveMs);
+    vi.advanceTimersByTime(sseKeepAliveMs - 1000);
     expect(response.text()).toContain(": keep-alive\n\n");
+    // Then one per quiet stretch, never more than that apart.
+    vi.advanceTimersByTime(2 * sseKeepAliveMs);
+    expect(response.text().split(": keep-alive").length - 1).toBe(3);
     stream.end();
   });
 

@@ -215,6 +215,8 @@ describe("Graph errors as campaign outcomes", () => {
     [132015, "template_paused"],
     [190, "channel_disconnected"],
     [131047, "provider_error_131047"],
+    // A rate limit the table retries cannot be retried once Meta failed the message.
+    [131056, "provider_error_131056"],
   ])(
     "fails a sent message by the code of its failed status webhook (%i: %s), so it no longer counts as sent",
     async (errorCode, reason) => {

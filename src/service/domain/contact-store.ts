@@ -370,9 +370,8 @@ export class ContactWriter {
     const added: Array<[number, string]> = [];
     const dropped: Array<[number, string]> = [];
     for (const { before, row } of changes) {
-      const was = before === null ? "[]" : before.tags;
-      if (was === row.tags) continue;
-      const had = JSON.parse(was) as string[];
+      if (before !== null && before.tags === row.tags) continue;
+      const had = before === null ? [] : parseJson(before.tags);
       const has = parseJson(row.tags);
       const kept = new Set(has);
       for (const name of had) if (!kept.has(name)) dropped.push([row.seq, name]);

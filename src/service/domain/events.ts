@@ -5,7 +5,7 @@ import type { ListMeta } from "../../contract/pagination.js";
 import type { Db } from "../db/database.js";
 import { parseJson } from "../db/json-text.js";
 import { type PageRequest, paginate } from "../db/keyset-paging.js";
-import type { EventTable } from "../db/tables/events.js";
+import type { EventTable, WebhookEndpointTable } from "../db/tables/events.js";
 import { tryLockNamed } from "../db/write-conflicts.js";
 import { webhookDeliveryJob } from "../jobs/job-kinds.js";
 import { enqueueJob } from "../jobs/job-queue.js";
@@ -37,8 +37,8 @@ export function toEvent(row: EventTable): Event {
 }
 
 /** Whether an endpoint's `events` selection (JSON text) takes this type. */
-export function subscribes(selection: string, type: string): boolean {
-  const types = JSON.parse(selection) as string[];
+export function subscribes(selection: WebhookEndpointTable["events"], type: string): boolean {
+  const types = parseJson(selection);
   return types.includes("*") || types.includes(type);
 }
 

@@ -334,11 +334,14 @@ export class JobRunner {
     return this.tracked(
       (async () => {
         await this.instance.beat();
-        const held = [...this.active.keys()];
-        const kept = await extendLeases(db, clock, this.instance.id, held, leaseMs);
+        // The runs as they are now: a job settled and claimed again meanwhile is a new run,
+        // which a lease missing from this extension says nothing about.
+        const held = [...this.active.entries()];
+        const ids = held.map(([id]) => id);
+        const kept = await extendLeases(db, clock, this.instance.id, ids, leaseMs);
         // A job another instance took over (this one stalled past its lease) stops here at its
         // next look at the signal, rather than running on beside the new owner.
-        for (const id of held) if (!kept.has(id)) this.active.get(id)?.abort();
+        for (const [id, lost] of held) if (!kept.has(id)) lost.abort();
         await this.instance.sweep();
         this.outage.succeeded();
       })().catch((error) => this.outage.failed(error)),

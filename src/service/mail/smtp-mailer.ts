@@ -19,17 +19,18 @@ const defaultTimeouts = { connectionTimeout: 5000, greetingTimeout: 5000, socket
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
- * The URL nodemailer is given: the default timeouts, and, for `smtp://` to another machine,
- * `requireTLS`: nodemailer otherwise sends the password in clear to a server that does not offer
- * STARTTLS, which anyone on the path can arrange by removing the offer. A URL that says
- * `requireTLS=false` (a relay on a private network without TLS) keeps its word.
+ * The URL nodemailer is given: the default timeouts, and, for `smtp://` with a password to
+ * another machine, `requireTLS`: nodemailer otherwise sends the password in clear to a server
+ * that does not offer STARTTLS, which anyone on the path can arrange by removing the offer. A
+ * URL that says `requireTLS=false` keeps its word; a relay without login is left as it is.
  */
 export function transportUrl(url: URL): string {
   for (const [name, ms] of Object.entries(defaultTimeouts)) {
     if (!url.searchParams.has(name)) url.searchParams.set(name, String(ms));
   }
   const local = loopbackHosts.has(url.hostname) || url.hostname.startsWith("127.");
-  if (url.protocol === "smtp:" && !local && !url.searchParams.has("requireTLS")) {
+  const login = url.username !== "" || url.password !== "";
+  if (url.protocol === "smtp:" && login && !local && !url.searchParams.has("requireTLS")) {
     url.searchParams.set("requireTLS", "true");
   }
   return url.toString();

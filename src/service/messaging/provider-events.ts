@@ -119,13 +119,16 @@ const emptyCounters = (): Counters => ({
 
 /**
  * Why a failed status fails its message, from the operator's error code: the reason the error
- * table gives that code (a paused template's `template_paused` too). A status only reports the
- * one message, so what a send's answer would do besides (fail the campaign, disconnect the
- * channel) is left to the next send, which meets the same error.
+ * table gives a code that fails a message, a campaign or the channel (a paused template's
+ * `template_paused` too). A status only reports the one message, so what a send's answer would
+ * do besides (fail the campaign, disconnect the channel) is left to the next send, which meets
+ * the same error. A rate-limit code, which the table retries, cannot be retried once Meta failed
+ * the message: `provider_error_<code>`, as any code the table does not list.
  */
 function failureReason(code: number | undefined): string {
   if (code === undefined) return "provider_error_unknown";
-  return sendErrorMeaning(code).reason;
+  const meaning = sendErrorMeaning(code);
+  return meaning.kind === "backoff" ? `provider_error_${code}` : meaning.reason;
 }
 
 /**

@@ -72,7 +72,7 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
             "Receive Meta's webhook deliveries (statuses, inbound messages, template status)",
           description:
             "Checks `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with RESELLER_WHATSAPP_APP_SECRET>` in constant time; 401 and nothing changed when it is missing or wrong. A verified delivery is stored (repeats of a message id + status are dropped) and answered 200 at once; a job applies it.",
-          response: { 200: WhatsappWebhookResponse, ...errorResponses(400, 401, 413) },
+          response: { 200: WhatsappWebhookResponse, ...errorResponses(400, 401, 413, 415) },
         },
       },
       async (request) => {

@@ -185,5 +185,15 @@ describe("reseller contacts export", () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${ben.id}\n${anna.id}\n`);
+    // A file named by --output is still the export: --quiet only keeps the terminal quiet.
+    stubPages();
+    const output = join(mkdtempSync(join(tmpdir(), "reseller-export-quiet-")), "backup.csv");
+    const toFile = await runCli(["contacts", "export", "--quiet", "--output", output, "-w", ws], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect(toFile.code, toFile.stderr).toBe(0);
+    expect(toFile.stdout).toBe("");
+    expect(readFileSync(output, "utf8")).toMatch(/^phone,first_name,/);
   });
 });

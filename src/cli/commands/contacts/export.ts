@@ -73,8 +73,9 @@ export const run: Handler = async (ctx, { options }) => {
       else if (!ctx.io.stdout.write(text)) await new Promise((r) => ctx.io.stdout.once("drain", r));
     };
     const json = ctx.output === "json";
-    // --quiet prints ids only, as everywhere: the contacts' ids, in the file's order.
-    const quiet = ctx.output === "quiet";
+    // --quiet prints ids only, as everywhere: the contacts' ids, in the file's order. A file
+    // named by --output is the export itself, which --quiet does not change.
+    const quiet = ctx.output === "quiet" && out === null;
     const reader = await open(spool, "r");
     try {
       if (!quiet) {

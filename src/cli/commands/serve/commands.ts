@@ -84,7 +84,7 @@ export const serveCommand: CommandSpec = {
     {
       flags: "--smtp-url <url>",
       description:
-        "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port; default: RESELLER_SMTP_URL, which keeps the password out of the process list)",
+        "also send invitation emails through this SMTP server (smtp[s]://user:pass@host:port; default: RESELLER_SMTP_URL, which keeps the password out of the process list); an smtp:// server on another machine that the URL logs in to must offer STARTTLS (?requireTLS=false to allow one without)",
     },
     {
       flags: "--trust-proxy <addresses>",

@@ -135,15 +135,6 @@ export function bootstrapTokenOption(
   return token;
 }
 
-/** Fewer characters than this in a hand-chosen bootstrap token earn a warning at start. */
-const shortBootstrapToken = 20;
-
-/** The warning for a bootstrap token short enough to guess, which opens every scope. */
-export function weakBootstrapTokenWarning(token: string | undefined): string | undefined {
-  if (token === undefined || token.length >= shortBootstrapToken) return undefined;
-  return `Warning: RESELLER_BOOTSTRAP_TOKEN is ${token.length} characters; it opens every scope of the first account, so make it long and random, e.g. RESELLER_BOOTSTRAP_TOKEN=rsk_$(openssl rand -hex 24).`;
-}
-
 /**
  * `--public-url`: the address clients reach, to which sign-up links add `/register?plan=…`, so
  * it must be an http(s) URL without a query, fragment or credentials.

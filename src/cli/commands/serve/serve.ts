@@ -11,12 +11,7 @@ import type { Handler } from "../../command-spec.js";
 import { type DatabaseTarget, databaseTarget } from "../../database-target.js";
 import { booleanOption, intOption, stringOption } from "../../options.js";
 import { explainedDatabaseError } from "../admin/database-errors.js";
-import {
-  bootstrapTokenOption,
-  hostOption,
-  serveSettings,
-  weakBootstrapTokenWarning,
-} from "./serve-settings.js";
+import { bootstrapTokenOption, hostOption, serveSettings } from "./serve-settings.js";
 
 /** A bootstrap token shorter than this is said to be guessable (a generated one has 52). */
 const weakTokenLength = 32;
@@ -80,8 +75,6 @@ export async function startServiceOrExplain(options: ServeOptions): Promise<Runn
 export const run: Handler = async (ctx, { options }) => {
   const settings = serveSettings(options, ctx.env);
   const bootstrapToken = bootstrapTokenOption(ctx.env);
-  const weak = weakBootstrapTokenWarning(bootstrapToken);
-  if (weak) ctx.info(weak);
   const database = databaseTarget(options, ctx.env, "reseller.db") as DatabaseTarget;
   if (database.warning) ctx.info(database.warning);
   const service = await startServiceOrExplain({

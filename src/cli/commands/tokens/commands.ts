@@ -12,7 +12,7 @@ const createOptions: OptionSpec[] = [
   {
     flags: "--expires-at <time>",
     description:
-      "when the token stops working, ISO 8601, e.g. 2027-01-31T23:59:59Z (default: your own token's expiry; never if it has none)",
+      "when the token stops working, ISO 8601, e.g. 2030-01-31T23:59:59Z (default: your own token's expiry; never if it has none)",
   },
 ];
 
@@ -57,7 +57,7 @@ function tokenVerbs(kind: "reseller" | "workspace"): CommandSpec[] {
           ? [
               `${prefix} create --name ci --scope workspaces:read --scope workspaces:write`,
               `${prefix} create --name ci --scope workspaces:read --json | jq -r .token`,
-              `${prefix} create --name contractor --scope contacts:read --expires-at 2027-01-31T23:59:59Z`,
+              `${prefix} create --name contractor --scope contacts:read --expires-at 2030-01-31T23:59:59Z`,
             ]
           : [
               `${prefix} create -w ws_01JD3F --name "pricing page" --scope plans:read`,

@@ -152,14 +152,14 @@ export async function createToken(
   if (!expiry.success) {
     throw usageError(
       `--expires-at expects an ISO 8601 time with its offset; got '${expiresAt}'.`,
-      "For example --expires-at 2027-01-31T23:59:59Z.",
+      "For example --expires-at 2030-01-31T23:59:59Z.",
     );
   }
   // A time already past: the service would refuse it (422), and it could be said now.
-  if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now()) {
+  if (expiresAt !== undefined && Date.parse(expiresAt) <= ctx.now().getTime()) {
     throw usageError(
       `--expires-at must be in the future; got '${expiresAt}'.`,
-      "For example --expires-at 2027-01-31T23:59:59Z.",
+      "For example --expires-at 2030-01-31T23:59:59Z.",
     );
   }
   const body = { name, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) } as CreateTokenBody;
