@@ -284,10 +284,7 @@ describe("durable jobs", () => {
   });
 
   it("stops running a job another instance took over while this one was stalled, and leaves it to the new owner", async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const { promise: running, resolve: started } = signal();
     let stoppedBy: unknown;
     const runner = new JobRunner({
       db: database.db,
@@ -321,10 +318,7 @@ describe("durable jobs", () => {
   });
 
   it("hands its jobs back to the queue and leaves the instances on a graceful stop", async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const { promise: running, resolve: started } = signal();
     const runner = new JobRunner({
       db: database.db,
       clock,
@@ -353,14 +347,8 @@ describe("durable jobs", () => {
   });
 
   it("keeps its heartbeat while a stopping handler finishes its send, so no other instance takes the job over meanwhile", async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    let finishSend!: () => void;
-    const sendAnswered = new Promise<void>((resolve) => {
-      finishSend = resolve;
-    });
+    const { promise: running, resolve: started } = signal();
+    const { promise: sendAnswered, resolve: finishSend } = signal();
     const runner = new JobRunner({
       db: database.db,
       clock,
@@ -552,3 +540,12 @@ describe("durable jobs", () => {
     }
   });
 });
+
+/** A promise and what settles it, for a test to wait for a handler's step (Node 20 has no Promise.withResolvers). */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
