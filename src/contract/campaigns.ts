@@ -179,7 +179,17 @@ export const CampaignPreview = z
     missing_variable: Count.default(0).describe(
       "Of `with_consent`, the contacts whose message cannot be filled now (a mapped field empty): each fails `missing_variable` rather than receive a blank. The rest will be messaged.",
     ),
-    template: z.object({ name: z.string(), language: z.string(), body: z.string() }),
+    template: z.object({
+      name: z.string(),
+      language: z.string(),
+      body: z.string().describe("The header's text, a blank line, then the body's."),
+      // Defaults: answers of services from before the fields.
+      footer: z.string().nullable().default(null).describe("The footer's text; null without one."),
+      buttons: z
+        .array(z.string())
+        .default([])
+        .describe("Each button's label, in order (a COPY_CODE button's is `Copy code`)."),
+    }),
     messages_left_this_month: z
       .number()
       .int()

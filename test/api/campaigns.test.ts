@@ -656,10 +656,46 @@ describe("campaigns", () => {
         name: "spring_news",
         language: "en_US",
         body: "Hello {{1}}, our spring collection is here.",
+        footer: null,
+        buttons: [],
       },
       messages_left_this_month: 10000,
     });
     expect((await t.request("GET", `${w.base}/campaigns`)).json().data).toEqual([]);
+  });
+
+  it("previews the message's footer and button labels, as a phone shows them", async () => {
+    const w = await campaignWorld(t);
+    await w.post("/templates", {
+      name: "spring_sale",
+      category: "marketing",
+      language: "en_US",
+      components: [
+        { type: "BODY", text: "Hello {{1}}, 20% off.", example: { body_text: [["Ada"]] } },
+        { type: "FOOTER", text: "Reply STOP to opt out" },
+        {
+          type: "BUTTONS",
+          buttons: [
+            { type: "QUICK_REPLY", text: "Interested" },
+            { type: "URL", text: "Shop now", url: "https://shop.example/sale" },
+          ],
+        },
+      ],
+    });
+    t.clock.advance(reviewDelayMs);
+    await t.runJobs();
+    const preview = await w.post(
+      "/campaigns/preview",
+      w.body({ template_name: "spring_sale" }),
+      200,
+    );
+    expect(preview.template).toEqual({
+      name: "spring_sale",
+      language: "en_US",
+      body: "Hello {{1}}, 20% off.",
+      footer: "Reply STOP to opt out",
+      buttons: ["Interested", "Shop now"],
+    });
   });
 
   it("previews how many consenting contacts lack a mapped value, which the run fails as missing_variable", async () => {

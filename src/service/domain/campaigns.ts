@@ -1,7 +1,7 @@
 import type { Campaign, CampaignStats, CreateCampaignBody } from "../../contract/campaigns.js";
 import type { ErrorDetail, Notice } from "../../contract/envelope.js";
 import { quoted } from "../../contract/errors.js";
-import { variableNumbers } from "../../contract/template-rules.js";
+import { type TemplateComponent, variableNumbers } from "../../contract/template-rules.js";
 import type { Db } from "../db/database.js";
 import { parseJson } from "../db/json-text.js";
 import type { PageRequest } from "../db/keyset-paging.js";
@@ -230,6 +230,32 @@ async function checkCampaign(
 }
 
 /**
+ * What a message shows around its text, for a preview: the footer, and each button's label (a
+ * code button without its own is WhatsApp's "Copy code").
+ */
+function messageFrame(components: TemplateComponent[]): {
+  footer: string | null;
+  buttons: string[];
+} {
+  let footer: string | null = null;
+  const buttons: string[] = [];
+  for (const component of components) {
+    if (component.type === "FOOTER") {
+      const minutes = component.code_expiration_minutes;
+      footer = component.text ?? (minutes ? `This code expires in ${minutes} minutes.` : null);
+    }
+    if (component.type === "BUTTONS") {
+      for (const button of component.buttons) {
+        if (button.type === "COPY_CODE") buttons.push("Copy code");
+        else if (button.type === "OTP") buttons.push(button.text ?? "Copy code");
+        else buttons.push(button.text);
+      }
+    }
+  }
+  return { footer, buttons };
+}
+
+/**
  * Creates a campaign: scheduled (and queued to start then) with scheduled_at, else a draft; with
  * what it will send other than its mapping says (a button's template example).
  */
@@ -324,6 +350,7 @@ export async function previewCampaign(
       name: body.template_name,
       language: body.template_language,
       body: texts.header ? `${texts.header}\n\n${texts.body}` : texts.body,
+      ...messageFrame(parseJson(template.components)),
     },
     messages_left_this_month: await messagesLeft(db, clock, workspace),
   };

@@ -233,6 +233,10 @@ export function preflightText(preview: Preview, input: PreflightInput, paint: Pa
   )) {
     lines.push(`  ${paint.dim("│")} ${line}`.trimEnd());
   }
+  // The rest of what a phone shows: the footer, then a row per button, as WhatsApp lays them out.
+  const { footer, buttons } = preview.template;
+  if (footer) lines.push(`  ${paint.dim("│")} ${paint.dim(footer)}`);
+  for (const label of buttons) lines.push(`  ${paint.dim("│")} [ ${label} ]`);
   return lines.join("\n");
 }
 

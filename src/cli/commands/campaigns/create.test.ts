@@ -225,6 +225,24 @@ describe("reseller campaigns create", () => {
       expect(run.stdout).toMatch(/Status:\s+draft/);
     });
 
+    it("shows the message's footer and buttons under its text, as a phone would", async () => {
+      const framed = {
+        ...preview,
+        template: { ...preview.template, footer: "Reply STOP to opt out", buttons: ["Shop now"] },
+      };
+      stubRequest(api, "POST", `${path}/preview`, envelope(framed));
+      stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
+      const run = await runCli([...base, "--all", "--var", "1=first_name", "--yes"], {
+        tty: true,
+        env: env(),
+        dispatcher: api.agent,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(
+        /│ Hello \{\{1\}\}→first_name, our spring collection is here\.\n\s+│ Reply STOP to opt out\n\s+│ \[ Shop now \]/,
+      );
+    });
+
     it("asks for the name, channel, template, language and audience the flags leave out", async () => {
       const check = stubRequest(api, "POST", `${path}/preview`, envelope(preview));
       stubRequest(api, "POST", path, envelope(draftCampaign), { status: 201 });
