@@ -1,11 +1,10 @@
 import { CreatedWebhookEndpointResponse } from "../../../contract/webhooks.js";
-import { usageError } from "../../cli-error.js";
 import type { Handler } from "../../command-spec.js";
 import { requiredString, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { askForMissing } from "../../prompts.js";
 import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
-import { webhookUrlProblem } from "./webhook-input.js";
+import { checkedWebhookUrl, webhookUrlProblem } from "./webhook-input.js";
 
 /** `reseller webhooks create --url U [--events a,b] [--description D]`: prints the secret once. */
 export const run: Handler = async (ctx, input) => {
@@ -16,9 +15,7 @@ export const run: Handler = async (ctx, input) => {
       validate: (v) => webhookUrlProblem(v, "The URL") ?? true,
     },
   ]);
-  const url = requiredString(options, "url");
-  const problem = webhookUrlProblem(url, "--url");
-  if (problem) throw usageError(`${problem}.`);
+  const url = checkedWebhookUrl(requiredString(options, "url"), "--url");
   const events = eventList(stringOption(options, "events") ?? "*");
   const client = await ctx.client();
   const description = stringOption(options, "description");

@@ -7,7 +7,7 @@ import type { Handler } from "../../command-spec.js";
 import { booleanOption, stringOption } from "../../options.js";
 import { recordView } from "../../output/view.js";
 import { endpointColumns, endpointsPath, eventList } from "./webhook-format.js";
-import { webhookUrlProblem } from "./webhook-input.js";
+import { checkedWebhookUrl } from "./webhook-input.js";
 
 /** `reseller webhooks update <id> [--url] [--events] [--description] [--enable|--disable]`. */
 export const run: Handler = async (ctx, { args, options }) => {
@@ -18,11 +18,7 @@ export const run: Handler = async (ctx, { args, options }) => {
   const url = stringOption(options, "url");
   const events = stringOption(options, "events");
   const description = stringOption(options, "description");
-  if (url !== undefined) {
-    const problem = webhookUrlProblem(url, "--url");
-    if (problem) throw usageError(`${problem}.`);
-    body.url = url;
-  }
+  if (url !== undefined) body.url = checkedWebhookUrl(url, "--url");
   if (events !== undefined) body.events = eventList(events) as UpdateWebhookEndpointBody["events"];
   if (description !== undefined) body.description = description;
   if (enable || disable) body.enabled = enable;

@@ -1,4 +1,4 @@
-import { eventTypes } from "../../../contract/vocabulary.js";
+import { eventTypes, splitEventTypes } from "../../../contract/vocabulary.js";
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from "../../../contract/webhooks.js";
 import { usageError } from "../../cli-error.js";
 import { when } from "../../output/time.js";
@@ -11,12 +11,10 @@ export function endpointsPath(id?: string, rest = ""): string {
 
 /** `--events a,b` as the list the API takes; `*` alone for all. */
 export function eventList(text: string): string[] {
-  const types = text
-    .split(",")
-    .map((t) => t.trim())
-    .filter((t) => t !== "");
+  const split = splitEventTypes(text);
+  const { types } = split;
   if (types.length === 0) throw usageError("--events needs at least one event type, or *.");
-  const unknown = types.filter((t) => t !== "*" && !(eventTypes as readonly string[]).includes(t));
+  const unknown = split.unknown.filter((t) => t !== "*");
   if (unknown.length > 0) {
     throw usageError(
       `--events: unknown event type ${unknown.join(", ")}.`,
