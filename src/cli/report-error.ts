@@ -1,6 +1,7 @@
 import { ApiError } from "../client/api-error.js";
 import { ownValue } from "../contract/own-value.js";
 import { CliError, type ErrorJson, type ExitKind, errorJsonText, exitCodes } from "./cli-error.js";
+import { contactFieldFlags } from "./commands/contacts/contact-flags.js";
 import type { GlobalOptions } from "./context.js";
 import type { Env } from "./env-vars.js";
 import type { Io } from "./io.js";
@@ -79,16 +80,8 @@ const flagsByCommand: Record<string, Record<string, string>> = {
     audience: "--all, --tag or --contacts",
     scheduled_at: "--schedule",
   },
-  "contacts upsert": {
-    opt_in_status: "--opt-in",
-    opt_in_source: "--opt-in-source",
-    opted_in_at: "--opted-in-at",
-  },
-  "contacts update": {
-    opt_in_status: "--opt-in",
-    opt_in_source: "--opt-in-source",
-    opted_in_at: "--opted-in-at",
-  },
+  "contacts upsert": contactFieldFlags,
+  "contacts update": contactFieldFlags,
   "workspaces create": { contact_email: "--email", plan_id: "--plan" },
   "workspaces onboard": { contact_email: "--email", plan_id: "--plan" },
 };

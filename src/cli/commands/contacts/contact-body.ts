@@ -3,6 +3,7 @@ import { UpdateContactBody } from "../../../contract/contacts.js";
 import { normaliseTimestamp } from "../../../contract/timestamps.js";
 import { usageError } from "../../cli-error.js";
 import { listOption, stringOption } from "../../options.js";
+import { contactFieldFlags } from "./contact-flags.js";
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -68,20 +69,10 @@ export function contactFields(options: Options): Record<string, unknown> {
     const rule = UpdateContactBody.shape[field as keyof typeof UpdateContactBody.shape];
     const checked = rule?.safeParse(value);
     if (checked && !checked.success) {
-      throw usageError(`${flagOfField[field] ?? field}: ${checked.error.issues[0]?.message}.`);
+      throw usageError(
+        `${contactFieldFlags[field] ?? field}: ${checked.error.issues[0]?.message}.`,
+      );
     }
   }
   return body;
 }
-
-/** The flag that gives each field of a contact's body. */
-const flagOfField: Readonly<Record<string, string>> = {
-  first_name: "--first-name",
-  last_name: "--last-name",
-  email: "--email",
-  tags: "--tag",
-  custom_fields: "--field",
-  opt_in_status: "--opt-in",
-  opt_in_source: "--opt-in-source",
-  opted_in_at: "--opted-in-at",
-};
